@@ -1,0 +1,145 @@
+# pmubpf — one Makefile for the BPF side, the loader, tests and benchmarks.
+#   make            build ./pmubpf
+#   sudo make run   deps + build + profile the bundled demo, print a top-10
+#   sudo make test  deps + build + every test (unit, then integration)
+#   make bench      benchmarks, results in docs/benchmarks.md
+#   make install PREFIX=/usr/local
+# Quiet by default; V=1 prints full commands.
+
+ARCH_UNAME := $(shell uname -m)
+ifeq ($(ARCH_UNAME),x86_64)
+  BPF_ARCH := x86
+else ifeq ($(ARCH_UNAME),aarch64)
+  BPF_ARCH := arm64
+else
+  $(error unsupported architecture '$(ARCH_UNAME)': pmubpf supports x86_64 and aarch64)
+endif
+
+OUT      := build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+PROTOC_C ?= protoc-c
+PREFIX   ?= /usr/local
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+            -I$(OUT) -Iuser -Ibpf -Iinclude
+LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lpthread
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+              -Ivmlinux -Ibpf -MMD -MP
+
+ifeq ($(V),1)
+  Q :=
+  msg :=
+else
+  Q := @
+  msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps run test unit-test integration-test bench install clean fuzz
+
+all: pmubpf
+
+deps:
+	$(Q)tools/deps.sh
+
+# --- BPF -----------------------------------------------------------------
+$(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o
+	$(Q)rm -f $@.tmp.o
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
+
+# Compile check for the other supported arch (thread pointer differs).
+$(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(subst __TARGET_ARCH_$(BPF_ARCH),__TARGET_ARCH_arm64,$(BPF_CFLAGS)) -c $< -o $@
+
+# --- protobuf ------------------------------------------------------------
+$(OUT)/profile.pb-c.c $(OUT)/profile.pb-c.h: proto/profile.proto | $(OUT)
+	$(call msg,PROTOC,$<)
+	$(Q)$(PROTOC_C) --proto_path=proto --c_out=$(OUT) $<
+
+$(OUT)/profile.pb-c.o: $(OUT)/profile.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(filter-out -Werror -Wextra,$(CFLAGS)) -c $< -o $@
+
+# --- userspace -----------------------------------------------------------
+USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/profile.pb-c.o
+
+$(OUT)/user/%.o: user/%.c $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/libpmubpf.a: $(USER_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+pmubpf: $(OUT)/user/main.o $(OUT)/libpmubpf.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT) $(OUT)/user $(OUT)/tests:
+	$(Q)mkdir -p $@
+
+# --- tests ---------------------------------------------------------------
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
+WORK_SRCS := $(wildcard tests/workloads/*.c)
+WORK_BINS := $(patsubst tests/workloads/%.c,$(OUT)/tests/%,$(WORK_SRCS))
+
+$(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libpmubpf.a tests/unit/testing.h | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/tools/%.c $(OUT)/libpmubpf.a | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
+
+# Workloads: frame pointers on, inlining of the measured functions off
+# (each marks them noinline), so their shares are attributable.
+WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
+$(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WORK_CFLAGS) $< -o $@ -lpthread -lm
+
+test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(OUT)/pmubpf.arm64.bpf.o
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)tests/run.sh
+
+unit-test: test-build
+	$(Q)tests/run.sh unit
+
+integration-test: test-build
+	$(Q)tests/run.sh integration
+
+# --- run: profile the bundled demo ---------------------------------------
+run: deps
+	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/tests/demo $(OUT)/tests/pprof_dump
+	$(Q)tools/run-demo.sh
+
+bench: deps
+	$(Q)tools/deps.sh --bench
+	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)tools/bench.sh
+
+install: pmubpf
+	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf
+	install -D -m 0644 include/pmubpf/labels.h $(DESTDIR)$(PREFIX)/include/pmubpf/labels.h
+	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
+
+clean:
+	rm -rf $(OUT) pmubpf
+
+-include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/tests/*.d)

@@ -1,0 +1,95 @@
+/* pmubpf_abi.h — every structure that crosses the BPF/userspace boundary.
+ *
+ * Included by bpf/pmubpf.bpf.c (through vmlinux.h types) and by user/
+ * (through <linux/types.h>). Fixed-width types only, no pointers, no long:
+ * both sides must agree on every offset. Units are in the comments.
+ */
+#ifndef PMUBPF_ABI_H
+#define PMUBPF_ABI_H
+
+#define PMUBPF_MAX_EVENTS 16 /* -e may be given this many times */
+#define PMUBPF_COMM_LEN 16   /* TASK_COMM_LEN */
+
+/* Aggregation key of the counts map: one entry per distinct
+ * (event, thread, process generation, stacks, label set). */
+struct pmubpf_key {
+	__u32 event; /* index of the -e event (the perf_event's bpf_cookie) */
+	__u32 tgid;  /* process id (kernel tgid); 0 = idle task */
+	__u32 tid;   /* thread id (kernel pid) */
+	__u32 pgen;  /* process generation from the seen map: bumps at exec
+	              * and at pid reuse, so a snapshot of maps matches */
+	__s32 ustack; /* stacks map id, or -errno from bpf_get_stackid
+	               * (-EFAULT: no user stack; -EEXIST: bucket collision;
+	               *  -ENOMEM: map full), or PMUBPF_STACK_OFF */
+	__s32 kstack; /* same for the kernel stack */
+	__u64 label;  /* label set id (see docs/labels-abi.md), 0 = none */
+};
+
+#define PMUBPF_STACK_OFF (-1000) /* stack not requested (--no-user/kernel) */
+
+/* Value of the counts map. */
+struct pmubpf_val {
+	__u64 count;  /* samples */
+	__u64 period; /* sum of the samples' periods, in event units
+	               * (ns for cpu-clock/task-clock, else event counts) */
+};
+
+/* Why a sample (or part of it) was not recorded as it happened. Counted
+ * per CPU in the drops map, index event * PMUBPF_DROP__MAX + reason. */
+enum pmubpf_drop {
+	PMUBPF_DROP_COUNTS_FULL = 0, /* counts map full: sample lost whole */
+	PMUBPF_DROP_USTACK,          /* user stack not stored (kept, [lost] frame) */
+	PMUBPF_DROP_KSTACK,          /* kernel stack not stored (kept, [lost] frame) */
+	PMUBPF_DROP_NOTICE,          /* ring buffer full: new-process/label notice
+	                              * not sent (sample kept, retried next time) */
+	PMUBPF_DROP_LABEL_READ,      /* label slot unreadable (kept, unlabelled) */
+	PMUBPF_DROP_IDLE,            /* idle task sample left out (not a loss:
+	                              * --include-idle keeps them) */
+	PMUBPF_DROP__MAX,
+};
+
+struct pmubpf_drop_val {
+	__u64 count;  /* samples */
+	__u64 period; /* their summed period (event units) */
+};
+
+/* Target filter: key of the targets map. */
+enum pmubpf_target_kind {
+	PMUBPF_TARGET_TGID = 1, /* -p, -- command (and children it forks) */
+	PMUBPF_TARGET_TID = 2,  /* -t */
+};
+struct pmubpf_target {
+	__u32 id;
+	__u32 kind; /* enum pmubpf_target_kind */
+};
+enum pmubpf_target_state {
+	PMUBPF_TARGET_ACTIVE = 1,
+	PMUBPF_TARGET_AT_EXEC = 2, /* -- command before its exec: becomes
+	                            * ACTIVE in the exec tracepoint, so no
+	                            * sample of pmubpf's own fork is taken */
+};
+
+/* Per-process label slot, filled by userspace once it has found the
+ * process's registration record (docs/labels-abi.md). */
+struct pmubpf_label_slot {
+	__s64 tls_offset; /* offset of the label word from the thread pointer */
+	__u32 version;    /* ABI version of the record it came from */
+	__u32 pad;
+};
+
+/* Ring buffer notices, BPF -> userspace. */
+enum pmubpf_notice_kind {
+	PMUBPF_NOTICE_PROC = 1,  /* first sample of (tgid, pgen): snapshot it */
+	PMUBPF_NOTICE_LABEL = 2, /* first sample of (tgid, label): read the set */
+};
+struct pmubpf_notice {
+	__u32 kind; /* enum pmubpf_notice_kind */
+	__u32 tgid;
+	__u32 pgen;
+	__u32 tid;
+	__u64 label;     /* NOTICE_LABEL: the set id */
+	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
+	char comm[PMUBPF_COMM_LEN]; /* the thread's comm at the sample */
+};
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# tools/deps.sh — install every Debian package pmubpf's build, tests and
+# benchmarks need. Idempotent: when everything is present it does nothing
+# (no apt-get update, no network). Run as root (make run/test call it).
+set -euo pipefail
+
+PKGS=(
+  make gcc clang llvm            # userspace C, BPF C (clang -target bpf), llvm-strip
+  libbpf-dev bpftool             # libbpf 1.x + skeleton generator
+  libelf-dev libdw-dev           # ELF symbols, DWARF (elfutils)
+  zlib1g-dev                     # gzip of the pprof output
+  libprotobuf-c-dev protobuf-c-compiler   # profile.proto encoding
+  golang-go                      # 'go tool pprof': the independent reader in tests
+  linux-perf                     # bench comparisons
+  binutils                       # readelf/objcopy/strip for test binaries
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  PKGS+=(bpftrace gnuplot-nox)
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$st" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "pmubpf: missing packages: ${missing[*]}; run 'sudo make deps' (or sudo tools/deps.sh)" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

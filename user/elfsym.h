@@ -1,0 +1,55 @@
+/* elfsym.h — ELF symbol tables and build-ids, cached per object.
+ *
+ * An "object" is one ELF file (executable or shared library), identified by
+ * its GNU build-id when it has one, else by (dev, inode). Symbols come from
+ * .symtab, falling back to .dynsym, through libelf; they are loaded lazily
+ * at first lookup, sorted by address, and searched by binary search.
+ *
+ * Objects are opened from a file descriptor the caller hands over (usually
+ * from /proc/PID/map_files/START-END, which works for deleted binaries and
+ * binaries inside other mount namespaces), so the cache never needs the
+ * path to still exist.
+ */
+#ifndef PMUBPF_ELFSYM_H
+#define PMUBPF_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfobj;
+struct symcache;
+
+struct elfsym {
+	uint64_t addr; /* st_value (link-time virtual address) */
+	uint64_t size;
+	const char *name; /* owned by the object */
+};
+
+struct symcache *symcache__new(void);
+void symcache__free(struct symcache *c);
+
+/* Object for an open fd. The cache takes ownership of fd in every case
+ * (closes it if the object was already cached or on error). dev/inode
+ * identify it when it has no build-id. Returns a borrowed pointer valid
+ * until symcache__free, or NULL + errno (ENOEXEC: not ELF). */
+struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
+				uint64_t inode);
+/* Same, opening path (O_RDONLY|O_CLOEXEC) first. */
+struct elfobj *symcache__get_path(struct symcache *c, const char *path);
+
+/* GNU build-id as lowercase hex, or "" if none. */
+const char *elfobj__build_id(const struct elfobj *o);
+/* Translate a file offset to the link-time virtual address, using the
+ * PT_LOAD program headers. Returns 0 or -ENOENT if no segment covers it. */
+int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+/* Symbol covering vaddr (addr <= vaddr < addr+size, or the closest lower
+ * symbol with size 0), or NULL. Loads symbols on first use. */
+const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr);
+/* Symbol by exact name (first match, .symtab then .dynsym), or NULL. */
+const struct elfsym *elfobj__find(struct elfobj *o, const char *name);
+/* ELF type (ET_EXEC, ET_DYN), number of symbols loaded (for stats). */
+int elfobj__type(const struct elfobj *o);
+size_t elfobj__nsyms(struct elfobj *o);
+
+#endif

@@ -1,0 +1,75 @@
+/* pprof.h — builds a profile.proto message and writes it gzipped.
+ *
+ * Last stage of the pipeline: the session adds mappings, locations (with
+ * their functions and lines) and samples; pprof__write encodes with
+ * protobuf-c, compresses with zlib, writes a temp file next to the target
+ * and renames it, so a crash never leaves a partial profile.
+ *
+ * Ids are 1-based and unique; string 0 is "". Locations are deduplicated
+ * by (mapping_id, address), functions by (name, system_name, filename),
+ * strings by content.
+ */
+#ifndef PMUBPF_PPROF_H
+#define PMUBPF_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pprof;
+
+struct pprof_line {
+	const char *function;    /* demangled/plain name */
+	const char *system_name; /* mangled name, or NULL = same as function */
+	const char *filename;    /* source file, or NULL */
+	int64_t line;            /* 0 = unknown */
+	int64_t start_line;      /* function's first line, 0 = unknown */
+};
+
+struct pprof_label {
+	const char *key;
+	const char *str; /* string label if non-NULL ... */
+	int64_t num;     /* ... else numeric label */
+	const char *num_unit; /* optional, e.g. "bytes"; NULL = none */
+};
+
+/* New empty profile. sample_type = {samples/count, value_type/value_unit};
+ * period_type = value_type/value_unit; period = nominal period (e.g. ns
+ * per sample for cpu-clock at -F). Returns NULL + errno on failure. */
+struct pprof *pprof__new(const char *value_type, const char *value_unit,
+			 int64_t period);
+void pprof__free(struct pprof *p);
+
+void pprof__set_time(struct pprof *p, int64_t time_nanos, int64_t duration_nanos);
+/* Append a comment (each a separate entry of Profile.comment). */
+int pprof__add_comment(struct pprof *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Mapping: returns its id (>0), or 0 + errno. Deduplicated by
+ * (start, limit, offset, filename). build_id may be NULL (hex string). */
+uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
+			    uint64_t offset, const char *filename,
+			    const char *build_id, bool has_functions);
+
+/* Location for (mapping_id, address): returns its id (>0) or 0 + errno.
+ * If the location already exists it is returned unchanged and lines are
+ * ignored. lines[0] is the leaf (innermost inlined function); nlines may be
+ * 0 (unsymbolized). mapping_id 0 = no mapping (e.g. synthetic frames). */
+uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
+			     uint64_t address, const struct pprof_line *lines,
+			     size_t nlines);
+/* Look up an existing location without adding: id or 0. */
+uint64_t pprof__find_location(struct pprof *p, uint64_t mapping_id,
+			      uint64_t address);
+
+/* Sample: locs[0] is the leaf. values[0] = samples, values[1] = weight.
+ * Labels copied (strings interned). Returns 0 or -errno. */
+int pprof__add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
+		      int64_t count, int64_t weight,
+		      const struct pprof_label *labels, size_t nlabels);
+
+/* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename.
+ * Returns 0 or -errno; on failure no file is left at path or tmp. */
+int pprof__write(struct pprof *p, const char *path);
+
+#endif

@@ -1,0 +1,43 @@
+/* procmaps.h — parse /proc/PID/maps into executable mappings.
+ *
+ * Used at first sight of a process (a BPF notice): the snapshot must
+ * outlive the process, so it records everything symbolization needs.
+ * A line looks like:
+ *   55d0c7a00000-55d0c7a21000 r-xp 00002000 08:01 1835043   /usr/bin/cat
+ *   7f2a1c000000-7f2a1c021000 r-xp 00000000 00:00 0         [vdso]
+ *   7f2a1d000000-7f2a1d100000 r-xp 00000000 08:01 42        /tmp/x (deleted)
+ */
+#ifndef PMUBPF_PROCMAPS_H
+#define PMUBPF_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procmap {
+	uint64_t start, end; /* [start, end) virtual addresses */
+	uint64_t pgoff;      /* file offset of start */
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	bool exec;           /* 'x' in perms */
+	bool deleted;        /* path ended in " (deleted)" (suffix removed) */
+	char *path;          /* "" for anonymous; "[vdso]", "[stack]", ... */
+};
+
+struct procmaps {
+	struct procmap *maps;
+	size_t n;
+};
+
+/* Parse maps text (the whole file's contents). exec_only keeps only
+ * executable mappings. Returns 0 or -errno (-EINVAL on a malformed line,
+ * which is skipped; parsing continues and the last error is returned only
+ * if no line parsed). */
+int procmaps__parse(const char *text, bool exec_only, struct procmaps *out);
+/* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if gone). */
+int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out);
+/* Mapping containing addr, or NULL (binary search; maps sorted by start). */
+const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr);
+void procmaps__free(struct procmaps *m);
+
+#endif
