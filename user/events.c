@@ -1,0 +1,578 @@
+/* events.c — event strings (perf's spelling) to perf_event_attr.
+ *
+ * Resolves the symbolic hardware/software names, the generic cache events
+ * ("LLC-load-misses"), raw "rNNNN" configs and, through pmu_sysfs.c, the
+ * sysfs "PMU/term=value,.../" syntax, then applies the :u/:k/:p modifiers
+ * and fills the display/file names the rest of pmubpf uses. Also turns a
+ * failed perf_event_open into a one-line reason, suggests near names for
+ * typos, and prints the `pmubpf list` table.
+ */
+#include "events.h"
+#include "pmu_sysfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct sym_event {
+	const char *name;
+	const char *canon;	/* NULL: name is the canonical spelling */
+	__u32 type;
+	__u64 config;
+};
+
+#define HW(n, c, cfg) { n, c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg }
+#define SW(n, c, cfg) { n, c, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg }
+
+static const struct sym_event sym_events[] = {
+	SW("cpu-clock", NULL, CPU_CLOCK),
+	SW("task-clock", NULL, TASK_CLOCK),
+	HW("cycles", NULL, CPU_CYCLES),
+	HW("cpu-cycles", "cycles", CPU_CYCLES),
+	HW("instructions", NULL, INSTRUCTIONS),
+	HW("cache-references", NULL, CACHE_REFERENCES),
+	HW("cache-misses", NULL, CACHE_MISSES),
+	HW("branches", NULL, BRANCH_INSTRUCTIONS),
+	HW("branch-instructions", "branches", BRANCH_INSTRUCTIONS),
+	HW("branch-misses", NULL, BRANCH_MISSES),
+	HW("bus-cycles", NULL, BUS_CYCLES),
+	HW("ref-cycles", NULL, REF_CPU_CYCLES),
+	HW("stalled-cycles-frontend", NULL, STALLED_CYCLES_FRONTEND),
+	HW("idle-cycles-frontend", "stalled-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("stalled-cycles-backend", NULL, STALLED_CYCLES_BACKEND),
+	HW("idle-cycles-backend", "stalled-cycles-backend", STALLED_CYCLES_BACKEND),
+	SW("page-faults", NULL, PAGE_FAULTS),
+	SW("faults", "page-faults", PAGE_FAULTS),
+	SW("minor-faults", NULL, PAGE_FAULTS_MIN),
+	SW("major-faults", NULL, PAGE_FAULTS_MAJ),
+	SW("context-switches", NULL, CONTEXT_SWITCHES),
+	SW("cs", "context-switches", CONTEXT_SWITCHES),
+	SW("cpu-migrations", NULL, CPU_MIGRATIONS),
+	SW("migrations", "cpu-migrations", CPU_MIGRATIONS),
+};
+
+#define N_SYM (int)(sizeof(sym_events) / sizeof(sym_events[0]))
+
+/* Generic cache events: index i is cache i/6, op (i%6)/2, result i%2, in
+ * the order of the perf_hw_cache_{id,op_id,op_result_id} enums. */
+#define CACHE_OPS(c) c "-loads", c "-load-misses", c "-stores", \
+	c "-store-misses", c "-prefetches", c "-prefetch-misses"
+
+static const char *const cache_events[] = {
+	CACHE_OPS("L1-dcache"), CACHE_OPS("L1-icache"), CACHE_OPS("LLC"),
+	CACHE_OPS("dTLB"), CACHE_OPS("iTLB"), CACHE_OPS("branch"),
+	CACHE_OPS("node"),
+};
+
+#define N_CACHE (int)(sizeof(cache_events) / sizeof(cache_events[0]))
+
+static __u64 cache_config(int i)
+{
+	return (__u64)(i / 6) | ((__u64)((i % 6) / 2) << 8) |
+	       ((__u64)(i % 2) << 16);
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- "did you mean" ---------------------------------------------------- */
+
+/* Case-insensitive Levenshtein distance (a is at most EVENT_NAME_MAX). */
+static int edit_distance(const char *a, const char *b)
+{
+	int prev[EVENT_NAME_MAX + 1], cur[EVENT_NAME_MAX + 1];
+	int la = (int)strlen(a), lb = (int)strlen(b);
+
+	if (la > EVENT_NAME_MAX || lb > EVENT_NAME_MAX)
+		return INT_MAX;
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int sub = prev[j - 1] +
+				  (tolower((unsigned char)a[i - 1]) !=
+				   tolower((unsigned char)b[j - 1]));
+			int del = prev[j] + 1, ins = cur[j - 1] + 1;
+			int m = sub < del ? sub : del;
+			cur[j] = m < ins ? m : ins;
+		}
+		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+	}
+	return prev[lb];
+}
+
+int event__suggest(const char *bad, const char **out, int max)
+{
+	const char *best[3 + 1];
+	int dist[3 + 1], n = 0, limit = max < 3 ? max : 3;
+	size_t blen;
+
+	if (!bad || !out || max <= 0)
+		return 0;
+	blen = strlen(bad);
+	for (int i = 0; i < N_SYM + N_CACHE; i++) {
+		const char *cand = i < N_SYM ? sym_events[i].name
+					     : cache_events[i - N_SYM];
+		int d = edit_distance(bad, cand), k;
+
+		/* <= 3 edits, and no more than half the word: "xyz" is not
+		 * a typo of "cs". */
+		if (d > 3 || (size_t)d * 2 > blen)
+			continue;
+		for (k = n; k > 0 && dist[k - 1] > d; k--) {
+			best[k] = best[k - 1];
+			dist[k] = dist[k - 1];
+		}
+		best[k] = cand;
+		dist[k] = d;
+		if (n < limit)
+			n++;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = best[i];
+	return n;
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+static int parse_raw(const char *s, __u64 *config)
+{
+	const char *hex = s + 1;
+	char *end;
+
+	if (s[0] != 'r' && s[0] != 'R')
+		return -EINVAL;
+	if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
+		hex += 2;
+	if (!*hex || strlen(hex) > 16)
+		return -EINVAL;
+	for (const char *p = hex; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return -EINVAL;
+	*config = strtoull(hex, &end, 16);
+	return *end ? -EINVAL : 0;
+}
+
+/* "r" followed only by letters/digits: meant as a raw event. */
+static bool looks_raw(const char *s)
+{
+	if (s[0] != 'r' && s[0] != 'R')
+		return false;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static void unknown_event(const char *body, char *err, size_t errlen)
+{
+	const char *sug[3];
+	int n = event__suggest(body, sug, 3);
+	char list[256] = "";
+	size_t off = 0;
+
+	if (!n) {
+		set_err(err, errlen, "unknown event '%s' (see 'pmubpf list')",
+			body);
+		return;
+	}
+	for (int i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off,
+					"%s'%s'", i ? ", " : "", sug[i]);
+	set_err(err, errlen, "unknown event '%s' (did you mean %s?)", body,
+		list);
+}
+
+/* Resolve the modifier-free part. Sets attr type/config and ev->base. */
+static int parse_body(const char *spec, const char *body,
+		      const char *sysfs_root, struct pmubpf_event *ev,
+		      char *err, size_t errlen)
+{
+	if (strchr(body, '/')) {
+		int r = pmu_sysfs__parse(sysfs_root, spec, body, &ev->attr,
+					 err, errlen);
+		if (r)
+			return r;
+		size_t plen = strcspn(body, "/");
+		ev->hardware = !((plen == 8 && !strncmp(body, "software", 8)) ||
+				 (plen == 10 && !strncmp(body, "tracepoint", 10)));
+		snprintf(ev->base, sizeof(ev->base), "%s", body);
+		return 0;
+	}
+	for (int i = 0; i < N_SYM; i++) {
+		const struct sym_event *s = &sym_events[i];
+
+		if (strcasecmp(body, s->name))
+			continue;
+		ev->attr.type = s->type;
+		ev->attr.config = s->config;
+		ev->hardware = s->type == PERF_TYPE_HARDWARE;
+		snprintf(ev->base, sizeof(ev->base), "%s",
+			 s->canon ? s->canon : s->name);
+		return 0;
+	}
+	for (int i = 0; i < N_CACHE; i++) {
+		if (strcasecmp(body, cache_events[i]))
+			continue;
+		ev->attr.type = PERF_TYPE_HW_CACHE;
+		ev->attr.config = cache_config(i);
+		ev->hardware = true;
+		snprintf(ev->base, sizeof(ev->base), "%s", cache_events[i]);
+		return 0;
+	}
+	if (looks_raw(body)) {
+		if (parse_raw(body, &ev->attr.config)) {
+			set_err(err, errlen,
+				"event '%s': bad raw event '%s': want r followed by up to 16 hex digits, e.g. r01c2",
+				spec, body);
+			return -EINVAL;
+		}
+		ev->attr.type = PERF_TYPE_RAW;
+		ev->hardware = true;
+		snprintf(ev->base, sizeof(ev->base), "r%s", body + 1);
+		return 0;
+	}
+	unknown_event(body, err, errlen);
+	return -EINVAL;
+}
+
+static int parse_mods(const char *spec, const char *mods,
+		      struct pmubpf_event *ev, char *err, size_t errlen)
+{
+	bool u = false, k = false;
+	int p = 0;
+
+	if (!*mods) {
+		set_err(err, errlen, "event '%s': empty modifier (use u, k, p)",
+			spec);
+		return -EINVAL;
+	}
+	for (const char *m = mods; *m; m++) {
+		switch (*m) {
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		case 'p': p++; break;
+		default:
+			set_err(err, errlen,
+				"event '%s': unknown modifier '%c' (use u, k, p)",
+				spec, *m);
+			return -EINVAL;
+		}
+	}
+	if (p > 3) {
+		set_err(err, errlen,
+			"event '%s': at most 3 p modifiers (:ppp)", spec);
+		return -EINVAL;
+	}
+	if (p && !ev->hardware) {
+		set_err(err, errlen,
+			"event '%s': precise modifier :p needs a hardware event",
+			spec);
+		return -EINVAL;
+	}
+	/* perf's rule: naming some privilege levels excludes the others. */
+	if (u || k) {
+		ev->attr.exclude_user = !u;
+		ev->attr.exclude_kernel = !k;
+		ev->attr.exclude_hv = 1;
+	}
+	ev->attr.precise_ip = (unsigned)p;
+	return 0;
+}
+
+/* Every char outside [A-Za-z0-9._-] becomes '_', runs collapsed, no
+ * leading or trailing '_' from replacements. */
+static void make_file_tag(const char *name, char *out, size_t len)
+{
+	size_t o = 0;
+	bool pending = false;
+
+	for (const char *c = name; *c && o + 2 < len; c++) {
+		if (isalnum((unsigned char)*c) || strchr("._-", *c)) {
+			if (pending && o)
+				out[o++] = '_';
+			pending = false;
+			out[o++] = *c;
+		} else {
+			pending = true;
+		}
+	}
+	out[o] = '\0';
+	if (!o)
+		snprintf(out, len, "event");
+}
+
+int event__parse(const char *spec, const char *sysfs_root,
+		 struct pmubpf_event *ev, char *err, size_t errlen)
+{
+	char body[EVENT_NAME_MAX];
+	const char *mods = NULL, *cut;
+	size_t len;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!ev)
+		return -EINVAL;
+	memset(ev, 0, sizeof(*ev));
+	if (!spec || !*spec) {
+		set_err(err, errlen, "empty event name (see 'pmubpf list')");
+		return -EINVAL;
+	}
+	len = strlen(spec);
+	if (len >= EVENT_NAME_MAX) {
+		set_err(err, errlen, "event '%.40s...': name too long (max %d characters)",
+			spec, EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (!sysfs_root)
+		sysfs_root = "/sys/bus/event_source/devices";
+
+	/* PMU syntax: modifiers follow the closing slash ("cpu/.../pp" or
+	 * "cpu/.../:pp"); otherwise they follow the last ':'. */
+	if (strchr(spec, '/')) {
+		cut = strrchr(spec, '/') + 1;
+		if (*cut)
+			mods = *cut == ':' ? cut + 1 : cut;
+	} else {
+		cut = strrchr(spec, ':');
+		if (cut)
+			mods = cut + 1;
+		else
+			cut = spec + len;
+	}
+	memcpy(body, spec, (size_t)(cut - spec));
+	body[cut - spec] = '\0';
+	if (!*body) {
+		set_err(err, errlen, "event '%s': missing event name", spec);
+		return -EINVAL;
+	}
+
+	ev->attr.size = sizeof(ev->attr);
+	r = parse_body(spec, body, sysfs_root, ev, err, errlen);
+	if (!r && mods)
+		r = parse_mods(spec, mods, ev, err, errlen);
+	if (r) {
+		memset(ev, 0, sizeof(*ev));
+		return r;
+	}
+
+	snprintf(ev->name, sizeof(ev->name), "%s", spec);
+	ev->is_timer = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+			ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	snprintf(ev->value_type, sizeof(ev->value_type), "%s",
+		 ev->is_timer ? "cpu" : ev->base);
+	snprintf(ev->value_unit, sizeof(ev->value_unit), "%s",
+		 ev->is_timer ? "nanoseconds" : "count");
+	make_file_tag(spec, ev->file_tag, sizeof(ev->file_tag));
+	return 0;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+/* The reason alone, without the "event 'X': " prefix. */
+static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
+			size_t len)
+{
+	__u32 t = ev->attr.type;
+	bool legacy = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
+		      t == PERF_TYPE_RAW;
+
+	if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
+		snprintf(buf, len,
+			 "precise level %u (:%.*s) not supported on this machine: try fewer p",
+			 (unsigned)ev->attr.precise_ip,
+			 (int)ev->attr.precise_ip, "ppp");
+	} else if (ev->hardware &&
+		   (e == ENOENT || e == EOPNOTSUPP || e == ENODEV ||
+		    (e == EINVAL && legacy))) {
+		snprintf(buf, len,
+			 "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock");
+	} else if (e == EACCES || e == EPERM) {
+		char lvl[16] = "";
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+		if (f) {
+			if (!fgets(lvl, sizeof(lvl), f))
+				lvl[0] = '\0';
+			fclose(f);
+			lvl[strcspn(lvl, "\n")] = '\0';
+		}
+		if (lvl[0])
+			snprintf(buf, len,
+				 "permission denied: run as root or grant CAP_PERFMON (kernel.perf_event_paranoid=%s)",
+				 lvl);
+		else
+			snprintf(buf, len,
+				 "permission denied: run as root or grant CAP_PERFMON");
+	} else if (e == EMFILE || e == ENFILE) {
+		snprintf(buf, len,
+			 "too many open files (one per CPU is needed): raise 'ulimit -n'");
+	} else {
+		snprintf(buf, len, "perf_event_open: %s", strerror(e));
+	}
+}
+
+void event__open_error(const struct pmubpf_event *ev, int err_no,
+		       char *err, size_t errlen)
+{
+	char reason[256];
+
+	if (!err || !errlen)
+		return;
+	if (err_no < 0)
+		err_no = -err_no;
+	open_reason(ev, err_no, reason, sizeof(reason));
+	set_err(err, errlen, "event '%s': %s", ev->name, reason);
+}
+
+int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)
+{
+	struct perf_event_attr attr = ev->attr;
+	int fd, e;
+
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		event__open_error(ev, e, err, errlen);
+		return -e;
+	}
+	close(fd);
+	if (err && errlen)
+		err[0] = '\0';
+	return 0;
+}
+
+/* ---- pmubpf list ------------------------------------------------------- */
+
+#define LIST_PMU_CAP 200	/* aliases listed per PMU */
+
+static void list_one(const char *spec, const char *shown, const char *kind,
+		     const char *sysfs_root)
+{
+	struct pmubpf_event ev;
+	const char *reason;
+	char err[256];
+
+	if (event__parse(spec, sysfs_root, &ev, err, sizeof(err))) {
+		printf("  %-46s %-9s %s\n", shown, kind, err);
+		return;
+	}
+	if (event__probe(&ev, err, sizeof(err)) == 0) {
+		printf("  %-46s %-9s available\n", shown, kind);
+		return;
+	}
+	/* Drop the "event 'X': " prefix; the name is in the first column. */
+	reason = strstr(err, "': ");
+
+	printf("  %-46s %-9s %s\n", shown, kind, reason ? reason + 3 : err);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void list_pmu(const char *sysfs_root, const char *pmu)
+{
+	char path[PATH_MAX], spec[EVENT_NAME_MAX];
+	struct dirent **names;
+	int n, shown = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s/events", sysfs_root, pmu) >=
+	    (int)sizeof(path) || !is_dir(path))
+		return;
+	n = scandir(path, &names, NULL, alphasort);
+	if (n < 0)
+		return;
+	printf("\nPMU %s (%s/%s):\n", pmu, sysfs_root, pmu);
+	for (int i = 0; i < n; i++) {
+		const char *a = names[i]->d_name;
+
+		/* "x.scale", "x.unit": attributes of alias x, not events. */
+		if (a[0] != '.' && !strchr(a, '.') && shown++ < LIST_PMU_CAP &&
+		    snprintf(spec, sizeof(spec), "%s/%s/", pmu, a) <
+		    (int)sizeof(spec))
+			list_one(spec, spec, "pmu", sysfs_root);
+		free(names[i]);
+	}
+	free(names);
+	if (shown > LIST_PMU_CAP)
+		printf("  ... and %d more\n", shown - LIST_PMU_CAP);
+}
+
+int event__list(const char *sysfs_root)
+{
+	struct dirent **pmus;
+	char shown[EVENT_NAME_MAX * 2];
+	int n;
+
+	if (!sysfs_root)
+		sysfs_root = "/sys/bus/event_source/devices";
+	printf("Symbolic events:\n");
+	for (int i = 0; i < N_SYM; i++) {
+		const struct sym_event *s = &sym_events[i];
+		size_t off;
+
+		if (s->canon)
+			continue;
+		off = (size_t)snprintf(shown, sizeof(shown), "%s", s->name);
+		for (int j = i + 1; j < N_SYM; j++)
+			if (sym_events[j].canon &&
+			    !strcmp(sym_events[j].canon, s->name) &&
+			    off < sizeof(shown))
+				off += (size_t)snprintf(shown + off,
+							sizeof(shown) - off,
+							" | %s",
+							sym_events[j].name);
+		list_one(s->name, shown,
+			 s->type == PERF_TYPE_HARDWARE ? "hardware"
+						       : "software",
+			 sysfs_root);
+	}
+	printf("\nGeneric cache events:\n");
+	for (int i = 0; i < N_CACHE; i++)
+		list_one(cache_events[i], cache_events[i], "cache",
+			 sysfs_root);
+	printf("\nRaw events:\n  %-46s %-9s %s\n", "rNNNN", "raw",
+	       "hex config for the CPU's PMU, e.g. r01c2");
+
+	n = scandir(sysfs_root, &pmus, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (pmus[i]->d_name[0] != '.')
+			list_pmu(sysfs_root, pmus[i]->d_name);
+		free(pmus[i]);
+	}
+	free(pmus);
+	printf("\nModifiers: EVENT:u (user only), :k (kernel only), :p/:pp/:ppp (precise level, hardware events)\n");
+	return 0;
+}
