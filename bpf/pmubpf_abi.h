@@ -7,6 +7,10 @@
 #ifndef PMUBPF_ABI_H
 #define PMUBPF_ABI_H
 
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
 #define PMUBPF_MAX_EVENTS 16 /* -e may be given this many times */
 #define PMUBPF_COMM_LEN 16   /* TASK_COMM_LEN */
 

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pmubpf.bpf.c — the in-kernel half of pmubpf.
+ *
+ * on_sample runs on every overflow of every perf_event pmubpf opened (one
+ * per event x CPU), in the interrupted task's context. It filters by
+ * target, takes the user and kernel stacks into the stacks map, reads the
+ * thread's label key, and adds one to counts[{event, tgid, tid, pgen,
+ * ustack, kstack, label}] together with the sample's period. Nothing per
+ * sample crosses to userspace: only the first sample of a process (or of a
+ * label set in a process) sends a notice through the ring buffer, so
+ * userspace can snapshot the process's mappings while it still exists.
+ *
+ * Three BTF tracepoints keep that bookkeeping right: exec gives a process
+ * a new generation (its mappings changed) and arms `-- command` targets,
+ * fork adds children of followed targets, exit forgets the process so a
+ * reused pid is never symbolized with a dead process's snapshot.
+ *
+ * Every way to lose something is counted in drops (per CPU, per event).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "pmubpf_abi.h"
+
+#define EEXIST 17
+#define ENOMEM 12
+#define PERF_MAX_STACK_DEPTH 127
+
+char LICENSE[] SEC("license") = "GPL"; /* bpf_get_stackid is GPL-only */
+
+/* Set by the loader before load (read-only after). */
+const volatile bool filter_targets = false; /* only targets map entries */
+const volatile bool include_idle = false;   /* keep pid 0 samples */
+const volatile bool want_user = true;       /* --no-user clears */
+const volatile bool want_kernel = true;     /* --no-kernel clears */
+const volatile bool follow_forks = false;   /* -- command: add children */
+const volatile __u32 nr_events = 1;
+
+/* Process generations: one counter for all processes, so (tgid, pgen)
+ * names one address space for the whole recording. */
+__u32 next_pgen = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PERF_MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 16384); /* resized by the loader */
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct pmubpf_key);
+	__type(value, struct pmubpf_val);
+	__uint(max_entries, 65536); /* resized by the loader */
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_drop_val);
+	__uint(max_entries, PMUBPF_MAX_EVENTS * PMUBPF_DROP__MAX);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct pmubpf_target);
+	__type(value, __u32); /* enum pmubpf_target_state */
+	__uint(max_entries, 65536);
+} targets SEC(".maps");
+
+struct seen_val {
+	__u32 pgen;
+	__u32 noticed; /* 1 once the notice went out */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct seen_val);
+	__uint(max_entries, 65536);
+} seen SEC(".maps");
+
+struct label_seen_key {
+	__u32 tgid;
+	__u32 pgen;
+	__u64 label;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct label_seen_key);
+	__type(value, __u8);
+	__uint(max_entries, 65536);
+} seen_labels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pmubpf_label_slot);
+	__uint(max_entries, 65536);
+} label_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} notices SEC(".maps");
+
+static __always_inline void count_drop(__u32 ev, __u32 reason, __u64 period)
+{
+	__u32 idx = ev * PMUBPF_DROP__MAX + reason;
+	struct pmubpf_drop_val *d = bpf_map_lookup_elem(&drops, &idx);
+
+	if (d) { /* per-CPU slot: no atomics needed */
+		d->count += 1;
+		d->period += period;
+	}
+}
+
+static __always_inline bool is_target(__u32 tgid, __u32 tid)
+{
+	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
+	__u32 *state = bpf_map_lookup_elem(&targets, &t);
+
+	if (state && *state == PMUBPF_TARGET_ACTIVE)
+		return true;
+	t.id = tid;
+	t.kind = PMUBPF_TARGET_TID;
+	state = bpf_map_lookup_elem(&targets, &t);
+	return state && *state == PMUBPF_TARGET_ACTIVE;
+}
+
+/* Tell userspace about something it must read from the process now. */
+static __always_inline int send_notice(__u32 kind, __u32 tgid, __u32 tid,
+				       __u32 pgen, __u64 label, __u64 ptr)
+{
+	struct pmubpf_notice *n;
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	if (!n)
+		return -1;
+	n->kind = kind;
+	n->tgid = tgid;
+	n->tid = tid;
+	n->pgen = pgen;
+	n->label = label;
+	n->label_ptr = ptr;
+	/* The process's name is its leader's comm, not this thread's. */
+	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+/* The process generation of tgid, announcing a first sighting. */
+static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
+					 __u64 period)
+{
+	struct seen_val *s = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (!s) {
+		struct seen_val nv = {
+			.pgen = __sync_fetch_and_add(&next_pgen, 1) + 1,
+		};
+		bpf_map_update_elem(&seen, &tgid, &nv, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&seen, &tgid);
+		if (!s) /* LRU could not hold it: treat as unannounced */
+			return nv.pgen;
+	}
+	if (!s->noticed) {
+		/* Several CPUs may race here; duplicates are harmless (the
+		 * snapshot is keyed by (tgid, pgen)), misses are retried. */
+		if (send_notice(PMUBPF_NOTICE_PROC, tgid, tid, s->pgen, 0, 0))
+			count_drop(ev, PMUBPF_DROP_NOTICE, period);
+		else
+			s->noticed = 1;
+	}
+	return s->pgen;
+}
+
+/* The thread's label set id, from the slot its process registered. */
+static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
+				       __u32 pgen, __u64 period)
+{
+	struct pmubpf_label_slot *slot = bpf_map_lookup_elem(&label_slots, &tgid);
+	struct task_struct *task;
+	__u64 tp, set = 0, id = 0;
+
+	if (!slot)
+		return 0;
+	task = bpf_get_current_task_btf();
+#if defined(__TARGET_ARCH_x86)
+	tp = BPF_CORE_READ(task, thread.fsbase);
+#else
+	tp = BPF_CORE_READ(task, thread.uw.tp_value);
+#endif
+	if (!tp || bpf_probe_read_user(&set, sizeof(set), (void *)(tp + slot->tls_offset))) {
+		count_drop(ev, PMUBPF_DROP_LABEL_READ, period);
+		return 0;
+	}
+	if (!set)
+		return 0;
+	/* A set starts with its unique id: that, not the address, is the key,
+	 * so a freed set whose memory is reused never mislabels. */
+	if (bpf_probe_read_user(&id, sizeof(id), (void *)set)) {
+		count_drop(ev, PMUBPF_DROP_LABEL_READ, period);
+		return 0;
+	}
+	if (!id)
+		return 0;
+
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id };
+	__u8 one = 1;
+	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
+		if (send_notice(PMUBPF_NOTICE_LABEL, tgid, tid, pgen, id, set))
+			count_drop(ev, PMUBPF_DROP_NOTICE, period);
+		else
+			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
+	}
+	return id;
+}
+
+static __always_inline __s32 stack_id(void *ctx, __u32 ev, __u64 flags,
+				      __u32 reason, __u64 period)
+{
+	__s32 id = bpf_get_stackid(ctx, &stacks, flags);
+
+	/* -EFAULT is "no such stack" (kernel thread, or a sample taken in
+	 * user mode has no kernel part): not a loss. */
+	if (id == -EEXIST || id == -ENOMEM)
+		count_drop(ev, reason, period);
+	return id;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	__u32 ev = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 period = ctx->sample_period;
+	struct pmubpf_key key = {};
+	struct pmubpf_val *val, one = { .count = 1, .period = period };
+
+	if (ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
+		return 0;
+	if (filter_targets && !is_target(tgid, tid))
+		return 0;
+	if (tgid == 0 && !include_idle) {
+		count_drop(ev, PMUBPF_DROP_IDLE, period);
+		return 0;
+	}
+
+	key.event = ev;
+	key.tgid = tgid;
+	key.tid = tid;
+	key.ustack = want_user ? stack_id(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period)
+			       : PMUBPF_STACK_OFF;
+	key.kstack = want_kernel ? stack_id(ctx, ev, 0, PMUBPF_DROP_KSTACK, period)
+				 : PMUBPF_STACK_OFF;
+	if (tgid) {
+		key.pgen = process_gen(ev, tgid, tid, period);
+		key.label = label_key(ev, tgid, tid, key.pgen, period);
+	}
+
+	val = bpf_map_lookup_elem(&counts, &key);
+	if (!val) {
+		if (!bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST))
+			return 0;
+		val = bpf_map_lookup_elem(&counts, &key); /* lost a race */
+		if (!val) {
+			count_drop(ev, PMUBPF_DROP_COUNTS_FULL, period);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->period, period);
+	return 0;
+}
+
+/* exec: new address space. Forget the snapshot generation and the label
+ * slot (both belong to the old image); arm a `-- command` target. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
+	__u32 *state, active = PMUBPF_TARGET_ACTIVE;
+
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&label_slots, &tgid);
+	state = bpf_map_lookup_elem(&targets, &t);
+	if (state && *state == PMUBPF_TARGET_AT_EXEC)
+		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
+	return 0;
+}
+
+/* fork: a followed target's new process is a target too; it shares the
+ * parent's image (until it execs), hence its label slot. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	struct pmubpf_target t = { .id = ptgid, .kind = PMUBPF_TARGET_TGID };
+	struct pmubpf_label_slot *slot;
+	__u32 *state;
+
+	if (ptgid == ctgid) /* a new thread, already covered by its tgid */
+		return 0;
+	slot = bpf_map_lookup_elem(&label_slots, &ptgid);
+	if (slot)
+		bpf_map_update_elem(&label_slots, &ctgid, slot, BPF_ANY);
+	if (!follow_forks)
+		return 0;
+	state = bpf_map_lookup_elem(&targets, &t);
+	if (state && *state == PMUBPF_TARGET_ACTIVE) {
+		t.id = ctgid;
+		bpf_map_update_elem(&targets, &t, state, BPF_ANY);
+	}
+	return 0;
+}
+
+/* exit of a process's leader: its pid may be reused by another process,
+ * which must get a new generation and no inherited slot. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+
+	if (pid != tgid)
+		return 0;
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&label_slots, &tgid);
+	return 0;
+}

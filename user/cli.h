@@ -1,0 +1,25 @@
+/* cli.h — the command line (perf's conventions) into a struct config.
+ *
+ * First stage of every run: `pmubpf -e cycles:pp -F 999 -p 42 -d 5`.
+ * Every mistake ends in one line on stderr (returned, not printed here)
+ * naming the option and what was wrong.
+ */
+#ifndef PMUBPF_CLI_H
+#define PMUBPF_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "config.h"
+
+enum cli_action { CLI_RECORD, CLI_LIST, CLI_HELP, CLI_VERSION };
+
+/* Parse argv. sysfs_root is passed to event__parse. Returns the action
+ * (>= 0) or -EINVAL with a one-line reason in err. */
+int cli__parse(int argc, char **argv, const char *sysfs_root,
+	       struct config *cfg, char *err, size_t errlen);
+void cli__usage(FILE *f);
+
+/* Parse "0-3,5,7-8" into a sorted, unique int list. 0 or -EINVAL. */
+int cli__parse_list(const char *s, int **out, int *n, int max_value);
+
+#endif

@@ -1,0 +1,44 @@
+/* config.h — one recording's settings, as the command line set them.
+ *
+ * Filled by cli__parse, read by every later stage (session, perf events,
+ * report). Plain data; the lists are owned by the config.
+ */
+#ifndef PMUBPF_CONFIG_H
+#define PMUBPF_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "events.h"
+#include "pmubpf_abi.h"
+
+#define DEFAULT_FREQ 999         /* Hz, every event unless -c/-F */
+#define DEFAULT_OUTPUT "pmubpf.pb.gz"
+
+struct config {
+	struct pmubpf_event events[PMUBPF_MAX_EVENTS];
+	int nevents;
+
+	uint64_t period; /* -c: events per sample (ns for timers); 0 = use freq */
+	uint64_t freq;   /* -F: samples per second per CPU */
+
+	pid_t *pids;  int npids;  /* -p */
+	pid_t *tids;  int ntids;  /* -t */
+	int *cpus;    int ncpus;  /* -C, else every online CPU */
+	bool cpus_given;
+	bool all;                 /* -a (also the default with no target) */
+	char **command;           /* after --, NULL-terminated; NULL if none */
+
+	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
+	const char *output;       /* -o */
+	bool no_kernel, no_user, include_idle;
+	int verbose;              /* -v count */
+	int top;                  /* --top N: print the N hottest functions */
+	uint32_t stack_map_size;  /* --stack-map-size, 0 = derived */
+	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
+	char *cmdline;            /* pmubpf's own argv joined, for comments */
+};
+
+void config__free(struct config *c);
+
+#endif

@@ -1,0 +1,39 @@
+/* main.c — pmubpf's entry point: parse the command line, then list the
+ * events or run one recording (session.c). */
+#include <stdio.h>
+#include "cli.h"
+#include "session.h"
+
+#define PMUBPF_VERSION "0.1.0"
+#define SYSFS_PMUS "/sys/bus/event_source/devices"
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	char err[512];
+	int action, ret;
+
+	action = cli__parse(argc, argv, SYSFS_PMUS, &cfg, err, sizeof(err));
+	switch (action) {
+	case CLI_HELP:
+		cli__usage(stdout);
+		ret = 0;
+		break;
+	case CLI_VERSION:
+		printf("pmubpf %s\n", PMUBPF_VERSION);
+		ret = 0;
+		break;
+	case CLI_LIST:
+		ret = event__list(SYSFS_PMUS) ? 1 : 0;
+		break;
+	case CLI_RECORD:
+		ret = session__run(&cfg);
+		break;
+	default:
+		fprintf(stderr, "pmubpf: %s\n", err);
+		ret = 2;
+		break;
+	}
+	config__free(&cfg);
+	return ret;
+}

@@ -1,0 +1,148 @@
+/* perfev.c — open, attach, stop and read the session's perf_events.
+ *
+ * One perf_event per (event, CPU), pid -1 (every task on that CPU); the
+ * BPF program filters targets. That one mechanism serves -a, -C, -p, -t
+ * and `-- command` alike: no per-thread events to chase as threads are
+ * created, and no inherit bookkeeping. See docs/architecture.md.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "perfev.h"
+
+struct perfev {
+	int nevents, ncpus;
+	int *fds;                 /* [ev * ncpus + cpu_index], -1 if unused */
+	struct bpf_link **links;  /* same indexing */
+};
+
+void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *ev,
+			   struct perf_event_attr *attr)
+{
+	*attr = ev->attr;
+	attr->size = sizeof(*attr);
+	if (cfg->period) {
+		attr->sample_period = cfg->period;
+		attr->freq = 0;
+	} else {
+		attr->sample_freq = cfg->freq;
+		attr->freq = 1;
+	}
+	attr->sample_type = 0;
+	/* With precise_ip the kernel hands BPF the sample's own callchain and
+	 * refuses bpf_get_stackid unless the event collects it. */
+	if (attr->precise_ip)
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr->disabled = 1; /* the attach enables it */
+	attr->wakeup_events = 0;
+}
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
+				int ncpus, struct bpf_program *prog,
+				char *err, size_t errlen)
+{
+	struct perfev *p = calloc(1, sizeof(*p));
+	size_t n = (size_t)cfg->nevents * ncpus;
+
+	if (!p || !(p->fds = malloc(n * sizeof(int))) || !(p->links = calloc(n, sizeof(*p->links)))) {
+		snprintf(err, errlen, "out of memory");
+		perfev__free(p);
+		return NULL;
+	}
+	p->nevents = cfg->nevents;
+	p->ncpus = ncpus;
+	for (size_t i = 0; i < n; i++)
+		p->fds[i] = -1;
+
+	for (int e = 0; e < cfg->nevents; e++) {
+		const struct pmubpf_event *ev = &cfg->events[e];
+		struct perf_event_attr attr;
+
+		perfev__sampling_attr(cfg, ev, &attr);
+		for (int c = 0; c < ncpus; c++) {
+			int idx = e * ncpus + c, fd;
+			LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = (__u64)e);
+
+			fd = perf_event_open(&attr, -1, cpus[c]);
+			if (fd < 0) {
+				int en = errno;
+
+				if (en == ENODEV) /* CPU went offline since we listed it */
+					continue;
+				event__open_error(ev, en, err, errlen);
+				goto fail;
+			}
+			p->fds[idx] = fd;
+			p->links[idx] = bpf_program__attach_perf_event_opts(prog, fd, &opts);
+			if (!p->links[idx]) {
+				int en = errno;
+
+				p->links[idx] = NULL;
+				snprintf(err, errlen, "event '%s': attaching the BPF program on CPU %d: %s",
+					 ev->name, cpus[c], strerror(en));
+				goto fail;
+			}
+		}
+	}
+	return p;
+fail:
+	perfev__free(p);
+	return NULL;
+}
+
+void perfev__stop(struct perfev *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nevents * p->ncpus; i++)
+		if (p->fds[i] >= 0)
+			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running)
+{
+	*enabled = *running = 0;
+	if (!p || ev < 0 || ev >= p->nevents)
+		return -EINVAL;
+	for (int c = 0; c < p->ncpus; c++) {
+		/* read_format: { value, time_enabled, time_running } */
+		uint64_t buf[3];
+		int fd = p->fds[ev * p->ncpus + c];
+
+		if (fd < 0)
+			continue;
+		if (read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return -errno ? -errno : -EIO;
+		*enabled += buf[1];
+		*running += buf[2];
+	}
+	return 0;
+}
+
+void perfev__free(struct perfev *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; p->fds && i < p->nevents * p->ncpus; i++) {
+		/* An attached link owns its perf fd and closes it. */
+		if (p->links && p->links[i])
+			bpf_link__destroy(p->links[i]);
+		else if (p->fds[i] >= 0)
+			close(p->fds[i]);
+	}
+	free(p->links);
+	free(p->fds);
+	free(p);
+}

@@ -1,0 +1,361 @@
+/* procs.c — process snapshots, label-record discovery, label sets.
+ *
+ * Runs on the ring-buffer callback, i.e. while sampling goes on: work
+ * here is per new process (or new label set), never per sample.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "hashtab.h"
+#include "procs.h"
+
+#define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
+#define LABEL_MAX_TRIES 50 /* x procs__tick period (~100 ms) = 5 s */
+
+enum proc_label_state {
+	LABELS_NONE,    /* no record symbol in any mapped object */
+	LABELS_PENDING, /* record found, not initialised yet: retry */
+	LABELS_READY,   /* slot given to BPF */
+	LABELS_BAD,     /* record rejected */
+};
+
+struct procs {
+	struct symcache *sc;
+	int slots_fd;
+	struct proc **v;
+	size_t n, cap;
+	struct hashtab *index; /* (tgid, pgen) -> index in v */
+	struct set_rec *sets;  /* label sets read, all processes */
+	size_t nsets, capsets;
+	struct hashtab *set_index; /* (proc, id) -> index in sets */
+	struct procs_stats st;
+};
+
+struct proc_key {
+	uint32_t tgid, pgen;
+};
+
+struct set_rec {
+	const struct proc *pr;
+	struct label_set set;
+};
+
+struct set_key {
+	const struct proc *pr;
+	uint64_t id;
+};
+
+static uint64_t set_hash(const struct proc *pr, uint64_t id)
+{
+	return hashtab__hash_mix(hashtab__hash_u64((uintptr_t)pr), id);
+}
+
+static bool set_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct set_key *k = key;
+	struct procs *p = ctx;
+
+	return p->sets[idx].pr == k->pr && p->sets[idx].set.id == k->id;
+}
+
+static uint64_t key_hash(uint32_t tgid, uint32_t pgen)
+{
+	return hashtab__hash_u64(((uint64_t)tgid << 32) | pgen);
+}
+
+static bool proc_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct proc_key *k = key;
+	struct procs *p = ctx;
+
+	return p->v[idx]->tgid == k->tgid && p->v[idx]->pgen == k->pgen;
+}
+
+struct procs *procs__new(struct symcache *sc, int label_slots_fd)
+{
+	struct procs *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->sc = sc;
+	p->slots_fd = label_slots_fd;
+	p->index = hashtab__new(proc_eq, p);
+	p->set_index = hashtab__new(set_eq, p);
+	if (!p->index || !p->set_index) {
+		procs__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void proc_free(struct proc *pr)
+{
+	if (!pr)
+		return;
+	procmaps__free(&pr->maps);
+	free(pr->objs);
+	free(pr);
+}
+
+void procs__free(struct procs *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		proc_free(p->v[i]);
+	free(p->v);
+	free(p->sets);
+	hashtab__free(p->index);
+	hashtab__free(p->set_index);
+	free(p);
+}
+
+const struct procs_stats *procs__stats(const struct procs *p)
+{
+	return &p->st;
+}
+
+/* Open the file behind one mapping. map_files works for deleted files
+ * and other mount namespaces; /proc/PID/root/PATH is the fallback. */
+static struct elfobj *open_obj(struct procs *p, uint32_t tgid, const struct procmap *m)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int fd;
+
+	if (!m->path[0] || m->path[0] == '[')
+		return NULL; /* anonymous, [vdso], [stack], ... */
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		p->st.objs_unreadable++;
+		return NULL;
+	}
+	struct elfobj *o = symcache__get_fd(p->sc, fd, st.st_dev, st.st_ino);
+	if (!o)
+		p->st.objs_unreadable++;
+	return o;
+}
+
+static void read_comm(uint32_t tgid, char *comm, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, len - 1);
+	close(fd);
+	if (n > 0) {
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+	}
+}
+
+/* Runtime address of a link-time vaddr in the object mapped by m. */
+static int runtime_addr(const struct procmap *m, struct elfobj *o, uint64_t vaddr, uint64_t *addr)
+{
+	uint64_t map_vaddr;
+	int err = elfobj__offset_to_vaddr(o, m->pgoff, &map_vaddr);
+
+	if (err)
+		return err;
+	*addr = vaddr - map_vaddr + m->start;
+	return 0;
+}
+
+/* Publish the label word's place to BPF. */
+static void labels_try_record(struct procs *p, struct proc *pr)
+{
+	struct labels_record_info info;
+	const char *why = NULL;
+	int err;
+
+	err = labels__read_record(pr->tgid, pr->record_addr, &info, &why);
+	if (err == -EAGAIN && ++pr->label_tries < LABEL_MAX_TRIES) {
+		pr->label_state = LABELS_PENDING;
+		return;
+	}
+	if (err) {
+		pr->label_state = LABELS_BAD;
+		p->st.label_bad_records++;
+		return;
+	}
+	struct pmubpf_label_slot slot = { .tls_offset = info.tls_offset, .version = info.version };
+	if (p->slots_fd >= 0 && bpf_map_update_elem(p->slots_fd, &pr->tgid, &slot, BPF_ANY) == 0) {
+		pr->label_state = LABELS_READY;
+		p->st.label_records++;
+	} else {
+		pr->label_state = LABELS_BAD;
+		p->st.label_bad_records++;
+	}
+}
+
+static void labels_find_record(struct procs *p, struct proc *pr)
+{
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		struct elfobj *o = pr->objs[i];
+		const struct elfsym *s;
+
+		if (!o || (i && o == pr->objs[i - 1]))
+			continue;
+		s = elfobj__find(o, LABEL_RECORD_SYMBOL);
+		if (!s || runtime_addr(&pr->maps.maps[i], o, s->addr, &pr->record_addr))
+			continue;
+		labels_try_record(p, pr);
+		return;
+	}
+	pr->label_state = LABELS_NONE;
+}
+
+static int snapshot(struct procs *p, struct proc *pr)
+{
+	int err = procmaps__read(pr->tgid, true, &pr->maps);
+
+	if (err) {
+		p->st.gone++;
+		return err;
+	}
+	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
+	if (!pr->objs)
+		return -ENOMEM;
+	for (size_t i = 0; i < pr->maps.n; i++)
+		pr->objs[i] = open_obj(p, pr->tgid, &pr->maps.maps[i]);
+	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	pr->snapshotted = true;
+	labels_find_record(p, pr);
+	return 0;
+}
+
+static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
+{
+	struct proc_key k = { tgid, pgen };
+	uint64_t idx;
+
+	if (hashtab__find(p->index, key_hash(tgid, pgen), &k, &idx))
+		return p->v[idx];
+	return NULL;
+}
+
+static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)
+{
+	struct proc *pr;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct proc **nv = realloc(p->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		p->v = nv;
+		p->cap = cap;
+	}
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->tgid = tgid;
+	pr->pgen = pgen;
+	if (comm)
+		snprintf(pr->comm, sizeof(pr->comm), "%.*s", PMUBPF_COMM_LEN, comm);
+	if (hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
+		free(pr);
+		return NULL;
+	}
+	p->v[p->n++] = pr;
+	snapshot(p, pr);
+	return pr;
+}
+
+static void read_label_set(struct procs *p, struct proc *pr, uint64_t id, uint64_t addr)
+{
+	struct label_set set;
+	const char *why = NULL;
+	int err;
+
+	if (procs__label_set(p, pr, id))
+		return;
+	err = labels__read_set(pr->tgid, addr, id, &set, &why);
+	if (err == -ESTALE || err == -EFAULT || err == -ESRCH) {
+		p->st.label_sets_stale++;
+		return;
+	}
+	if (err) {
+		p->st.label_sets_bad++;
+		return;
+	}
+	if (p->nsets == p->capsets) {
+		size_t cap = p->capsets ? p->capsets * 2 : 64;
+		struct set_rec *ns = realloc(p->sets, cap * sizeof(*ns));
+
+		if (!ns)
+			return;
+		p->sets = ns;
+		p->capsets = cap;
+	}
+	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets))
+		return;
+	p->sets[p->nsets].pr = pr;
+	p->sets[p->nsets].set = set;
+	p->nsets++;
+	p->st.label_sets++;
+}
+
+int procs__notice(struct procs *p, const struct pmubpf_notice *n)
+{
+	struct proc *pr = lookup(p, n->tgid, n->pgen);
+
+	if (n->kind == PMUBPF_NOTICE_PROC) {
+		p->st.notices++;
+		if (!pr)
+			add(p, n->tgid, n->pgen, n->comm);
+		return 0;
+	}
+	if (n->kind == PMUBPF_NOTICE_LABEL) {
+		if (!pr)
+			pr = add(p, n->tgid, n->pgen, n->comm);
+		if (pr)
+			read_label_set(p, pr, n->label, n->label_ptr);
+	}
+	return 0;
+}
+
+void procs__tick(struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->label_state == LABELS_PENDING)
+			labels_try_record(p, p->v[i]);
+}
+
+struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
+{
+	struct proc *pr = lookup(p, tgid, pgen);
+
+	return pr ? pr : add(p, tgid, pgen, NULL);
+}
+
+const struct label_set *procs__label_set(const struct procs *p,
+					 const struct proc *pr, uint64_t id)
+{
+	struct set_key k = { pr, id };
+	uint64_t idx;
+
+	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
+		return &p->sets[idx].set;
+	return NULL;
+}

@@ -1,0 +1,66 @@
+/* procs.h — what pmubpf remembers of each sampled process.
+ *
+ * At the first sample of a process generation (tgid, pgen) BPF sends a
+ * notice; procs__notice then snapshots it while it still exists: comm,
+ * executable mappings, and an open ELF object per mapped file (through
+ * /proc/PID/map_files, so deleted binaries and binaries inside other mount
+ * namespaces are read). It also looks for the labels registration record
+ * and, when found, tells BPF where the process keeps its label word. Label
+ * sets named by later notices are read out of the process at once and
+ * kept, so the profile can name them after the process has exited.
+ */
+#ifndef PMUBPF_PROCS_H
+#define PMUBPF_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "elfsym.h"
+#include "labels.h"
+#include "pmubpf_abi.h"
+#include "procmaps.h"
+
+struct procs;
+
+struct proc {
+	uint32_t tgid, pgen;
+	char comm[PMUBPF_COMM_LEN + 1];
+	bool snapshotted;         /* false: gone before its maps were read */
+	struct procmaps maps;     /* executable mappings, sorted */
+	struct elfobj **objs;     /* per mapping; NULL if unreadable */
+	/* labels */
+	int label_state;          /* enum proc_label_state (procs.c) */
+	int label_tries;
+	uint64_t record_addr;
+};
+
+struct procs_stats {
+	uint64_t notices;          /* process notices handled */
+	uint64_t gone;             /* process exited before its snapshot */
+	uint64_t objs_unreadable;  /* mappings whose file could not be opened */
+	uint64_t label_records;    /* processes with a valid label record */
+	uint64_t label_bad_records;/* records found but rejected (hostile/old) */
+	uint64_t label_sets;       /* label sets read */
+	uint64_t label_sets_stale; /* set freed/reused before it could be read */
+	uint64_t label_sets_bad;   /* malformed set */
+};
+
+/* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1. */
+struct procs *procs__new(struct symcache *sc, int label_slots_fd);
+void procs__free(struct procs *p);
+
+/* Handle one ring-buffer notice. Returns 0 (failures are counted). */
+int procs__notice(struct procs *p, const struct pmubpf_notice *n);
+/* Retry processes whose label record was not ready yet. Cheap when none. */
+void procs__tick(struct procs *p);
+
+/* The snapshot of (tgid, pgen); if none was taken (notice lost or came
+ * too late), one is made now, marked !snapshotted if the process is gone,
+ * so callers always get a record (NULL only on ENOMEM). */
+struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen);
+/* The label set `id` of proc, or NULL if it was never read. */
+const struct label_set *procs__label_set(const struct procs *p,
+					 const struct proc *pr, uint64_t id);
+
+const struct procs_stats *procs__stats(const struct procs *p);
+
+#endif

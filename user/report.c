@@ -1,0 +1,427 @@
+/* report.c — see report.h. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hashtab.h"
+#include "pprof.h"
+#include "report.h"
+#include "symbolize.h"
+
+#define EFAULT_ 14
+#define MAX_DEPTH 127
+
+struct entry {
+	struct pmubpf_key k;
+	struct pmubpf_val v;
+};
+
+struct entries {
+	struct entry *v;
+	size_t n, cap;
+};
+
+/* Stack id -> frames, read from the stacks map once per recording. */
+struct stack_cache {
+	int fd;
+	struct hashtab *index; /* id -> index into frames (in MAX_DEPTH units) */
+	uint64_t *frames;
+	int32_t *ids;
+	size_t n, cap;
+};
+
+static bool stack_eq(const void *key, uint64_t idx, void *ctx)
+{
+	struct stack_cache *c = ctx;
+
+	return c->ids[idx] == *(const int32_t *)key;
+}
+
+/* Frames of stack id (zero-terminated, MAX_DEPTH at most), or NULL. */
+static const uint64_t *stack_get(struct stack_cache *c, int32_t id)
+{
+	uint64_t idx, h = hashtab__hash_u64((uint32_t)id);
+
+	if (hashtab__find(c->index, h, &id, &idx))
+		return &c->frames[idx * MAX_DEPTH];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		uint64_t *nf = realloc(c->frames, cap * MAX_DEPTH * sizeof(uint64_t));
+		int32_t *ni;
+
+		if (!nf)
+			return NULL;
+		c->frames = nf;
+		ni = realloc(c->ids, cap * sizeof(int32_t));
+		if (!ni)
+			return NULL;
+		c->ids = ni;
+		c->cap = cap;
+	}
+	uint64_t *f = &c->frames[c->n * MAX_DEPTH];
+	if (bpf_map_lookup_elem(c->fd, &id, f))
+		return NULL;
+	c->ids[c->n] = id;
+	if (hashtab__insert(c->index, h, c->n))
+		return NULL;
+	return &c->frames[c->n++ * MAX_DEPTH];
+}
+
+static int drain_counts(int fd, int nevents, struct entries *per_event)
+{
+	struct pmubpf_key key, next;
+	void *prev = NULL;
+	int err;
+
+	while ((err = bpf_map_get_next_key(fd, prev, &next)) == 0) {
+		struct entry e = { .k = next };
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &next, &e.v))
+			continue; /* deleted under us: cannot happen after stop */
+		if (e.k.event >= (uint32_t)nevents)
+			continue;
+		struct entries *es = &per_event[e.k.event];
+		if (es->n == es->cap) {
+			size_t cap = es->cap ? es->cap * 2 : 4096;
+			struct entry *nv = realloc(es->v, cap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			es->v = nv;
+			es->cap = cap;
+		}
+		es->v[es->n++] = e;
+	}
+	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
+}
+
+static void sum_drops(const struct report_in *in, int ev, struct pmubpf_drop_val *out)
+{
+	struct pmubpf_drop_val *vals = calloc(in->nr_cpus, sizeof(*vals));
+
+	memset(out, 0, sizeof(*out) * PMUBPF_DROP__MAX);
+	if (!vals)
+		return;
+	for (uint32_t r = 0; r < PMUBPF_DROP__MAX; r++) {
+		uint32_t idx = ev * PMUBPF_DROP__MAX + r;
+
+		if (bpf_map_lookup_elem(in->drops_fd, &idx, vals))
+			continue;
+		for (int c = 0; c < in->nr_cpus; c++) {
+			out[r].count += vals[c].count;
+			out[r].period += vals[c].period;
+		}
+	}
+	free(vals);
+}
+
+void report__output_path(const struct config *cfg, int ev, char *buf, size_t len)
+{
+	const char *out = cfg->output, *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out;
+	size_t stem;
+
+	if (cfg->nevents == 1) {
+		snprintf(buf, len, "%s", out);
+		return;
+	}
+	const char *ext = strstr(base, ".pb.gz");
+	if (ext && ext[6] == '\0')
+		stem = (size_t)(ext - out);
+	else
+		stem = strlen(out), ext = "";
+	snprintf(buf, len, "%.*s.%s%s", (int)stem, out, cfg->events[ev].file_tag, ext);
+}
+
+/* Append a stack's locations for one side. */
+static size_t add_side(struct pprof *p, struct stack_cache *sc, int32_t id, bool user,
+		       struct proc *pr, const struct ksyms *ks, uint64_t *locs, size_t n,
+		       struct symb_stats *st)
+{
+	if (id == PMUBPF_STACK_OFF || id == -EFAULT_)
+		return n;
+	if (id < 0) {
+		enum symb_synth s = id == -EEXIST ?
+			(user ? SYNTH_LOST_USTACK_COLLISION : SYNTH_LOST_KSTACK_COLLISION) :
+			(user ? SYNTH_LOST_USTACK_FULL : SYNTH_LOST_KSTACK_FULL);
+		locs[n++] = symb__synthetic(p, s);
+		return n;
+	}
+	const uint64_t *f = stack_get(sc, id);
+	for (int i = 0; f && i < MAX_DEPTH && f[i]; i++) {
+		uint64_t l = user ? symb__user(p, pr, f[i], n == 0 && i == 0, st)
+				  : symb__kernel(p, ks, f[i], i == 0, st);
+		if (l)
+			locs[n++] = l;
+	}
+	return n;
+}
+
+/* ---- top-N: flat and cumulative weight per function name ---- */
+struct top_row {
+	const char *name;
+	int64_t flat, cum;
+	uint64_t seen; /* sample serial that last added cum */
+};
+struct top {
+	struct top_row *v;
+	size_t n, cap;
+	struct hashtab *index;
+	int64_t total;
+	uint64_t serial;
+};
+
+static bool top_eq(const void *key, uint64_t idx, void *ctx)
+{
+	return !strcmp(((struct top *)ctx)->v[idx].name, key);
+}
+
+static struct top_row *top_row(struct top *t, const char *name)
+{
+	uint64_t idx, h = hashtab__hash_str(name);
+
+	if (hashtab__find(t->index, h, name, &idx))
+		return &t->v[idx];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct top_row *nv = realloc(t->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		t->v = nv;
+		t->cap = cap;
+	}
+	if (hashtab__insert(t->index, h, t->n))
+		return NULL;
+	t->v[t->n] = (struct top_row){ .name = name };
+	return &t->v[t->n++];
+}
+
+static int top_cmp(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->flat != y->flat)
+		return x->flat < y->flat ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static const char *frame_name(struct pprof *p, uint64_t loc, char *buf, size_t len);
+
+static void top_add(struct top *t, struct pprof *p, const uint64_t *locs, size_t n, int64_t w)
+{
+	char buf[32];
+
+	t->total += w;
+	t->serial++;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = frame_name(p, locs[i], buf, sizeof(buf));
+		struct top_row *r = top_row(t, name);
+
+		if (!r)
+			return;
+		if (i == 0)
+			r->flat += w;
+		if (r->seen != t->serial) {
+			r->cum += w;
+			r->seen = t->serial;
+		}
+	}
+}
+
+static void top_print(struct top *t, const char *event, const char *unit, int rows)
+{
+	qsort(t->v, t->n, sizeof(*t->v), top_cmp);
+	printf("\nTop %d functions for %s (flat %s, %% of %lld):\n", rows, event, unit,
+	       (long long)t->total);
+	printf("%14s %7s %14s %7s  %s\n", "flat", "flat%", "cum", "cum%", "function");
+	for (size_t i = 0; i < t->n && i < (size_t)rows; i++) {
+		double d = t->total ? 100.0 / (double)t->total : 0;
+		printf("%14lld %6.2f%% %14lld %6.2f%%  %s\n", (long long)t->v[i].flat,
+		       t->v[i].flat * d, (long long)t->v[i].cum, t->v[i].cum * d, t->v[i].name);
+	}
+}
+
+/* pprof owns the names; the top table borrows them (profile outlives it). */
+static const char *frame_name(struct pprof *p, uint64_t loc, char *buf, size_t len)
+{
+	const char *name = pprof__location_name(p, loc);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "0x%llx", (unsigned long long)pprof__location_address(p, loc));
+	return pprof__intern(p, buf);
+}
+
+static void add_comments(struct pprof *p, const struct report_in *in, int ev,
+			 const struct pmubpf_drop_val *d, double scale)
+{
+	const struct config *cfg = in->cfg;
+	const struct pmubpf_event *e = &cfg->events[ev];
+
+	pprof__add_comment(p, "pmubpf: %s", cfg->cmdline ? cfg->cmdline : "");
+	pprof__add_comment(p, "event: %s (type %u, config %#llx)%s", e->name, e->attr.type,
+			   (unsigned long long)e->attr.config,
+			   e->attr.precise_ip ? " precise" : "");
+	if (cfg->period)
+		pprof__add_comment(p, "sampling: every %llu %s", (unsigned long long)cfg->period,
+				   e->is_timer ? "ns" : "events");
+	else
+		pprof__add_comment(p, "sampling: %llu Hz per CPU (weights are each sample's own period)",
+				   (unsigned long long)cfg->freq);
+	if (d[PMUBPF_DROP_COUNTS_FULL].count)
+		pprof__add_comment(p, "lost: %llu samples: counts map full (--counts-map-size %u too small)",
+				   (unsigned long long)d[PMUBPF_DROP_COUNTS_FULL].count, in->counts_map_size);
+	if (d[PMUBPF_DROP_USTACK].count)
+		pprof__add_comment(p, "lost: %llu user stacks: stack map full or hash collision (--stack-map-size %u)",
+				   (unsigned long long)d[PMUBPF_DROP_USTACK].count, in->stack_map_size);
+	if (d[PMUBPF_DROP_KSTACK].count)
+		pprof__add_comment(p, "lost: %llu kernel stacks: stack map full or hash collision (--stack-map-size %u)",
+				   (unsigned long long)d[PMUBPF_DROP_KSTACK].count, in->stack_map_size);
+	if (d[PMUBPF_DROP_NOTICE].count)
+		pprof__add_comment(p, "lost: %llu process/label notices: ring buffer full (retried on later samples)",
+				   (unsigned long long)d[PMUBPF_DROP_NOTICE].count);
+	if (d[PMUBPF_DROP_LABEL_READ].count)
+		pprof__add_comment(p, "lost: %llu label reads: label word unreadable (samples kept unlabelled)",
+				   (unsigned long long)d[PMUBPF_DROP_LABEL_READ].count);
+	if (d[PMUBPF_DROP_IDLE].count)
+		pprof__add_comment(p, "left out: %llu idle samples (--include-idle keeps them)",
+				   (unsigned long long)d[PMUBPF_DROP_IDLE].count);
+	if (scale > 1.0)
+		pprof__add_comment(p, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
+				   100.0 / scale, scale);
+}
+
+static int write_event(const struct report_in *in, int ev, struct entries *es,
+		       struct stack_cache *sc, char *err, size_t errlen)
+{
+	const struct config *cfg = in->cfg;
+	const struct pmubpf_event *e = &cfg->events[ev];
+	struct pmubpf_drop_val d[PMUBPF_DROP__MAX];
+	struct symb_stats st = { 0 };
+	struct top top = { 0 };
+	uint64_t locs[2 * MAX_DEPTH + 2], nsamples = 0, weight = 0;
+	char path[4096];
+	double scale = 1.0;
+	int64_t period;
+	int ret = 0;
+
+	sum_drops(in, ev, d);
+	for (size_t i = 0; i < es->n; i++) {
+		nsamples += es->v[i].v.count;
+		weight += es->v[i].v.period;
+	}
+	if (in->running[ev] && in->enabled[ev] > in->running[ev])
+		scale = (double)in->enabled[ev] / (double)in->running[ev];
+	if (cfg->period)
+		period = (int64_t)cfg->period;
+	else if (e->is_timer)
+		period = (int64_t)(1000000000ULL / cfg->freq);
+	else
+		period = nsamples ? (int64_t)(weight / nsamples) : 0;
+
+	struct pprof *p = pprof__new(e->value_type, e->value_unit, period);
+	if (!p || (cfg->top && !(top.index = hashtab__new(top_eq, &top)))) {
+		snprintf(err, errlen, "out of memory building the profile");
+		pprof__free(p);
+		return -ENOMEM;
+	}
+	pprof__set_time(p, in->time_nanos, in->duration_nanos);
+	add_comments(p, in, ev, d, scale);
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct entry *en = &es->v[i];
+		struct proc *pr = en->k.tgid ? procs__get(in->procs, en->k.tgid, en->k.pgen) : NULL;
+		size_t n = 0;
+
+		n = add_side(p, sc, en->k.kstack, false, pr, in->ksyms, locs, n, &st);
+		n = add_side(p, sc, en->k.ustack, true, pr, in->ksyms, locs, n, &st);
+		if (!n)
+			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
+
+		struct pprof_label labels[3 + 16];
+		size_t nl = 0;
+		labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->k.tgid };
+		labels[nl++] = (struct pprof_label){ .key = "tid", .num = en->k.tid };
+		labels[nl++] = (struct pprof_label){ .key = "comm",
+			.str = en->k.tgid == 0 ? "swapper" : (pr && pr->comm[0] ? pr->comm : "[unknown]") };
+		if (en->k.label) {
+			const struct label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
+
+			if (!ls)
+				labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
+			for (uint32_t j = 0; ls && j < ls->n && j < 16; j++)
+				labels[nl++] = (struct pprof_label){ .key = ls->pairs[j].key,
+								     .str = ls->pairs[j].value };
+		}
+		int64_t w = (int64_t)((double)en->v.period * scale);
+		ret = pprof__add_sample(p, locs, n, (int64_t)en->v.count, w, labels, nl);
+		if (ret)
+			break;
+		if (cfg->top)
+			top_add(&top, p, locs, n, w);
+	}
+	if (!ret && d[PMUBPF_DROP_COUNTS_FULL].count) {
+		locs[0] = symb__synthetic(p, SYNTH_LOST_COUNTS_FULL);
+		ret = pprof__add_sample(p, locs, 1, (int64_t)d[PMUBPF_DROP_COUNTS_FULL].count,
+					(int64_t)((double)d[PMUBPF_DROP_COUNTS_FULL].period * scale), NULL, 0);
+	}
+	report__output_path(cfg, ev, path, sizeof(path));
+	if (!ret)
+		ret = pprof__write(p, path);
+	if (ret) {
+		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
+	} else {
+		fprintf(stderr, "pmubpf: %s: %llu samples (%zu distinct) -> %s\n", e->name,
+			(unsigned long long)nsamples, es->n, path);
+		uint64_t lost = d[PMUBPF_DROP_COUNTS_FULL].count;
+		if (lost || d[PMUBPF_DROP_USTACK].count || d[PMUBPF_DROP_KSTACK].count)
+			fprintf(stderr, "pmubpf: %s: lost %llu samples (counts map full), %llu user and %llu kernel stacks (stack map full/collision)\n",
+				e->name, (unsigned long long)lost,
+				(unsigned long long)d[PMUBPF_DROP_USTACK].count,
+				(unsigned long long)d[PMUBPF_DROP_KSTACK].count);
+		if (d[PMUBPF_DROP_NOTICE].count || d[PMUBPF_DROP_LABEL_READ].count)
+			fprintf(stderr, "pmubpf: %s: %llu notices lost (ring buffer full), %llu label reads failed\n",
+				e->name, (unsigned long long)d[PMUBPF_DROP_NOTICE].count,
+				(unsigned long long)d[PMUBPF_DROP_LABEL_READ].count);
+		if (d[PMUBPF_DROP_IDLE].count && cfg->verbose)
+			fprintf(stderr, "pmubpf: %s: left out %llu idle samples (--include-idle keeps them)\n",
+				e->name, (unsigned long long)d[PMUBPF_DROP_IDLE].count);
+		if (scale > 1.0)
+			fprintf(stderr, "pmubpf: %s: multiplexed (ran %.1f%% of the time); weights scaled by %.3f\n",
+				e->name, 100.0 / scale, scale);
+		if (cfg->top)
+			top_print(&top, e->name, e->value_unit, cfg->top);
+	}
+	free(top.v);
+	hashtab__free(top.index);
+	pprof__free(p);
+	return ret;
+}
+
+int report__write_all(const struct report_in *in, char *err, size_t errlen)
+{
+	struct entries es[PMUBPF_MAX_EVENTS] = { 0 };
+	struct stack_cache sc = { .fd = in->stacks_fd };
+	int ret;
+
+	sc.index = hashtab__new(stack_eq, &sc);
+	if (!sc.index) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = drain_counts(in->counts_fd, in->cfg->nevents, es);
+	if (ret)
+		snprintf(err, errlen, "reading the counts map: %s", strerror(-ret));
+	for (int ev = 0; !ret && ev < in->cfg->nevents; ev++)
+		ret = write_event(in, ev, &es[ev], &sc, err, errlen);
+	for (int ev = 0; ev < PMUBPF_MAX_EVENTS; ev++)
+		free(es[ev].v);
+	hashtab__free(sc.index);
+	free(sc.frames);
+	free(sc.ids);
+	return ret;
+}

@@ -1,0 +1,402 @@
+/* session.c — see session.h. */
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "elfsym.h"
+#include "ksyms.h"
+#include "perfev.h"
+#include "pmubpf.skel.h"
+#include "procs.h"
+#include "report.h"
+#include "session.h"
+
+#define POLL_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pmubpf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (!verbosity)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint32_t next_pow2(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+void session__map_sizes(const struct config *cfg, int ncpus,
+			uint32_t *stack_entries, uint32_t *count_entries)
+{
+	/* Expected samples: rate x CPUs x seconds x events. A period gives
+	 * no rate; assume 1000/s per CPU. No -d: size for a minute. Distinct
+	 * stacks and keys are a fraction of samples in practice; stack map
+	 * entries cost ~1 KiB each (127 frames), so they are capped lower. */
+	double secs = cfg->duration > 0 ? cfg->duration : 60;
+	double rate = cfg->period ? 1000 : (double)cfg->freq;
+	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
+
+	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
+		: next_pow2(clamp_u64(samples / 4, 8192, 65536));
+	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
+		: next_pow2(clamp_u64(samples / 2, 16384, 262144));
+}
+
+static int read_online_cpus(int **cpus, int *n)
+{
+	char buf[4096];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return cli__parse_list(buf, cpus, n, 65535);
+}
+
+static bool process_exists(pid_t pid, bool thread)
+{
+	char path[64];
+
+	if (!thread)
+		return kill(pid, 0) == 0 || errno == EPERM;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, pid);
+	return access(path, F_OK) == 0 || kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* The output's directory must be writable before we spend the duration. */
+static int check_output_dir(const char *out)
+{
+	char *copy = strdup(out), *dir;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (access(dir, W_OK))
+		ret = -errno;
+	if (ret)
+		errorf("cannot write the profile into '%s': %s", dir, strerror(-ret));
+	free(copy);
+	return ret;
+}
+
+/* Fork the command held before exec until `go` is written; exec errors
+ * come back on err_fd (CLOEXEC: EOF means the exec succeeded). */
+static pid_t start_command(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+		int en;
+
+		close(go[1]);
+		close(errp[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* pmubpf gave up before starting us */
+		execvp(argv[0], argv);
+		en = errno;
+		if (write(errp[1], &en, sizeof(en)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	*go_fd = go[1];
+	*err_fd = errp[0];
+	return pid;
+}
+
+static int handle_notice(void *ctx, void *data, size_t size)
+{
+	if (size >= sizeof(struct pmubpf_notice))
+		procs__notice(ctx, data);
+	return 0;
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int add_target(int fd, uint32_t id, uint32_t kind, uint32_t state)
+{
+	struct pmubpf_target t = { .id = id, .kind = kind };
+
+	return bpf_map_update_elem(fd, &t, &state, BPF_ANY) ? -errno : 0;
+}
+
+int session__run(const struct config *cfg)
+{
+	struct pmubpf_bpf *skel = NULL;
+	struct perfev *pev = NULL;
+	struct ring_buffer *rb = NULL;
+	struct symcache *sc = NULL;
+	struct procs *procs = NULL;
+	struct ksyms *ks = NULL;
+	int *cpus = NULL, ncpus = 0, ret = 1, err, go_fd = -1, err_fd = -1;
+	int child_status = 0;
+	bool child_done = false;
+	pid_t child = 0;
+	uint32_t stack_entries, count_entries;
+	char msg[512];
+
+	verbosity = cfg->verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return errorf("this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
+	for (int i = 0; i < cfg->npids; i++)
+		if (!process_exists(cfg->pids[i], false))
+			return errorf("no such process: %d (-p)", cfg->pids[i]);
+	for (int i = 0; i < cfg->ntids; i++)
+		if (!process_exists(cfg->tids[i], true))
+			return errorf("no such thread: %d (-t)", cfg->tids[i]);
+	if (check_output_dir(cfg->output))
+		return 1;
+
+	err = read_online_cpus(&cpus, &ncpus);
+	if (err)
+		return errorf("cannot read the online CPUs: %s", strerror(-err));
+	if (cfg->cpus_given) {
+		for (int i = 0; i < cfg->ncpus; i++) {
+			bool online = false;
+
+			for (int j = 0; j < ncpus; j++)
+				online |= cpus[j] == cfg->cpus[i];
+			if (!online) {
+				free(cpus);
+				return errorf("CPU %d is not online (-C)", cfg->cpus[i]);
+			}
+		}
+		free(cpus);
+		ncpus = cfg->ncpus;
+		cpus = malloc(ncpus * sizeof(int));
+		if (!cpus)
+			return errorf("out of memory");
+		memcpy(cpus, cfg->cpus, ncpus * sizeof(int));
+	}
+	session__map_sizes(cfg, ncpus, &stack_entries, &count_entries);
+
+	/* Locked memory limits only matter before 5.11 (memcg accounting). */
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+
+	skel = pmubpf_bpf__open();
+	if (!skel) {
+		errorf("opening the BPF object: %s", strerror(errno));
+		goto out;
+	}
+	skel->rodata->filter_targets = !cfg->all;
+	skel->rodata->include_idle = cfg->include_idle;
+	skel->rodata->want_user = !cfg->no_user;
+	skel->rodata->want_kernel = !cfg->no_kernel;
+	skel->rodata->follow_forks = cfg->command != NULL;
+	skel->rodata->nr_events = (__u32)cfg->nevents;
+	bpf_map__set_max_entries(skel->maps.stacks, stack_entries);
+	bpf_map__set_max_entries(skel->maps.counts, count_entries);
+	err = pmubpf_bpf__load(skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			errorf("loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
+		else
+			errorf("loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
+		goto out;
+	}
+	err = pmubpf_bpf__attach(skel); /* the exec/fork/exit tracepoints */
+	if (err) {
+		errorf("attaching BPF tracepoints: %s", strerror(-err));
+		goto out;
+	}
+
+	for (int i = 0; i < cfg->npids; i++)
+		add_target(bpf_map__fd(skel->maps.targets), cfg->pids[i], PMUBPF_TARGET_TGID,
+			   PMUBPF_TARGET_ACTIVE);
+	for (int i = 0; i < cfg->ntids; i++)
+		add_target(bpf_map__fd(skel->maps.targets), cfg->tids[i], PMUBPF_TARGET_TID,
+			   PMUBPF_TARGET_ACTIVE);
+
+	ks = ksyms__load("/proc/kallsyms");
+	if (!ks && !cfg->no_kernel)
+		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
+			strerror(errno));
+	sc = symcache__new();
+	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots)) : NULL;
+	rb = procs ? ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, procs, NULL) : NULL;
+	if (!rb) {
+		errorf("setting up: %s", strerror(errno));
+		goto out;
+	}
+
+	if (cfg->command) {
+		child = start_command(cfg->command, &go_fd, &err_fd);
+		if (child < 0) {
+			errorf("cannot start '%s': %s", cfg->command[0], strerror(errno));
+			goto out;
+		}
+		add_target(bpf_map__fd(skel->maps.targets), child, PMUBPF_TARGET_TGID,
+			   PMUBPF_TARGET_AT_EXEC);
+	}
+
+	pev = perfev__open_all(cfg, cpus, ncpus, skel->progs.on_sample, msg, sizeof(msg));
+	if (!pev) {
+		errorf("%s", msg);
+		goto out;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	int64_t t0_wall = now_ns(CLOCK_REALTIME), t0 = now_ns(CLOCK_MONOTONIC);
+	if (child) {
+		int en = 0;
+
+		if (write(go_fd, "g", 1) != 1) {
+			errorf("cannot start '%s': %s", cfg->command[0], strerror(errno));
+			goto out;
+		}
+		close(go_fd);
+		go_fd = -1;
+		if (read(err_fd, &en, sizeof(en)) == (ssize_t)sizeof(en)) {
+			waitpid(child, NULL, 0);
+			child = 0;
+			errorf("cannot run '%s': %s", cfg->command[0], strerror(en));
+			ret = 127;
+			goto out;
+		}
+	}
+	if (cfg->verbose)
+		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
+			cfg->nevents, ncpus, stack_entries, count_entries);
+
+	while (!stop_signal) {
+		err = ring_buffer__poll(rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			errorf("reading notices: %s", strerror(-err));
+			break;
+		}
+		procs__tick(procs);
+		if (cfg->duration > 0 && now_ns(CLOCK_MONOTONIC) - t0 >= (int64_t)(cfg->duration * 1e9))
+			break;
+		if (child && waitpid(child, &child_status, WNOHANG) == child) {
+			child_done = true;
+			break;
+		}
+	}
+	int64_t duration = now_ns(CLOCK_MONOTONIC) - t0;
+	perfev__stop(pev);
+	ring_buffer__consume(rb); /* notices of the last samples */
+
+	struct report_in in = {
+		.cfg = cfg,
+		.counts_fd = bpf_map__fd(skel->maps.counts),
+		.stacks_fd = bpf_map__fd(skel->maps.stacks),
+		.drops_fd = bpf_map__fd(skel->maps.drops),
+		.nr_cpus = libbpf_num_possible_cpus(),
+		.procs = procs,
+		.ksyms = ks,
+		.time_nanos = t0_wall,
+		.duration_nanos = duration,
+		.stack_map_size = stack_entries,
+		.counts_map_size = count_entries,
+	};
+	for (int e = 0; e < cfg->nevents; e++)
+		perfev__times(pev, e, &in.enabled[e], &in.running[e]);
+	if (report__write_all(&in, msg, sizeof(msg))) {
+		errorf("%s", msg);
+		goto out;
+	}
+	ret = 0;
+	if (child) {
+		if (!child_done) {
+			/* Stopped by -d or a signal: pass the stop on. */
+			kill(child, stop_signal ? stop_signal : SIGTERM);
+			waitpid(child, &child_status, 0);
+		}
+		child = 0;
+		if (WIFEXITED(child_status))
+			ret = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			ret = 128 + WTERMSIG(child_status);
+	}
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (go_fd >= 0)
+		close(go_fd);
+	if (err_fd >= 0)
+		close(err_fd);
+	perfev__free(pev);
+	ring_buffer__free(rb);
+	procs__free(procs);
+	symcache__free(sc);
+	ksyms__free(ks);
+	pmubpf_bpf__destroy(skel);
+	free(cpus);
+	return ret;
+}

@@ -1,0 +1,121 @@
+/* vmlinux.h — the minimal CO-RE kernel header pmubpf's BPF code needs.
+ *
+ * Not generated: it declares only the types and constants bpf/ touches,
+ * with preserve_access_index so libbpf relocates every field access
+ * against the running kernel's BTF (/sys/kernel/btf/vmlinux). That is what
+ * lets one object serve every kernel, and one header serve every arch (the
+ * arch-specific parts are under __TARGET_ARCH_*). See vmlinux/README.md.
+ */
+#ifndef PMUBPF_VMLINUX_H
+#define PMUBPF_VMLINUX_H
+
+typedef signed char __s8;
+typedef unsigned char __u8;
+typedef short __s16;
+typedef unsigned short __u16;
+typedef int __s32;
+typedef unsigned int __u32;
+typedef long long __s64;
+typedef unsigned long long __u64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef int pid_t;
+typedef _Bool bool;
+enum { false = 0, true = 1 };
+
+/* uapi/linux/bpf.h: the values are ABI and never change. */
+enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_STACK_TRACE = 7,
+	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+enum {
+	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
+	BPF_EXIST = 2,
+};
+enum {
+	BPF_F_SKIP_FIELD_MASK = 0xffULL,
+	BPF_F_USER_STACK = (1ULL << 8),
+	BPF_F_FAST_STACK_CMP = (1ULL << 9),
+	BPF_F_REUSE_STACKID = (1ULL << 10),
+};
+
+/* Types bpf_helper_defs.h names in prototypes: declared, never used. */
+struct __sk_buff; struct bpf_dynptr; struct bpf_fib_lookup; struct bpf_map;
+struct bpf_perf_event_value; struct bpf_pidns_info; struct bpf_redir_neigh;
+struct bpf_sk_lookup; struct bpf_sock; struct bpf_sock_addr; struct bpf_sock_ops;
+struct bpf_sock_tuple; struct bpf_spin_lock; struct bpf_sysctl; struct bpf_tcp_sock;
+struct bpf_timer; struct bpf_tunnel_key; struct bpf_xfrm_state; struct btf_ptr;
+struct cgroup; struct file; struct in6_addr; struct inode; struct iphdr;
+struct ipv6_sr_hdr; struct ipv6hdr; struct linux_binprm; struct mptcp_sock;
+struct path; struct perf_branch_entry; struct seq_file; struct sk_buff;
+struct sk_msg_md; struct sk_reuseport_md; struct sock; struct sockaddr;
+struct socket; struct tcp6_sock; struct tcp_request_sock; struct tcp_sock;
+struct tcp_timewait_sock; struct tcphdr; struct udp6_sock; struct unix_sock;
+struct vm_area_struct; struct xdp_buff; struct xdp_md;
+
+/* The perf_event program's context (uapi/linux/bpf_perf_event.h). Its
+ * layout is uapi, rewritten by the verifier: regs is the arch's
+ * bpf_user_pt_regs_t, so sample_period's offset differs per arch. */
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+typedef struct pt_regs bpf_user_pt_regs_t;
+struct thread_struct {
+	unsigned long fsbase; /* the user thread pointer (TLS base) */
+} __attribute__((preserve_access_index));
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs;
+struct user_pt_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+typedef struct user_pt_regs bpf_user_pt_regs_t;
+struct thread_struct {
+	struct {
+		unsigned long tp_value; /* TPIDR_EL0: the user thread pointer */
+		unsigned long tp2_value;
+	} uw;
+} __attribute__((preserve_access_index));
+#else
+#error "pmubpf: unsupported __TARGET_ARCH (x86 and arm64 are supported)"
+#endif
+
+struct bpf_perf_event_data {
+	bpf_user_pt_regs_t regs;
+	__u64 sample_period; /* the period of this sample, in event units */
+	__u64 addr;
+};
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+struct mm_struct;
+
+struct task_struct {
+	pid_t pid;  /* thread id */
+	pid_t tgid; /* process id */
+	struct mm_struct *mm; /* NULL for kernel threads */
+	struct task_struct *group_leader;
+	char comm[16];
+	struct thread_struct thread;
+};
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif
