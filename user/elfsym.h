@@ -24,10 +24,33 @@ struct elfsym {
 	uint64_t addr; /* st_value (link-time virtual address) */
 	uint64_t size;
 	const char *name; /* owned by the object */
+	uint8_t type;     /* STT_FUNC, STT_GNU_IFUNC, STT_OBJECT or STT_TLS */
+	uint8_t bind;     /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
+};
+
+/* The cache is bounded: at most SYMCACHE_MAX_OBJECTS objects (more:
+ * NULL + ENOSPC), a fixed number of objects holding an fd whose symbols
+ * are not loaded yet (the oldest is loaded early to make room), a cap on
+ * symbols per object and on symbol memory overall (an object past it
+ * loads no symbols). Once its symbols are loaded an object has copied
+ * everything it needs and closes its fd. */
+#define SYMCACHE_MAX_OBJECTS 16384
+
+struct symcache_stats {
+	size_t objects;   /* objects cached */
+	size_t open;      /* of which still hold their fd (symbols not loaded) */
+	size_t loaded;    /* of which have loaded their symbols */
+	size_t syms;      /* symbols held, all objects */
+	size_t bytes;     /* memory held: object records, symbols, names */
+	size_t hits;      /* symcache__get_* answered from the cache */
+	size_t over_budget; /* objects that loaded no symbols: over a cap,
+	                     * or out of memory */
 };
 
 struct symcache *symcache__new(void);
 void symcache__free(struct symcache *c);
+/* Counters and sizes of the cache (cheap: kept as it goes). */
+void symcache__stats(const struct symcache *c, struct symcache_stats *st);
 
 /* Object for an open fd. The cache takes ownership of fd in every case
  * (closes it if the object was already cached or on error). dev/inode

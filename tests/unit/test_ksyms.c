@@ -1,0 +1,168 @@
+/* test_ksyms.c — unit tests of user/ksyms.c.
+ *
+ * A small file in /proc/kallsyms format (unsorted, with module symbols,
+ * data symbols and junk) checks parsing and lookup boundaries; an
+ * all-zero file checks the kptr_restrict case; then, as root, the real
+ * /proc/kallsyms must name the address of "schedule".
+ */
+#include "ksyms.h"
+#include "testing.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmp_path[64];
+
+static bool write_tmp(const char *text)
+{
+	strcpy(tmp_path, "/tmp/test_ksyms.XXXXXX");
+	int fd = mkstemp(tmp_path);
+	if (fd < 0)
+		return false;
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	return ok;
+}
+
+static const char sample[] =
+	"ffffffff81000200 T second_fn\n"
+	"ffffffffc0a01000 t xfs_fs_fill_super\t[xfs]\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 t _text_local\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffff82000100 b some_bss\n"
+	"ffffffff81000100 t first_fn\n"
+	"ffffffffc0a02000 T xfs_other\t[xfs]\n"
+	"ffffffffc0b00000 t ext4_thing\t[ext4]\n"
+	"ffffffff81000300 W weak_fn\n"
+	"ffffffff81000400 w weak_local\n"
+	"not a line at all\n"
+	"ffffffff81000500 T\n"
+	"zzzz T bad_addr\n"
+	"ffffffff81000600 A abs_sym\n";
+
+static bool parse_sample(void)
+{
+	CHECK(write_tmp(sample));
+	struct ksyms *k = ksyms__load(tmp_path);
+	unlink(tmp_path);
+	CHECK(k != NULL);
+	/* _stext, first_fn, second_fn, weak_fn, weak_local, 3 module syms;
+	 * _text_local shares _stext's address and loses to the global. */
+	CHECK_EQ_INT(ksyms__count(k), 8);
+
+	const struct ksym *s = ksyms__lookup(k, 0xffffffff81000000);
+	CHECK(s && s->addr == 0xffffffff81000000);
+	CHECK_STR(s->name, "_stext");
+	CHECK(s->module == NULL);
+
+	CHECK(ksyms__lookup(k, 0xffffffff80ffffff) == NULL);
+	CHECK(ksyms__lookup(k, 0) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0xffffffff810000ff)->name, "_stext");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000100)->name, "first_fn");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff810001ff)->name, "first_fn");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000250)->name, "second_fn");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000300)->name, "weak_fn");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000401)->name, "weak_local");
+	/* Data symbols are not kept: their addresses fall to the last text. */
+	CHECK_STR(ksyms__lookup(k, 0xffffffff82000000)->name, "weak_local");
+
+	s = ksyms__lookup(k, 0xffffffffc0a01010);
+	CHECK_STR(s->name, "xfs_fs_fill_super");
+	CHECK_STR(s->module, "xfs");
+	const struct ksym *s2 = ksyms__lookup(k, 0xffffffffc0a02000);
+	CHECK_STR(s2->name, "xfs_other");
+	CHECK_STR(s2->module, "xfs");
+	s = ksyms__lookup(k, 0xffffffffc0b00001);
+	CHECK_STR(s->name, "ext4_thing");
+	CHECK_STR(s->module, "ext4");
+	/* Above everything: the last symbol. */
+	CHECK_STR(ksyms__lookup(k, UINT64_MAX)->name, "ext4_thing");
+	ksyms__free(k);
+	ksyms__free(NULL);
+	CHECK_EQ_INT(ksyms__count(NULL), 0);
+	CHECK(ksyms__lookup(NULL, 1) == NULL);
+	return true;
+}
+
+static bool restricted_is_eperm(void)
+{
+	CHECK(write_tmp("0000000000000000 T _stext\n"
+			"0000000000000000 t foo\t[mod]\n"
+			"0000000000000000 D data\n"));
+	errno = 0;
+	struct ksyms *k = ksyms__load(tmp_path);
+	int err = errno;
+	unlink(tmp_path);
+	CHECK(k == NULL);
+	CHECK_EQ_INT(err, EPERM);
+	return true;
+}
+
+static bool missing_and_empty(void)
+{
+	errno = 0;
+	CHECK(ksyms__load("/nonexistent/kallsyms") == NULL);
+	CHECK_EQ_INT(errno, ENOENT);
+	CHECK(write_tmp(""));
+	errno = 0;
+	struct ksyms *k = ksyms__load(tmp_path);
+	int err = errno;
+	unlink(tmp_path);
+	CHECK(k == NULL);
+	CHECK_EQ_INT(err, ENODATA);
+	return true;
+}
+
+/* Address of "schedule" as /proc/kallsyms lists it, or 0. */
+static uint64_t kallsyms_addr_of(const char *want)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	uint64_t found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, want) && (type == 'T' || type == 't')) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool real_kallsyms(void)
+{
+	if (geteuid() != 0)
+		SKIP("not root");
+	uint64_t sched = kallsyms_addr_of("schedule");
+	if (!sched)
+		SKIP("no nonzero address for schedule in /proc/kallsyms (kptr_restrict?)");
+
+	struct ksyms *k = ksyms__load("/proc/kallsyms");
+	if (!k && errno == EPERM)
+		SKIP("kallsyms addresses hidden (kptr_restrict)");
+	CHECK(k != NULL);
+	CHECK(ksyms__count(k) > 1000);
+	const struct ksym *s = ksyms__lookup(k, sched);
+	CHECK(s != NULL);
+	CHECK(s->addr == sched);
+	CHECK_STR(s->name, "schedule");
+	CHECK(s->module == NULL);
+	s = ksyms__lookup(k, sched + 1);
+	CHECK(s && s->addr == sched);
+	ksyms__free(k);
+	return true;
+}
+
+TEST_MAIN("ksyms",
+	  TEST(parse_sample),
+	  TEST(restricted_is_eperm),
+	  TEST(missing_and_empty),
+	  TEST(real_kallsyms))
