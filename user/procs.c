@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,15 +169,18 @@ static void read_comm(uint32_t tgid, char *comm, size_t len)
 	}
 }
 
-/* Runtime address of a link-time vaddr in the object mapped by m. */
+/* Runtime address of a link-time vaddr in the object mapped by m. The
+ * load bias is the same for every segment of an object; it is measured in
+ * the middle of m, because a segment's first page may also hold the end of
+ * the previous segment (p_offset need not be page-aligned). */
 static int runtime_addr(const struct procmap *m, struct elfobj *o, uint64_t vaddr, uint64_t *addr)
 {
-	uint64_t map_vaddr;
-	int err = elfobj__offset_to_vaddr(o, m->pgoff, &map_vaddr);
+	uint64_t mid = (m->end - m->start) / 2, mid_vaddr;
+	int err = elfobj__offset_to_vaddr(o, m->pgoff + mid, &mid_vaddr);
 
 	if (err)
 		return err;
-	*addr = vaddr - map_vaddr + m->start;
+	*addr = vaddr + (m->start + mid - mid_vaddr);
 	return 0;
 }
 
