@@ -54,7 +54,7 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # Compile check for the other supported arch (thread pointer differs).
 $(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c | $(OUT)
@@ -126,7 +126,7 @@ integration-test: test-build
 
 # --- run: profile the bundled demo ---------------------------------------
 run: deps
-	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/tests/demo $(OUT)/tests/pprof_dump
+	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/tests/demo
 	$(Q)tools/run-demo.sh
 
 bench: deps

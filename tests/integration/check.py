@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""check.py — assertions on pmubpf profiles for the integration tests.
+
+Reads a profile through build/tests/pprof_dump (our protobuf-c decoder,
+JSON out) and checks it. Exit 0 if every assertion holds, else 1 with the
+reason on the last line. Subcommands:
+
+  shares PROFILE TRUTH [--by leaf|tag:KEY] [--sigmas 3]
+      TRUTH has lines "truth NAME NANOSECONDS". Each NAME's share of the
+      samples attributed to any NAME (by leaf function, or by the value of
+      label KEY) must be within SIGMAS binomial standard deviations of its
+      truth share: |p - q| <= k * sqrt(q (1 - q) / n).
+  expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
+                 [--func NAME]... [--kernel-frames N] [--min-samples N]
+                 [--comment REGEX] [--sample-type T/U] [--no-functions]
+                 [--tag K=V]... [--pids-at-least N]
+"""
+import argparse, json, math, os, re, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DUMP = os.path.join(ROOT, "build", "tests", "pprof_dump")
+
+
+def load(path):
+    r = subprocess.run([DUMP, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("pprof_dump failed: " + r.stderr.strip())
+    return json.loads(r.stdout)
+
+
+def leaf(s):
+    for loc in s["stack"]:
+        if loc["frames"]:
+            return loc["frames"][0]["func"]
+        return "0x%x" % loc["addr"]
+    return None
+
+
+def funcs(s):
+    return [f["func"] for loc in s["stack"] for f in loc["frames"]]
+
+
+def shares(args):
+    prof = load(args.profile)
+    truth = {}
+    for line in open(args.truth):
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "truth":
+            truth[parts[1]] = int(parts[2])
+    if not truth:
+        sys.exit("no truth lines in " + args.truth)
+    counts = {k: 0 for k in truth}
+    for s in prof["samples"]:
+        if args.by == "leaf":
+            key = leaf(s)
+        else:
+            key = s["labels"].get(args.by[4:])
+        if key in counts:
+            counts[key] += s["values"][0]
+    n = sum(counts.values())
+    total = sum(truth.values())
+    if n < 100:
+        sys.exit("only %d samples attributed to %s" % (n, ", ".join(truth)))
+    bad = []
+    print("%-10s %8s %8s %8s %6s" % ("name", "truth%", "got%", "samples", "sigmas"))
+    for k in sorted(truth, key=lambda x: (len(x), x)):
+        q = truth[k] / total
+        p = counts[k] / n
+        sd = math.sqrt(q * (1 - q) / n) if 0 < q < 1 else 1.0 / n
+        z = abs(p - q) / sd
+        print("%-10s %8.2f %8.2f %8d %6.2f" % (k, 100 * q, 100 * p, counts[k], z))
+        if z > args.sigmas:
+            bad.append("%s: %.2f%% vs truth %.2f%% (%.1f sigma)" % (k, 100 * p, 100 * q, z))
+    if bad:
+        sys.exit("outside %g sigma with n=%d: %s" % (args.sigmas, n, "; ".join(bad)))
+    print("all %d shares within %g sigma (n=%d)" % (len(truth), args.sigmas, n))
+
+
+def expect(args):
+    prof = load(args.profile)
+    samples = prof["samples"]
+    errs = []
+    total = sum(s["values"][0] for s in samples)
+    if total < args.min_samples:
+        errs.append("%d samples < %d" % (total, args.min_samples))
+    if args.max_samples is not None and total > args.max_samples:
+        errs.append("%d samples > %d" % (total, args.max_samples))
+    pids = {s["labels"].get("pid") for s in samples}
+    tids = {s["labels"].get("tid") for s in samples}
+    if args.pid is not None and args.pid not in pids:
+        errs.append("no sample of pid %d (pids %s)" % (args.pid, sorted(p for p in pids if p is not None)[:20]))
+    if args.tid is not None and args.tid not in tids:
+        errs.append("no sample of tid %d" % args.tid)
+    if args.only_pid is not None and pids - {args.only_pid}:
+        errs.append("samples of other pids: %s" % sorted(pids - {args.only_pid})[:10])
+    if args.only_tid is not None and tids - {args.only_tid}:
+        errs.append("samples of other tids: %s" % sorted(tids - {args.only_tid})[:10])
+    if args.pids_at_least and len(pids) < args.pids_at_least:
+        errs.append("%d pids < %d" % (len(pids), args.pids_at_least))
+    scope = [s for s in samples if args.pid is None or s["labels"].get("pid") == args.pid]
+    allf = set()
+    for s in scope:
+        allf.update(funcs(s))
+    for f in args.func or []:
+        if f not in allf:
+            errs.append("function %s not in any stack%s" % (f, " of pid %d" % args.pid if args.pid else ""))
+    if args.kernel_frames:
+        kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+        knamed = set()
+        for s in samples:
+            for loc in s["stack"]:
+                if loc["mapping"] in kmaps and loc["frames"]:
+                    knamed.add(loc["frames"][0]["func"])
+        if len(knamed) < args.kernel_frames:
+            errs.append("%d named kernel functions < %d" % (len(knamed), args.kernel_frames))
+    if args.comment:
+        if not any(re.search(args.comment, c) for c in prof["comments"]):
+            errs.append("no comment matches /%s/: %s" % (args.comment, prof["comments"]))
+    if args.sample_type:
+        got = "/".join(prof["sample_type"][1])
+        if got != args.sample_type or prof["sample_type"][0] != ["samples", "count"]:
+            errs.append("sample_type %s, want samples/count + %s" % (prof["sample_type"], args.sample_type))
+    if args.no_functions:
+        if allf:
+            errs.append("profile has function names: %s" % sorted(allf)[:5])
+    for kv in args.tag or []:
+        k, v = kv.split("=", 1)
+        if not any(str(s["labels"].get(k)) == v for s in samples):
+            errs.append("no sample tagged %s" % kv)
+    if errs:
+        sys.exit("; ".join(errs))
+    print("ok: %d samples, %d pids" % (total, len(pids)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("shares")
+    a.add_argument("profile")
+    a.add_argument("truth")
+    a.add_argument("--by", default="leaf")
+    a.add_argument("--sigmas", type=float, default=3.0)
+    a.set_defaults(fn=shares)
+    e = sub.add_parser("expect")
+    e.add_argument("profile")
+    e.add_argument("--pid", type=int)
+    e.add_argument("--tid", type=int)
+    e.add_argument("--only-pid", type=int)
+    e.add_argument("--only-tid", type=int)
+    e.add_argument("--pids-at-least", type=int, default=0)
+    e.add_argument("--func", action="append")
+    e.add_argument("--kernel-frames", type=int, default=0)
+    e.add_argument("--min-samples", type=int, default=1)
+    e.add_argument("--max-samples", type=int)
+    e.add_argument("--comment")
+    e.add_argument("--sample-type")
+    e.add_argument("--no-functions", action="store_true")
+    e.add_argument("--tag", action="append")
+    e.set_defaults(fn=expect)
+    args = ap.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+# lib.sh — shared helpers of pmubpf's integration tests (sourced).
+#
+# Each test script calls pass/fail/skip once per check; tests/run.sh
+# counts the PASS/FAIL/SKIP lines. Tests need root and BPF: without them
+# every check of the script is skipped with the reason.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PMUBPF=$ROOT/pmubpf
+B=$ROOT/build/tests
+DUMP=$B/pprof_dump
+CHECK="python3 $ROOT/tests/integration/check.py"
+SUITE=$(basename "$0" .sh)
+TMP=$(mktemp -d /tmp/pmubpf-test.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+
+pass() { echo "PASS $SUITE.$1"; }
+fail() { echo "FAIL $SUITE.$1: $2"; }
+skip() { echo "SKIP $SUITE.$1: $2"; }
+
+# check NAME CMD...: PASS if CMD succeeds, else FAIL with its last line.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$(tail -n 1 <<<"$out")"
+		printf '%s\n' "$out" | sed 's/^/    /' | tail -n 25
+	fi
+}
+
+# need_root NAMES...: skip every named check unless root with BPF.
+need_root() {
+	local why=""
+	if [[ $(id -u) -ne 0 ]]; then
+		why="needs root (run: sudo make test)"
+	elif [[ ! -r /sys/kernel/btf/vmlinux ]]; then
+		why="kernel has no BTF"
+	fi
+	if [[ -n $why ]]; then
+		for n in "$@"; do skip "$n" "$why"; done
+		exit 0
+	fi
+}
+
+# has_pmu: true if this machine can count hardware cycles (asked of perf,
+# not of pmubpf, so the two can disagree only if pmubpf is wrong).
+has_pmu() {
+	local out
+	out=$(perf stat -e cycles -x, true 2>&1) || return 1
+	! grep -q -e 'not supported' -e 'not counted' <<<"$out"
+}
+
+# valid_profile FILE: go tool pprof -raw reads it with no warning.
+valid_profile() {
+	local f=$1 out
+	[[ -s $f ]] || { echo "no profile at $f"; return 1; }
+	if ! command -v go >/dev/null; then
+		echo "go not installed"; return 1
+	fi
+	out=$(HOME=${HOME:-/root} GOCACHE=$TMP/gocache GOFLAGS= go tool pprof -raw "$f" 2>&1 >/dev/null) || {
+		echo "go tool pprof -raw failed: $out"; return 1; }
+	if grep -qi -e warning -e error <<<"$out"; then
+		echo "go tool pprof -raw warned: $out"; return 1
+	fi
+}
+
+# start_recorder ERRFILE ARGS...: run pmubpf -v ARGS in the background
+# and wait until it says it is recording. Sets RECORDER_PID.
+start_recorder() {
+	local err=$1 i
+	shift
+	"$PMUBPF" -v "$@" 2>"$err" &
+	RECORDER_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^pmubpf: recording' "$err" 2>/dev/null && return 0
+		kill -0 $RECORDER_PID 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# targets.sh — what gets profiled: -t picks one thread, -a sees several
+# processes and names kernel frames, `-- command` follows the processes
+# it starts and passes its exit status through, -C runs on one CPU.
+source "$(dirname "$0")/lib.sh"
+need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list
+
+# -t: one thread of the ten.
+"$B/threads" 2 /dev/null "$TMP/go" >"$TMP/threads.out" &
+tpid=$!
+for ((i = 0; i < 100; i++)); do [[ $(grep -c '^tid ' "$TMP/threads.out") -eq 10 ]] && break; sleep 0.05; done
+tid=$(awk '$1 == "tid" && $2 == 3 { print $3 }' "$TMP/threads.out")
+if [[ -n $tid ]] && start_recorder "$TMP/tid.err" -F 999 -t "$tid" -o "$TMP/tid.pb.gz"; then
+	touch "$TMP/go"; wait $tpid
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	check tid_only $CHECK expect "$TMP/tid.pb.gz" --only-tid "$tid" --func t3 --min-samples 100
+else
+	fail tid_only "could not start threads/pmubpf: $(tail -n1 "$TMP/tid.err" 2>/dev/null)"
+	touch "$TMP/go"; wait $tpid
+fi
+
+# -a: two processes, one of them syscall-heavy so kernel frames appear.
+"$B/serial" 3 /dev/null & p1=$!
+"$B/demo" 3 >/dev/null & p2=$!
+if "$PMUBPF" -a -F 999 -d 2 -o "$TMP/all.pb.gz" 2>"$TMP/all.err"; then
+	check all_two_procs $CHECK expect "$TMP/all.pb.gz" --pid $p1 --func f10
+	check all_two_procs_demo $CHECK expect "$TMP/all.pb.gz" --pid $p2 --func handle_request --func main
+	check all_kernel_frames $CHECK expect "$TMP/all.pb.gz" --kernel-frames 3
+	check all_idle_left_out $CHECK expect "$TMP/all.pb.gz" --comment '^left out: [0-9]+ idle samples'
+else
+	for n in all_two_procs all_two_procs_demo all_kernel_frames all_idle_left_out; do
+		fail $n "pmubpf -a failed: $(tail -n1 "$TMP/all.err")"
+	done
+fi
+wait $p1 $p2
+
+# -- command: a shell that starts two workload processes.
+if "$PMUBPF" -F 999 -o "$TMP/cmd.pb.gz" -- sh -c "'$B/serial' 1 /dev/null & '$B/serial' 1 /dev/null; wait" 2>"$TMP/cmd.err"; then
+	check command_follows_forks $CHECK expect "$TMP/cmd.pb.gz" --pids-at-least 2 --func f10
+else
+	fail command_follows_forks "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"
+fi
+"$PMUBPF" -F 99 -o "$TMP/exit.pb.gz" -- sh -c 'exit 7' 2>"$TMP/exit.err"
+rc=$?
+if [[ $rc -eq 7 && -s "$TMP/exit.pb.gz" ]]; then pass command_exit_status
+else fail command_exit_status "exit $rc (want 7), profile $(ls "$TMP"/exit.pb.gz 2>&1)"; fi
+
+# -C: CPU 0 only: about F x d samples of a busy CPU, not 2x.
+"$B/serial" 2 /dev/null & s1=$!
+"$B/serial" 2 /dev/null & s2=$!
+if "$PMUBPF" -C 0 -F 500 -d 1 -o "$TMP/cpu.pb.gz" 2>"$TMP/cpu.err"; then
+	check cpu_list $CHECK expect "$TMP/cpu.pb.gz" --min-samples 300 --max-samples 600
+else
+	fail cpu_list "pmubpf -C 0 failed: $(tail -n1 "$TMP/cpu.err")"
+fi
+wait $s1 $s2
