@@ -68,6 +68,16 @@ int pprof__add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
 		      int64_t count, int64_t weight,
 		      const struct pprof_label *labels, size_t nlabels);
 
+/* Lookups for reports built alongside the profile. Strings returned are
+ * owned by p and stay valid until pprof__free. */
+/* Intern s in the string table (adding it if new): NULL + errno on ENOMEM. */
+const char *pprof__intern(struct pprof *p, const char *s);
+/* Function name of location loc's leaf (innermost inlined) line; NULL if
+ * loc does not exist, has no lines, or its function has no name. */
+const char *pprof__location_name(struct pprof *p, uint64_t loc);
+/* Address of location loc, or 0 if it does not exist. */
+uint64_t pprof__location_address(struct pprof *p, uint64_t loc);
+
 /* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename.
  * Returns 0 or -errno; on failure no file is left at path or tmp. */
 int pprof__write(struct pprof *p, const char *path);
