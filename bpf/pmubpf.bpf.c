@@ -3,8 +3,8 @@
  *
  * on_sample runs on every overflow of every perf_event pmubpf opened (one
  * per event x CPU), in the interrupted task's context. It filters by
- * target, takes the user and kernel stacks into the stacks map, reads the
- * thread's label key, and adds one to counts[{event, tgid, tid, pgen,
+ * target, stores the user and kernel stacks in the stacks map (keyed by
+ * a hash of their frames), reads the thread's label key, and adds one to counts[{event, tgid, tid, pgen,
  * ustack, kstack, label}] together with the sample's period. Nothing per
  * sample crosses to userspace: only the first sample of a process (or of a
  * label set in a process) sends a notice through the ring buffer, so
@@ -23,9 +23,8 @@
 #include <bpf/bpf_core_read.h>
 #include "pmubpf_abi.h"
 
+#define EFAULT 14
 #define EEXIST 17
-#define ENOMEM 12
-#define PERF_MAX_STACK_DEPTH 127
 
 char LICENSE[] SEC("license") = "GPL"; /* bpf_get_stackid is GPL-only */
 
@@ -41,12 +40,24 @@ const volatile __u32 nr_events = 1;
  * names one address space for the whole recording. */
 __u32 next_pgen = 0;
 
+/* Stacks keyed by a 64-bit hash of their frames. Not a STACK_TRACE map:
+ * that one keys by a hash truncated to the bucket count and refuses (or,
+ * with REUSE_STACKID, overwrites) a colliding stack, which by the
+ * birthday bound loses stacks long before the map is full. */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PERF_MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct pmubpf_stack);
 	__uint(max_entries, 16384); /* resized by the loader */
 } stacks SEC(".maps");
+
+/* Per-CPU scratch for the stack being walked (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_stack);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -220,16 +231,43 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	return id;
 }
 
-static __always_inline __s32 stack_id(void *ctx, __u32 ev, __u64 flags,
-				      __u32 reason, __u64 period)
+/* Walk one stack (user or kernel) and store it by content hash. */
+static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
+				       __u32 reason, __u64 period)
 {
-	__s32 id = bpf_get_stackid(ctx, &stacks, flags);
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 h = 0xcbf29ce484222325ULL; /* FNV offset basis */
+	long n;
 
-	/* -EFAULT is "no such stack" (kernel thread, or a sample taken in
-	 * user mode has no kernel part): not a loss. */
-	if (id == -EEXIST || id == -ENOMEM)
+	if (!st)
+		return PMUBPF_STACK_ERROR;
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	/* -EFAULT: no such stack (kernel thread; user-mode sample's kernel
+	 * side). Not a loss. */
+	if (n == -EFAULT || n == 0)
+		return PMUBPF_STACK_NONE;
+	if (n < 0) {
 		count_drop(ev, reason, period);
-	return id;
+		return PMUBPF_STACK_ERROR;
+	}
+	st->nr = (__u64)n / sizeof(__u64);
+	for (int i = 0; i < PMUBPF_MAX_DEPTH; i++) {
+		if (i >= st->nr)
+			break;
+		h = (h ^ st->ips[i]) * 0x100000001b3ULL; /* FNV-1a, per word */
+		h ^= h >> 29;
+	}
+	h |= PMUBPF_STACK_KEY_MIN;
+	if (bpf_map_lookup_elem(&stacks, &h))
+		return h;
+	/* -EEXIST means another CPU stored it first: fine. */
+	long err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		count_drop(ev, reason, period);
+		return PMUBPF_STACK_LOST;
+	}
+	return h;
 }
 
 SEC("perf_event")
@@ -254,10 +292,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	key.event = ev;
 	key.tgid = tgid;
 	key.tid = tid;
-	key.ustack = want_user ? stack_id(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period)
-			       : PMUBPF_STACK_OFF;
-	key.kstack = want_kernel ? stack_id(ctx, ev, 0, PMUBPF_DROP_KSTACK, period)
-				 : PMUBPF_STACK_OFF;
+	if (want_user)
+		key.ustack = stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	if (want_kernel)
+		key.kstack = stack_key(ctx, ev, 0, PMUBPF_DROP_KSTACK, period);
 	if (tgid) {
 		key.pgen = process_gen(ev, tgid, tid, period);
 		key.label = label_key(ev, tgid, tid, key.pgen, period);

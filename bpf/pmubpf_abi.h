@@ -22,14 +22,31 @@ struct pmubpf_key {
 	__u32 tid;   /* thread id (kernel pid) */
 	__u32 pgen;  /* process generation from the seen map: bumps at exec
 	              * and at pid reuse, so a snapshot of maps matches */
-	__s32 ustack; /* stacks map id, or -errno from bpf_get_stackid
-	               * (-EFAULT: no user stack; -EEXIST: bucket collision;
-	               *  -ENOMEM: map full), or PMUBPF_STACK_OFF */
-	__s32 kstack; /* same for the kernel stack */
+	__u64 ustack; /* key of the user stack in the stacks map (a 64-bit
+	               * hash of its frames, top bit set), or a status below
+	               * PMUBPF_STACK_KEY_MIN */
+	__u64 kstack; /* same for the kernel stack */
 	__u64 label;  /* label set id (see docs/labels-abi.md), 0 = none */
 };
 
-#define PMUBPF_STACK_OFF (-1000) /* stack not requested (--no-user/kernel) */
+/* Stack statuses in place of a stacks-map key. */
+enum pmubpf_stack_status {
+	PMUBPF_STACK_NONE = 0, /* no such stack (kernel thread has no user
+	                        * stack; a user-mode sample no kernel one),
+	                        * or not requested (--no-user/--no-kernel) */
+	PMUBPF_STACK_LOST = 1, /* walked, but the stacks map was full */
+	PMUBPF_STACK_ERROR = 2,/* bpf_get_stack failed */
+};
+#define PMUBPF_STACK_KEY_MIN (1ULL << 63)
+
+#define PMUBPF_MAX_DEPTH 127 /* kernel's default perf_event_max_stack */
+
+/* Value of the stacks map: the frames, leaf first. */
+struct pmubpf_stack {
+	__u64 nr;                     /* frames used in ips */
+	__u64 ips[PMUBPF_MAX_DEPTH];  /* instruction pointers (return
+	                               * addresses except ips[0]) */
+};
 
 /* Value of the counts map. */
 struct pmubpf_val {
@@ -42,8 +59,9 @@ struct pmubpf_val {
  * per CPU in the drops map, index event * PMUBPF_DROP__MAX + reason. */
 enum pmubpf_drop {
 	PMUBPF_DROP_COUNTS_FULL = 0, /* counts map full: sample lost whole */
-	PMUBPF_DROP_USTACK,          /* user stack not stored (kept, [lost] frame) */
-	PMUBPF_DROP_KSTACK,          /* kernel stack not stored (kept, [lost] frame) */
+	PMUBPF_DROP_USTACK,          /* user stack not stored: stacks map full or
+	                              * walk failed (sample kept, [lost] frame) */
+	PMUBPF_DROP_KSTACK,          /* kernel stack, the same */
 	PMUBPF_DROP_NOTICE,          /* ring buffer full: new-process/label notice
 	                              * not sent (sample kept, retried next time) */
 	PMUBPF_DROP_LABEL_READ,      /* label slot unreadable (kept, unlabelled) */

@@ -9,8 +9,7 @@
 #include "report.h"
 #include "symbolize.h"
 
-#define EFAULT_ 14
-#define MAX_DEPTH 127
+#define MAX_DEPTH PMUBPF_MAX_DEPTH
 
 struct entry {
 	struct pmubpf_key k;
@@ -22,12 +21,12 @@ struct entries {
 	size_t n, cap;
 };
 
-/* Stack id -> frames, read from the stacks map once per recording. */
+/* Stack key -> frames, read from the stacks map once per recording. */
 struct stack_cache {
 	int fd;
-	struct hashtab *index; /* id -> index into frames (in MAX_DEPTH units) */
-	uint64_t *frames;
-	int32_t *ids;
+	struct hashtab *index; /* key -> index into v */
+	struct pmubpf_stack *v;
+	uint64_t *keys;
 	size_t n, cap;
 };
 
@@ -35,37 +34,37 @@ static bool stack_eq(const void *key, uint64_t idx, void *ctx)
 {
 	struct stack_cache *c = ctx;
 
-	return c->ids[idx] == *(const int32_t *)key;
+	return c->keys[idx] == *(const uint64_t *)key;
 }
 
-/* Frames of stack id (zero-terminated, MAX_DEPTH at most), or NULL. */
-static const uint64_t *stack_get(struct stack_cache *c, int32_t id)
+/* Frames of a stack, or NULL if the map does not have it. */
+static const struct pmubpf_stack *stack_get(struct stack_cache *c, uint64_t key)
 {
-	uint64_t idx, h = hashtab__hash_u64((uint32_t)id);
+	uint64_t idx, h = hashtab__hash_u64(key);
 
-	if (hashtab__find(c->index, h, &id, &idx))
-		return &c->frames[idx * MAX_DEPTH];
+	if (hashtab__find(c->index, h, &key, &idx))
+		return &c->v[idx];
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
-		uint64_t *nf = realloc(c->frames, cap * MAX_DEPTH * sizeof(uint64_t));
-		int32_t *ni;
+		struct pmubpf_stack *nv = realloc(c->v, cap * sizeof(*nv));
+		uint64_t *nk;
 
-		if (!nf)
+		if (!nv)
 			return NULL;
-		c->frames = nf;
-		ni = realloc(c->ids, cap * sizeof(int32_t));
-		if (!ni)
+		c->v = nv;
+		nk = realloc(c->keys, cap * sizeof(*nk));
+		if (!nk)
 			return NULL;
-		c->ids = ni;
+		c->keys = nk;
 		c->cap = cap;
 	}
-	uint64_t *f = &c->frames[c->n * MAX_DEPTH];
-	if (bpf_map_lookup_elem(c->fd, &id, f))
+	struct pmubpf_stack *st = &c->v[c->n];
+	if (bpf_map_lookup_elem(c->fd, &key, st) || st->nr > MAX_DEPTH)
 		return NULL;
-	c->ids[c->n] = id;
+	c->keys[c->n] = key;
 	if (hashtab__insert(c->index, h, c->n))
 		return NULL;
-	return &c->frames[c->n++ * MAX_DEPTH];
+	return &c->v[c->n++];
 }
 
 static int drain_counts(int fd, int nevents, struct entries *per_event)
@@ -137,23 +136,27 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 }
 
 /* Append a stack's locations for one side. */
-static size_t add_side(struct pprof *p, struct stack_cache *sc, int32_t id, bool user,
+static size_t add_side(struct pprof *p, struct stack_cache *sc, uint64_t key, bool user,
 		       struct proc *pr, const struct ksyms *ks, uint64_t *locs, size_t n,
 		       struct symb_stats *st)
 {
-	if (id == PMUBPF_STACK_OFF || id == -EFAULT_)
+	if (key == PMUBPF_STACK_NONE)
 		return n;
-	if (id < 0) {
-		enum symb_synth s = id == -EEXIST ?
-			(user ? SYNTH_LOST_USTACK_COLLISION : SYNTH_LOST_KSTACK_COLLISION) :
-			(user ? SYNTH_LOST_USTACK_FULL : SYNTH_LOST_KSTACK_FULL);
+	if (key < PMUBPF_STACK_KEY_MIN) {
+		enum symb_synth s = key == PMUBPF_STACK_LOST ?
+			(user ? SYNTH_LOST_USTACK_FULL : SYNTH_LOST_KSTACK_FULL) :
+			(user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
 		locs[n++] = symb__synthetic(p, s);
 		return n;
 	}
-	const uint64_t *f = stack_get(sc, id);
-	for (int i = 0; f && i < MAX_DEPTH && f[i]; i++) {
-		uint64_t l = user ? symb__user(p, pr, f[i], n == 0 && i == 0, st)
-				  : symb__kernel(p, ks, f[i], i == 0, st);
+	const struct pmubpf_stack *f = stack_get(sc, key);
+	if (!f) {
+		locs[n++] = symb__synthetic(p, user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
+		return n;
+	}
+	for (uint64_t i = 0; i < f->nr; i++) {
+		uint64_t l = user ? symb__user(p, pr, f->ips[i], n == 0 && i == 0, st)
+				  : symb__kernel(p, ks, f->ips[i], i == 0, st);
 		if (l)
 			locs[n++] = l;
 	}
@@ -276,10 +279,10 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 		pprof__add_comment(p, "lost: %llu samples: counts map full (--counts-map-size %u too small)",
 				   (unsigned long long)d[PMUBPF_DROP_COUNTS_FULL].count, in->counts_map_size);
 	if (d[PMUBPF_DROP_USTACK].count)
-		pprof__add_comment(p, "lost: %llu user stacks: stack map full or hash collision (--stack-map-size %u)",
+		pprof__add_comment(p, "lost: %llu user stacks: stacks map full or walk failed (--stack-map-size %u)",
 				   (unsigned long long)d[PMUBPF_DROP_USTACK].count, in->stack_map_size);
 	if (d[PMUBPF_DROP_KSTACK].count)
-		pprof__add_comment(p, "lost: %llu kernel stacks: stack map full or hash collision (--stack-map-size %u)",
+		pprof__add_comment(p, "lost: %llu kernel stacks: stacks map full or walk failed (--stack-map-size %u)",
 				   (unsigned long long)d[PMUBPF_DROP_KSTACK].count, in->stack_map_size);
 	if (d[PMUBPF_DROP_NOTICE].count)
 		pprof__add_comment(p, "lost: %llu process/label notices: ring buffer full (retried on later samples)",
@@ -379,7 +382,7 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 			(unsigned long long)nsamples, es->n, path);
 		uint64_t lost = d[PMUBPF_DROP_COUNTS_FULL].count;
 		if (lost || d[PMUBPF_DROP_USTACK].count || d[PMUBPF_DROP_KSTACK].count)
-			fprintf(stderr, "pmubpf: %s: lost %llu samples (counts map full), %llu user and %llu kernel stacks (stack map full/collision)\n",
+			fprintf(stderr, "pmubpf: %s: lost %llu samples (counts map full), %llu user and %llu kernel stacks (stacks map full or walk failed)\n",
 				e->name, (unsigned long long)lost,
 				(unsigned long long)d[PMUBPF_DROP_USTACK].count,
 				(unsigned long long)d[PMUBPF_DROP_KSTACK].count);
@@ -421,7 +424,7 @@ int report__write_all(const struct report_in *in, char *err, size_t errlen)
 	for (int ev = 0; ev < PMUBPF_MAX_EVENTS; ev++)
 		free(es[ev].v);
 	hashtab__free(sc.index);
-	free(sc.frames);
-	free(sc.ids);
+	free(sc.v);
+	free(sc.keys);
 	return ret;
 }

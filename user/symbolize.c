@@ -71,10 +71,10 @@ uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
 
 static const char *const synth_names[SYNTH__MAX] = {
 	[SYNTH_LOST_COUNTS_FULL] = "[lost: counts map full]",
-	[SYNTH_LOST_USTACK_COLLISION] = "[lost: user stack (stack map hash collision)]",
-	[SYNTH_LOST_USTACK_FULL] = "[lost: user stack (stack map full)]",
-	[SYNTH_LOST_KSTACK_COLLISION] = "[lost: kernel stack (stack map hash collision)]",
-	[SYNTH_LOST_KSTACK_FULL] = "[lost: kernel stack (stack map full)]",
+	[SYNTH_LOST_USTACK_FULL] = "[lost: user stack (stacks map full)]",
+	[SYNTH_LOST_USTACK_ERROR] = "[lost: user stack (walk failed)]",
+	[SYNTH_LOST_KSTACK_FULL] = "[lost: kernel stack (stacks map full)]",
+	[SYNTH_LOST_KSTACK_ERROR] = "[lost: kernel stack (walk failed)]",
 	[SYNTH_NO_STACK] = "[no stack]",
 };
 

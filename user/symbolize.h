@@ -29,10 +29,10 @@ uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
 		      bool leaf, struct symb_stats *st);
 enum symb_synth {
 	SYNTH_LOST_COUNTS_FULL,      /* "[lost: counts map full]" */
-	SYNTH_LOST_USTACK_COLLISION, /* bpf_get_stackid -EEXIST, user */
-	SYNTH_LOST_USTACK_FULL,      /* bpf_get_stackid -ENOMEM, user */
-	SYNTH_LOST_KSTACK_COLLISION,
+	SYNTH_LOST_USTACK_FULL,      /* user stack walked, stacks map full */
+	SYNTH_LOST_USTACK_ERROR,     /* user stack walk failed */
 	SYNTH_LOST_KSTACK_FULL,
+	SYNTH_LOST_KSTACK_ERROR,
 	SYNTH_NO_STACK,              /* neither stack exists nor was lost */
 	SYNTH__MAX,
 };
