@@ -114,7 +114,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 1024 * 1024); /* ~190 label notices in flight */
 } notices SEC(".maps");
 
 static __always_inline void count_drop(__u32 ev, __u32 reason, __u64 period)
@@ -141,16 +141,11 @@ static __always_inline bool is_target(__u32 tgid, __u32 tid)
 	return state && *state == PMUBPF_TARGET_ACTIVE;
 }
 
-/* Tell userspace about something it must read from the process now. */
-static __always_inline int send_notice(__u32 kind, __u32 tgid, __u32 tid,
-				       __u32 pgen, __u64 label, __u64 ptr)
+static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u32 tgid,
+					__u32 tid, __u32 pgen, __u64 label, __u64 ptr)
 {
-	struct pmubpf_notice *n;
 	struct task_struct *task = bpf_get_current_task_btf();
 
-	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
-	if (!n)
-		return -1;
 	n->kind = kind;
 	n->tgid = tgid;
 	n->tid = tid;
@@ -159,6 +154,38 @@ static __always_inline int send_notice(__u32 kind, __u32 tgid, __u32 tid,
 	n->label_ptr = ptr;
 	/* The process's name is its leader's comm, not this thread's. */
 	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
+}
+
+/* Tell userspace about a process it must snapshot now. */
+static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen)
+{
+	struct pmubpf_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+
+	if (!n)
+		return -1;
+	fill_notice(n, PMUBPF_NOTICE_PROC, tgid, tid, pgen, 0, 0);
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+/* Send a copy of label set `id` at `set` (labels ABI v1: its total size
+ * is the u32 at byte 16). */
+static __always_inline int send_label_notice(__u32 tgid, __u32 tid, __u32 pgen,
+					     __u64 id, __u64 set)
+{
+	struct pmubpf_label_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	__u32 total = 0;
+
+	if (!n)
+		return -1;
+	fill_notice(&n->hdr, PMUBPF_NOTICE_LABEL, tgid, tid, pgen, id, set);
+	if (bpf_probe_read_user(&total, sizeof(total), (void *)(set + 16)))
+		total = 0;
+	if (total > PMUBPF_LABEL_SET_MAX)
+		total = PMUBPF_LABEL_SET_MAX;
+	if (total && bpf_probe_read_user(n->data, total, (void *)set))
+		total = 0;
+	n->len = total;
 	bpf_ringbuf_submit(n, 0);
 	return 0;
 }
@@ -181,7 +208,7 @@ static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
 	if (!s->noticed) {
 		/* Several CPUs may race here; duplicates are harmless (the
 		 * snapshot is keyed by (tgid, pgen)), misses are retried. */
-		if (send_notice(PMUBPF_NOTICE_PROC, tgid, tid, s->pgen, 0, 0))
+		if (send_proc_notice(tgid, tid, s->pgen))
 			count_drop(ev, PMUBPF_DROP_NOTICE, period);
 		else
 			s->noticed = 1;
@@ -223,7 +250,7 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id };
 	__u8 one = 1;
 	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (send_notice(PMUBPF_NOTICE_LABEL, tgid, tid, pgen, id, set))
+		if (send_label_notice(tgid, tid, pgen, id, set))
 			count_drop(ev, PMUBPF_DROP_NOTICE, period);
 		else
 			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);

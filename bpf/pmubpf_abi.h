@@ -111,7 +111,22 @@ struct pmubpf_notice {
 	__u32 tid;
 	__u64 label;     /* NOTICE_LABEL: the set id */
 	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
-	char comm[PMUBPF_COMM_LEN]; /* the thread's comm at the sample */
+	char comm[PMUBPF_COMM_LEN]; /* the process's (leader's) comm */
+};
+
+/* Largest label set of labels ABI v1 (docs/labels-abi.md: set_max_size). */
+#define PMUBPF_LABEL_SET_MAX 5272
+
+/* NOTICE_LABEL carries a copy of the set, read by BPF in the sampled
+ * thread itself: that thread's current set cannot be freed under it (the
+ * API forbids freeing a set a thread has current), so a set that lives
+ * for a microsecond is still named. Userspace validates the copy as
+ * hostile bytes (user/labels.c). */
+struct pmubpf_label_notice {
+	struct pmubpf_notice hdr;
+	__u32 len;  /* bytes of data copied; 0 = the copy failed */
+	__u32 pad;
+	__u8 data[PMUBPF_LABEL_SET_MAX];
 };
 
 #endif

@@ -541,6 +541,31 @@ int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vadd
 	return -ENOENT;
 }
 
+int elfobj__mapping_vaddr(const struct elfobj *o, uint64_t pgoff, uint64_t len,
+			  uint64_t *vaddr)
+{
+	const struct seg *best = NULL;
+	uint64_t best_overlap = 0;
+
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const struct seg *s = &o->segs[i];
+		uint64_t lo = pgoff > s->off ? pgoff : s->off;
+		uint64_t hi_m = pgoff + len, hi_s = s->off + s->filesz;
+		uint64_t hi = hi_m < hi_s ? hi_m : hi_s;
+
+		if (hi > lo && hi - lo > best_overlap) {
+			best_overlap = hi - lo;
+			best = s;
+		}
+	}
+	if (!best)
+		return -ENOENT;
+	/* Modular arithmetic: pgoff may lie below the segment's p_offset
+	 * when the segment does not start on a page boundary. */
+	*vaddr = pgoff - best->off + best->vaddr;
+	return 0;
+}
+
 /* Is vaddr in the same PT_LOAD segment (by memory size) as addr? True
  * when there are no segments to tell. */
 static bool same_segment(const struct elfobj *o, uint64_t addr, uint64_t vaddr)

@@ -66,6 +66,13 @@ const char *elfobj__build_id(const struct elfobj *o);
 /* Translate a file offset to the link-time virtual address, using the
  * PT_LOAD program headers. Returns 0 or -ENOENT if no segment covers it. */
 int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+/* The link-time vaddr that corresponds to file offset pgoff for a mapping
+ * of [pgoff, pgoff + len): taken from the PT_LOAD segment that overlaps
+ * the mapping most, so it holds even where pgoff itself lies in another
+ * segment's tail or before a segment that starts mid-page. The object's
+ * load bias is then map_start - *vaddr. 0 or -ENOENT. */
+int elfobj__mapping_vaddr(const struct elfobj *o, uint64_t pgoff, uint64_t len,
+			  uint64_t *vaddr);
 /* Symbol covering vaddr (addr <= vaddr < addr+size, or the closest lower
  * symbol with size 0), or NULL. Loads symbols on first use. */
 const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr);

@@ -118,20 +118,16 @@ static const char *check_str(const unsigned char *b, uint32_t total, uint32_t of
 	return NULL;
 }
 
-int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *out,
-		     const char **why)
+int labels__parse_set(const void *buf, size_t len, uint64_t id, struct label_set *out,
+		      const char **why)
 {
-	unsigned char b[SET_MAX];
+	const unsigned char *b = buf;
 	const char *bad;
-	int err;
 
-	if (!out || id == 0)
+	if (!buf || !out || id == 0)
 		return fail(why, "bad arguments", -EINVAL);
-	if (addr & 7)
-		return fail(why, "misaligned set address", -EPROTO);
-	err = peek(pid, addr, b, SET_HDR);
-	if (err)
-		return fail(why, "set unreadable", err);
+	if (len < SET_HDR)
+		return fail(why, "set truncated", -EPROTO);
 	if (get64(b + 0) != id)
 		return fail(why, "set id changed (freed or reused)", -ESTALE);
 	uint32_t magic = get32(b + 8);
@@ -146,9 +142,8 @@ int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *ou
 		return fail(why, "too many labels", -EPROTO);
 	if (total < SET_HDR || total > SET_MAX)
 		return fail(why, "bad set size", -EPROTO);
-	err = peek(pid, addr + SET_HDR, b + SET_HDR, total - SET_HDR);
-	if (err)
-		return fail(why, "set strings unreadable", err);
+	if (total > len)
+		return fail(why, "set truncated", -EPROTO);
 	for (uint32_t i = 0; i < count; i++) {
 		const unsigned char *r = b + 24 + 8 * i;
 		uint32_t koff = get16(r), klen = get16(r + 2);
@@ -162,15 +157,6 @@ int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *ou
 				return fail(why, "duplicate label key", -EPROTO);
 		}
 	}
-	/* Sets are immutable while live; if the id is unchanged now, nothing
-	 * freed or reused the memory while the strings were being read. */
-	uint64_t again;
-	err = peek(pid, addr, &again, sizeof(again));
-	if (err)
-		return fail(why, "set unreadable", err);
-	if (again != id)
-		return fail(why, "set freed while read", -ESTALE);
-
 	out->id = id;
 	out->n = count;
 	out->truncated = flags & 0x1;
@@ -181,5 +167,43 @@ int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *ou
 	}
 	if (why)
 		*why = NULL;
+	return 0;
+}
+
+int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *out,
+		     const char **why)
+{
+	unsigned char b[SET_MAX];
+	struct label_set tmp;
+	uint32_t total;
+	int err;
+
+	if (!out || id == 0)
+		return fail(why, "bad arguments", -EINVAL);
+	if (addr & 7)
+		return fail(why, "misaligned set address", -EPROTO);
+	err = peek(pid, addr, b, SET_HDR);
+	if (err)
+		return fail(why, "set unreadable", err);
+	if (get64(b) != id)
+		return fail(why, "set id changed (freed or reused)", -ESTALE);
+	total = get32(b + 16);
+	if (total < SET_HDR || total > SET_MAX)
+		return labels__parse_set(b, SET_HDR, id, out, why);
+	err = peek(pid, addr + SET_HDR, b + SET_HDR, total - SET_HDR);
+	if (err)
+		return fail(why, "set strings unreadable", err);
+	err = labels__parse_set(b, total, id, &tmp, why);
+	if (err)
+		return err;
+	/* Sets are immutable while live; if the id is unchanged now, nothing
+	 * freed or reused the memory while the strings were being read. */
+	uint64_t again;
+	err = peek(pid, addr, &again, sizeof(again));
+	if (err)
+		return fail(why, "set unreadable", err);
+	if (again != id)
+		return fail(why, "set freed while read", -ESTALE);
+	*out = tmp;
 	return 0;
 }

@@ -6,8 +6,9 @@
  * ELF symbol (LABELS_RECORD_SYMBOL) in the mapped objects, reads it with
  * labels__read_record and hands tls_offset to BPF (struct
  * pmubpf_label_slot). BPF then tags samples with the 64-bit id at the
- * start of the current set; at the first sample of (pid, id) it sends the
- * set's address, and labels__read_set reads the strings and checks the id.
+ * start of the current set; at the first sample of (pid, id) it sends a
+ * copy of the set (labels__parse_set checks it) and its address
+ * (labels__read_set, the fallback when the copy failed).
  *
  * The target's memory is hostile: every read here is one process_vm_readv
  * of a bounded size into a local buffer, parsed by byte offset, with every
@@ -67,5 +68,11 @@ struct label_set {
  * -ESRCH, -EPERM, -EINVAL (id 0). out is written only on success. */
 int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *out,
 		     const char **why);
+
+/* Validate and decode a copy of a set (buf, len bytes: what BPF copied out
+ * of the sampled thread), checking that its id is id. Same returns as
+ * labels__read_set except the ones about reading memory. */
+int labels__parse_set(const void *buf, size_t len, uint64_t id, struct label_set *out,
+		      const char **why);
 
 #endif

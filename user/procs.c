@@ -17,7 +17,7 @@
 #include "procs.h"
 
 #define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
-#define LABEL_MAX_TRIES 50 /* x procs__tick period (~100 ms) = 5 s */
+#define LABEL_MAX_TRIES 1000 /* procs__tick calls: >= 5 s at the 5 ms pending period */
 
 enum proc_label_state {
 	LABELS_NONE,    /* no record symbol in any mapped object */
@@ -169,18 +169,16 @@ static void read_comm(uint32_t tgid, char *comm, size_t len)
 	}
 }
 
-/* Runtime address of a link-time vaddr in the object mapped by m. The
- * load bias is the same for every segment of an object; it is measured in
- * the middle of m, because a segment's first page may also hold the end of
- * the previous segment (p_offset need not be page-aligned). */
+/* Runtime address of a link-time vaddr in the object mapped by m (the
+ * load bias is the same for every segment of an object). */
 static int runtime_addr(const struct procmap *m, struct elfobj *o, uint64_t vaddr, uint64_t *addr)
 {
-	uint64_t mid = (m->end - m->start) / 2, mid_vaddr;
-	int err = elfobj__offset_to_vaddr(o, m->pgoff + mid, &mid_vaddr);
+	uint64_t map_vaddr;
+	int err = elfobj__mapping_vaddr(o, m->pgoff, m->end - m->start, &map_vaddr);
 
 	if (err)
 		return err;
-	*addr = vaddr + (m->start + mid - mid_vaddr);
+	*addr = vaddr - map_vaddr + m->start;
 	return 0;
 }
 
@@ -286,15 +284,21 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	return pr;
 }
 
-static void read_label_set(struct procs *p, struct proc *pr, uint64_t id, uint64_t addr)
+/* Decode the copy BPF made of label set `id`; read it from the process
+ * if the copy failed (e.g. a page not resident at sample time). */
+static void read_label_set(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n)
 {
+	uint64_t id = n->hdr.label;
 	struct label_set set;
 	const char *why = NULL;
 	int err;
 
 	if (procs__label_set(p, pr, id))
 		return;
-	err = labels__read_set(pr->tgid, addr, id, &set, &why);
+	if (n->len && n->len <= sizeof(n->data))
+		err = labels__parse_set(n->data, n->len, id, &set, &why);
+	else
+		err = labels__read_set(pr->tgid, n->hdr.label_ptr, id, &set, &why);
 	if (err == -ESTALE || err == -EFAULT || err == -ESRCH) {
 		p->st.label_sets_stale++;
 		return;
@@ -320,7 +324,7 @@ static void read_label_set(struct procs *p, struct proc *pr, uint64_t id, uint64
 	p->st.label_sets++;
 }
 
-int procs__notice(struct procs *p, const struct pmubpf_notice *n)
+int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 {
 	struct proc *pr = lookup(p, n->tgid, n->pgen);
 
@@ -330,20 +334,25 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n)
 			add(p, n->tgid, n->pgen, n->comm);
 		return 0;
 	}
-	if (n->kind == PMUBPF_NOTICE_LABEL) {
+	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {
 		if (!pr)
 			pr = add(p, n->tgid, n->pgen, n->comm);
 		if (pr)
-			read_label_set(p, pr, n->label, n->label_ptr);
+			read_label_set(p, pr, (const struct pmubpf_label_notice *)n);
 	}
 	return 0;
 }
 
-void procs__tick(struct procs *p)
+int procs__tick(struct procs *p)
 {
+	int pending = 0;
+
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i]->label_state == LABELS_PENDING)
+		if (p->v[i]->label_state == LABELS_PENDING) {
 			labels_try_record(p, p->v[i]);
+			pending += p->v[i]->label_state == LABELS_PENDING;
+		}
+	return pending;
 }
 
 struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)

@@ -48,10 +48,14 @@ struct procs_stats {
 struct procs *procs__new(struct symcache *sc, int label_slots_fd);
 void procs__free(struct procs *p);
 
-/* Handle one ring-buffer notice. Returns 0 (failures are counted). */
-int procs__notice(struct procs *p, const struct pmubpf_notice *n);
-/* Retry processes whose label record was not ready yet. Cheap when none. */
-void procs__tick(struct procs *p);
+/* Handle one ring-buffer notice of size bytes (a struct pmubpf_notice,
+ * or a struct pmubpf_label_notice for NOTICE_LABEL). Returns 0 (failures
+ * are counted). */
+int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size);
+/* Retry processes whose label record was not ready yet (a process seen
+ * before its constructors ran). Returns how many are still pending: the
+ * caller polls faster while any are, since their samples go unlabelled. */
+int procs__tick(struct procs *p);
 
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came
  * too late), one is made now, marked !snapshotted if the process is gone,

@@ -296,6 +296,18 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	if (scale > 1.0)
 		pprof__add_comment(p, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
 				   100.0 / scale, scale);
+
+	const struct procs_stats *ps = procs__stats(in->procs);
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable",
+			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
+			   (unsigned long long)ps->objs_unreadable);
+	if (ps->label_records || ps->label_bad_records || ps->label_sets)
+		pprof__add_comment(p, "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed",
+				   (unsigned long long)ps->label_records,
+				   (unsigned long long)ps->label_bad_records,
+				   (unsigned long long)ps->label_sets,
+				   (unsigned long long)ps->label_sets_stale,
+				   (unsigned long long)ps->label_sets_bad);
 }
 
 static int write_event(const struct report_in *in, int ev, struct entries *es,
@@ -390,6 +402,12 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 			fprintf(stderr, "pmubpf: %s: %llu notices lost (ring buffer full), %llu label reads failed\n",
 				e->name, (unsigned long long)d[PMUBPF_DROP_NOTICE].count,
 				(unsigned long long)d[PMUBPF_DROP_LABEL_READ].count);
+		const struct procs_stats *ps = procs__stats(in->procs);
+		if (ps->label_bad_records || ps->label_sets_stale || ps->label_sets_bad)
+			fprintf(stderr, "pmubpf: %s: labels: %llu records rejected, %llu sets gone before read, %llu malformed\n",
+				e->name, (unsigned long long)ps->label_bad_records,
+				(unsigned long long)ps->label_sets_stale,
+				(unsigned long long)ps->label_sets_bad);
 		if (d[PMUBPF_DROP_IDLE].count && cfg->verbose)
 			fprintf(stderr, "pmubpf: %s: left out %llu idle samples (--include-idle keeps them)\n",
 				e->name, (unsigned long long)d[PMUBPF_DROP_IDLE].count);

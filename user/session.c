@@ -24,6 +24,7 @@
 #include "session.h"
 
 #define POLL_MS 100
+#define POLL_PENDING_MS 2 /* while a label record awaits its constructor */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -168,7 +169,7 @@ static pid_t start_command(char **argv, int *go_fd, int *err_fd)
 static int handle_notice(void *ctx, void *data, size_t size)
 {
 	if (size >= sizeof(struct pmubpf_notice))
-		procs__notice(ctx, data);
+		procs__notice(ctx, data, size);
 	return 0;
 }
 
@@ -332,13 +333,14 @@ int session__run(const struct config *cfg)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
 			cfg->nevents, ncpus, stack_entries, count_entries);
 
+	int pending = 0;
 	while (!stop_signal) {
-		err = ring_buffer__poll(rb, POLL_MS);
+		err = ring_buffer__poll(rb, pending ? POLL_PENDING_MS : POLL_MS);
 		if (err < 0 && err != -EINTR) {
 			errorf("reading notices: %s", strerror(-err));
 			break;
 		}
-		procs__tick(procs);
+		pending = procs__tick(procs);
 		if (cfg->duration > 0 && now_ns(CLOCK_MONOTONIC) - t0 >= (int64_t)(cfg->duration * 1e9))
 			break;
 		if (child && waitpid(child, &child_status, WNOHANG) == child) {

@@ -6,9 +6,9 @@ JSON out) and checks it. Exit 0 if every assertion holds, else 1 with the
 reason on the last line. Subcommands:
 
   shares PROFILE TRUTH [--by leaf|tag:KEY] [--sigmas 3]
-      TRUTH has lines "truth NAME NANOSECONDS". Each NAME's share of the
-      samples attributed to any NAME (by leaf function, or by the value of
-      label KEY) must be within SIGMAS binomial standard deviations of its
+      TRUTH has lines "truth NAME NANOSECONDS" (--names picks some). Each
+      NAME's share of the samples attributed to any NAME (by leaf function,
+      or by label: NAME is "KEY=VALUE", "unlabelled" if absent) must be within SIGMAS binomial standard deviations of its
       truth share: |p - q| <= k * sqrt(q (1 - q) / n).
   expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
@@ -46,6 +46,8 @@ def shares(args):
     for line in open(args.truth):
         parts = line.split()
         if len(parts) == 3 and parts[0] == "truth":
+            if args.names and parts[1] not in args.names.split(","):
+                continue
             truth[parts[1]] = int(parts[2])
     if not truth:
         sys.exit("no truth lines in " + args.truth)
@@ -54,7 +56,9 @@ def shares(args):
         if args.by == "leaf":
             key = leaf(s)
         else:
-            key = s["labels"].get(args.by[4:])
+            tag = args.by[4:]
+            v = s["labels"].get(tag)
+            key = "unlabelled" if v is None else "%s=%s" % (tag, v)
         if key in counts:
             counts[key] += s["values"][0]
     n = sum(counts.values())
@@ -140,6 +144,7 @@ def main():
     a.add_argument("truth")
     a.add_argument("--by", default="leaf")
     a.add_argument("--sigmas", type=float, default=3.0)
+    a.add_argument("--names", help="comma-separated truth names to use")
     a.set_defaults(fn=shares)
     e = sub.add_parser("expect")
     e.add_argument("profile")

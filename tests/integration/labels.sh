@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# labels.sh — the labels header end to end (issue 3): known label shares
+# (20/60/20 on the main thread, nested override, a worker thread that
+# adopts its creator's set, a set freed and re-allocated every iteration)
+# within 3 binomial sigma of the CPU time the workload measured, under
+# `-- command`, -p (attached after start) and -a (process started after
+# pmubpf); pprof's -tagfocus works; hostile records are survived and
+# counted.
+source "$(dirname "$0")/lib.sh"
+need_root command_shares command_worker_adopts p_shares a_started_after tagfocus hostile_badmagic hostile_hugesize hostile_unmapped hostile_badset
+
+NAMES=phase=a,phase=b,phase=c,unlabelled
+
+if "$PMUBPF" -F 999 -o "$TMP/cmd.pb.gz" -- "$B/labels_work" 4 >"$TMP/cmd.truth" 2>"$TMP/cmd.err"; then
+	check command_shares $CHECK shares "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --by tag:phase --names $NAMES
+	# The worker thread's samples in worker_a carry main's set (adopted).
+	check command_worker_adopts $CHECK expect "$TMP/cmd.pb.gz" --func worker_a --tag phase=a --tag req=1 --tag phase=c
+	check command_valid valid_profile "$TMP/cmd.pb.gz"
+else
+	fail command_shares "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"
+fi
+
+# -p: attach to a running process; only the recorded window counts, so
+# the truth is the whole run's and the window must be representative:
+# the workload's pattern repeats every few milliseconds.
+"$B/labels_work" 4 >"$TMP/p.truth" & lp=$!
+sleep 0.3
+if "$PMUBPF" -F 999 -p $lp -d 3 -o "$TMP/p.pb.gz" 2>"$TMP/p.err"; then
+	wait $lp
+	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:phase --names $NAMES
+else
+	fail p_shares "pmubpf failed: $(tail -n1 "$TMP/p.err")"
+	wait $lp
+fi
+
+# -a, the labelled process started after pmubpf.
+if start_recorder "$TMP/a.err" -a -F 999 -o "$TMP/a.pb.gz"; then
+	"$B/labels_work" 1 >/dev/null & ap=$!
+	wait $ap
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	check a_started_after $CHECK expect "$TMP/a.pb.gz" --pid $ap --tag phase=b --tag phase=c
+else
+	fail a_started_after "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+fi
+
+# go tool pprof -tagfocus phase=b keeps only phase=b samples, and
+# -traces shows them under work_b.
+if [[ -s $TMP/cmd.pb.gz ]] && command -v go >/dev/null; then
+	gp() { HOME=${HOME:-/root} GOCACHE=$TMP/gocache go tool pprof "$@" 2>/dev/null; }
+	tags=$(gp -tags -tagfocus phase=b "$TMP/cmd.pb.gz")
+	traces=$(gp -traces -tagfocus phase=b "$TMP/cmd.pb.gz")
+	if ! grep -q '(  100%): b$' <<<"$tags"; then fail tagfocus "-tags under -tagfocus phase=b: $(tr '\n' ' ' <<<"$tags")"
+	elif ! grep -qw work_b <<<"$traces" || grep -qw -e work_a -e work_c <<<"$traces"; then fail tagfocus "-traces under -tagfocus phase=b do not show only work_b"
+	else pass tagfocus; fi
+else
+	skip tagfocus "no profile or no go"
+fi
+
+# Hostile records: rejected or their reads failed, counted, never fatal.
+hostile() { # mode comment-regex
+	local mode=$1 re=$2
+	if "$PMUBPF" -F 999 -o "$TMP/h.pb.gz" -- "$B/labels_hostile" "$mode" 1 2>"$TMP/h.err"; then
+		check hostile_$mode $CHECK expect "$TMP/h.pb.gz" --min-samples 100 --comment "$re"
+	else
+		fail hostile_$mode "pmubpf failed: $(tail -n1 "$TMP/h.err")"
+	fi
+}
+hostile badmagic 'labels: 0 processes registered, 1 records rejected'
+hostile hugesize 'labels: 0 processes registered, 1 records rejected'
+hostile unmapped '^lost: [1-9][0-9]* label reads'
+hostile badset 'labels: 1 processes registered.* 1 malformed'
