@@ -105,12 +105,16 @@ $(OUT)/tests/%: tests/tools/%.c $(OUT)/libpmubpf.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
 
-# Workloads: frame pointers on, inlining of the measured functions off
-# (each marks them noinline), so their shares are attributable.
-WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
+# Workloads: frame pointers on, leaf functions included, so the kernel's
+# frame-pointer walk sees every caller. Built with clang: GCC 12 drops the
+# frame of leaf functions even with -fno-omit-frame-pointer
+# -mno-omit-leaf-frame-pointer, and the walk then skips the leaf's
+# caller. The measured functions are noinline, so their shares are
+# attributable.
+WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -Iinclude
 $(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(WORK_CFLAGS) $< -o $@ -lpthread -lm
+	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm
 
 test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(OUT)/pmubpf.arm64.bpf.o
 

@@ -3,14 +3,15 @@
  *
  *   labels_work [SECONDS]   (default 3)
  *
- * Main thread, each iteration: 1 unit under A = {phase=a, req=1} (its
- * current set for the whole run), 3 units under B = new(A, phase=b) =
- * {phase=b, req=1} (nested: set and restored), 1 unit under a set
- * C = {phase=c} that is new'ed and freed every iteration (its memory is
- * reused, its id never is): 20% / 60% / 20% of the main thread's work.
+ * Main thread, each step: 1 unit under, at random, A = {phase=a, req=1}
+ * (its current set for the whole run; p = 1/5), B = new(A, phase=b) =
+ * {phase=b, req=1} (nested: set and restored; p = 3/5), or a set
+ * C = {phase=c} that is new'ed and freed each time (its memory is reused,
+ * its id never is; p = 1/5): 20% / 60% / 20% of the main thread's work.
  * A worker thread adopts main's current set (A, passed via
- * pmubpf_labels_current()) and alternates 1 unit under it with 1 unit
- * under no labels: 50% / 50% of its work.
+ * pmubpf_labels_current()) and does 1 unit under it or under no labels,
+ * at random: 50% / 50% of its work. The order is random so that it cannot
+ * alias with a periodic sampling timer.
  *
  * Each unit is timed with CLOCK_THREAD_CPUTIME_ID and the sums are printed
  * as "truth <key>=<value> <ns>" lines (phase=a, phase=b, phase=c, req=1),
@@ -72,16 +73,29 @@ __attribute__((noinline)) static void worker_none(void) { spin(); }
 
 static struct thread_truth main_truth, worker_truth;
 
+/* xorshift64: the order of units, not their cost, is random. */
+static unsigned rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (unsigned)(*s >> 32);
+}
+
 static void *worker(void *arg)
 {
 	struct thread_truth *t = &worker_truth;
 	t->tid = gettid();
 	pmubpf_labels_set((const pmubpf_labels *)arg); /* adopt main's set */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		UNIT(worker_a, t, T_A);
-		const pmubpf_labels *prev = pmubpf_labels_set(NULL);
-		UNIT(worker_none, t, T_NONE);
-		pmubpf_labels_set(prev);
+		if (rnd(&seed) & 1) {
+			UNIT(worker_a, t, T_A);
+		} else {
+			const pmubpf_labels *prev = pmubpf_labels_set(NULL);
+			UNIT(worker_none, t, T_NONE);
+			pmubpf_labels_set(prev);
+		}
 	}
 	pmubpf_labels_set(NULL);
 	return NULL;
@@ -119,23 +133,28 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct timespec start, now;
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		UNIT(work_a, t, T_A); /* under a, main's current set */
-
-		const pmubpf_labels *prev = pmubpf_labels_set(b);
-		UNIT(work_b, t, T_B);
-		UNIT(work_b, t, T_B);
-		UNIT(work_b, t, T_B);
-		pmubpf_labels_set(prev);
-
-		const pmubpf_labels *c = pmubpf_labels_new(NULL, "phase", "c", NULL);
-		if (!c)
-			return 1;
-		prev = pmubpf_labels_set(c);
-		UNIT(work_c, t, T_C);
-		pmubpf_labels_set(prev);
-		pmubpf_labels_free(c);
+		/* One unit under a (1/5), b (3/5) or c (1/5), drawn at random:
+		 * a fixed cycle could alias with the profiler's periodic
+		 * timer and bias the shares it sees. */
+		unsigned r = rnd(&seed) % 5;
+		if (r == 0) {
+			UNIT(work_a, t, T_A); /* under a, main's current set */
+		} else if (r <= 3) {
+			const pmubpf_labels *prev = pmubpf_labels_set(b);
+			UNIT(work_b, t, T_B);
+			pmubpf_labels_set(prev);
+		} else {
+			const pmubpf_labels *c = pmubpf_labels_new(NULL, "phase", "c", NULL);
+			if (!c)
+				return 1;
+			const pmubpf_labels *prev = pmubpf_labels_set(c);
+			UNIT(work_c, t, T_C);
+			pmubpf_labels_set(prev);
+			pmubpf_labels_free(c);
+		}
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((double)(now.tv_sec - start.tv_sec) +
