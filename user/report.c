@@ -408,7 +408,7 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 				e->name, (unsigned long long)ps->label_bad_records,
 				(unsigned long long)ps->label_sets_stale,
 				(unsigned long long)ps->label_sets_bad);
-		if (d[PMUBPF_DROP_IDLE].count && cfg->verbose)
+		if (d[PMUBPF_DROP_IDLE].count)
 			fprintf(stderr, "pmubpf: %s: left out %llu idle samples (--include-idle keeps them)\n",
 				e->name, (unsigned long long)d[PMUBPF_DROP_IDLE].count);
 		if (scale > 1.0)

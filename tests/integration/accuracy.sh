@@ -15,8 +15,9 @@ else
 	fail serial_valid "no profile"
 fi
 
-# Threads: started first, held at a barrier until pmubpf records, -p.
-"$B/threads" 4 "$TMP/threads.truth" "$TMP/go" >"$TMP/threads.out" &
+# Threads: the process starts first, its ten threads only once pmubpf
+# records (-p must follow threads created after it attached).
+"$B/threads" 4 "$TMP/threads.truth" "$TMP/go" late >"$TMP/threads.out" &
 tpid=$!
 if start_recorder "$TMP/threads.err" -F 999 -p $tpid -o "$TMP/threads.pb.gz"; then
 	touch "$TMP/go"

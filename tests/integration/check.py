@@ -87,6 +87,10 @@ def expect(args):
     total = sum(s["values"][0] for s in samples)
     if total < args.min_samples:
         errs.append("%d samples < %d" % (total, args.min_samples))
+    if args.samples_near is not None:
+        lo, hi = args.samples_near * (1 - args.tolerance), args.samples_near * (1 + args.tolerance)
+        if not lo <= total <= hi:
+            errs.append("%d samples, want %g +- %g%%" % (total, args.samples_near, 100 * args.tolerance))
     if args.max_samples is not None and total > args.max_samples:
         errs.append("%d samples > %d" % (total, args.max_samples))
     pids = {s["labels"].get("pid") for s in samples}
@@ -157,6 +161,8 @@ def main():
     e.add_argument("--kernel-frames", type=int, default=0)
     e.add_argument("--min-samples", type=int, default=1)
     e.add_argument("--max-samples", type=int)
+    e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost)")
+    e.add_argument("--tolerance", type=float, default=0.05)
     e.add_argument("--comment")
     e.add_argument("--sample-type")
     e.add_argument("--no-functions", action="store_true")

@@ -5,9 +5,13 @@
  * (to stdout, or the file argv[2]): with ten threads on fewer CPUs the
  * scheduler decides the real shares, and the truth says what it decided.
  * Threads wait on a start flag until argv[3] exists (if given), so a
- * profiler can attach first.
+ * profiler can attach first; with argv[4] = "late" they are not even
+ * created before then (a profiler attached with -p must pick up threads
+ * created after it started).
  */
 #include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,13 +63,18 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		secs = atof(argv[1]);
+	bool late = argc > 4 && !strcmp(argv[4], "late");
+
 	pthread_barrier_init(&start, NULL, 11);
-	for (int k = 0; k < 10; k++)
+	for (int k = 0; k < 10 && !late; k++)
 		if (pthread_create(&th[k], NULL, fns[k], NULL))
 			return 1;
 	if (argc > 3)
 		while (access(argv[3], F_OK))
 			usleep(10000);
+	for (int k = 0; k < 10 && late; k++)
+		if (pthread_create(&th[k], NULL, fns[k], NULL))
+			return 1;
 	pthread_barrier_wait(&start);
 	for (int k = 0; k < 10; k++)
 		pthread_join(th[k], NULL);

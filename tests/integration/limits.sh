@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# limits.sh — samples are never dropped silently: with BPF maps far too
+# small for a workload of thousands of distinct stacks, every sample is
+# still in the profile (as itself or as a [lost: ...] sample), the total
+# matches the workload's CPU time x frequency, and comments and stderr
+# say what was lost and which option to raise.
+source "$(dirname "$0")/lib.sh"
+need_root stacks_map_full counts_map_full
+
+run() { # name expect-func comment-regex stderr-regex pmubpf-args...
+	local name=$1 func=$2 re=$3 err_re=$4
+	shift 4
+	if "$PMUBPF" -F 999 -o "$TMP/$name.pb.gz" "$@" -- "$B/manystacks" 2 >"$TMP/$name.out" 2>"$TMP/$name.err"; then
+		local ns want
+		ns=$(awk '$1 == "cpu_ns" { print $2 }' "$TMP/$name.out")
+		want=$(awk -v n="$ns" 'BEGIN { print n / 1001001 }') # 999 Hz period
+		check $name $CHECK expect "$TMP/$name.pb.gz" --func "$func" --comment "$re" --samples-near "$want"
+		if grep -Eq "$err_re" "$TMP/$name.err"; then pass ${name}_stderr
+		else fail ${name}_stderr "stderr does not report it: $(cat "$TMP/$name.err")"; fi
+	else
+		fail $name "pmubpf failed: $(tail -n1 "$TMP/$name.err")"
+	fi
+}
+run stacks_map_full "[lost: user stack (stacks map full)]" '^lost: [0-9]+ user stacks: .*--stack-map-size 1024' \
+	'[1-9][0-9]* user .* stacks' --stack-map-size 1024 --counts-map-size 65536
+run counts_map_full "[lost: counts map full]" '^lost: [0-9]+ samples: counts map full .*--counts-map-size 1024' \
+	'lost [1-9][0-9]* samples \(counts map full\)' --stack-map-size 65536 --counts-map-size 1024
