@@ -13,6 +13,8 @@ PKGS=(
   golang-go                      # 'go tool pprof': the independent reader in tests
   linux-perf                     # bench comparisons
   binutils                       # readelf/objcopy/strip for test binaries
+  python3                        # integration test checks (tests/integration/check.py)
+  util-linux                     # setpriv, unshare in tests
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)
