@@ -114,9 +114,15 @@ $(OUT)/tests/%: tests/tools/%.c $(OUT)/libpmubpf.a | $(OUT)/tests
 WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -Iinclude
 $(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm
+	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm -ldl
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(OUT)/pmubpf.arm64.bpf.o
+# Shared libraries the workloads load (tests/workloads/lib/NAME.c).
+WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))
+$(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
+
+test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build

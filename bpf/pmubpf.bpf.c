@@ -80,15 +80,10 @@ struct {
 	__uint(max_entries, 65536);
 } targets SEC(".maps");
 
-struct seen_val {
-	__u32 pgen;
-	__u32 noticed; /* 1 once the notice went out */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32); /* tgid */
-	__type(value, struct seen_val);
+	__type(value, struct pmubpf_seen);
 	__uint(max_entries, 65536);
 } seen SEC(".maps");
 
@@ -111,6 +106,16 @@ struct {
 	__type(value, struct pmubpf_label_slot);
 	__uint(max_entries, 65536);
 } label_slots SEC(".maps");
+
+/* Never written by BPF: userspace opens a dummy software event per CPU
+ * with attr.mmap2 through this map (libbpf's perf_buffer), and the kernel
+ * reports every executable mmap into it (perf's PERF_RECORD_MMAP2), so a
+ * library mapped after a process's first sample is read while it exists. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} mmap_events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -156,14 +161,14 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
 }
 
-/* Tell userspace about a process it must snapshot now. */
-static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen)
+/* Tell userspace about a process it must (re-)read now. */
+static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, __u32 kind)
 {
 	struct pmubpf_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
 
 	if (!n)
 		return -1;
-	fill_notice(n, PMUBPF_NOTICE_PROC, tgid, tid, pgen, 0, 0);
+	fill_notice(n, kind, tgid, tid, pgen, 0, 0);
 	bpf_ringbuf_submit(n, 0);
 	return 0;
 }
@@ -194,10 +199,10 @@ static __always_inline int send_label_notice(__u32 tgid, __u32 tid, __u32 pgen,
 static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
 					 __u64 period)
 {
-	struct seen_val *s = bpf_map_lookup_elem(&seen, &tgid);
+	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
 
 	if (!s) {
-		struct seen_val nv = {
+		struct pmubpf_seen nv = {
 			.pgen = __sync_fetch_and_add(&next_pgen, 1) + 1,
 		};
 		bpf_map_update_elem(&seen, &tgid, &nv, BPF_NOEXIST);
@@ -208,7 +213,7 @@ static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
 	if (!s->noticed) {
 		/* Several CPUs may race here; duplicates are harmless (the
 		 * snapshot is keyed by (tgid, pgen)), misses are retried. */
-		if (send_proc_notice(tgid, tid, s->pgen))
+		if (send_proc_notice(tgid, tid, s->pgen, PMUBPF_NOTICE_PROC))
 			count_drop(ev, PMUBPF_DROP_NOTICE, period);
 		else
 			s->noticed = 1;

@@ -459,6 +459,18 @@ uint64_t pprof__location_address(struct pprof *p, uint64_t loc)
 	return loc && loc <= p->nlocs ? p->locs[loc - 1].address : 0;
 }
 
+const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc)
+{
+	uint64_t m;
+
+	if (!loc || loc > p->nlocs)
+		return NULL;
+	m = p->locs[loc - 1].mapping_id;
+	if (!m || m > p->nmaps || !p->maps[m - 1].filename)
+		return NULL;
+	return p->strs[p->maps[m - 1].filename];
+}
+
 /* --- encoding ----------------------------------------------------------- */
 
 /* malloc for n pointers/structs; never NULL for n == 0 on success. */

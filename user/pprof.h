@@ -77,6 +77,8 @@ const char *pprof__intern(struct pprof *p, const char *s);
 const char *pprof__location_name(struct pprof *p, uint64_t loc);
 /* Address of location loc, or 0 if it does not exist. */
 uint64_t pprof__location_address(struct pprof *p, uint64_t loc);
+/* File name of location loc's mapping; NULL if none or no name. */
+const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
 
 /* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename.
  * Returns 0 or -errno; on failure no file is left at path or tmp. */

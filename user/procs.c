@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include "hashtab.h"
 #include "procs.h"
@@ -29,6 +30,7 @@ enum proc_label_state {
 struct procs {
 	struct symcache *sc;
 	int slots_fd;
+	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
@@ -78,7 +80,7 @@ static bool proc_eq(const void *key, uint64_t idx, void *ctx)
 	return p->v[idx]->tgid == k->tgid && p->v[idx]->pgen == k->pgen;
 }
 
-struct procs *procs__new(struct symcache *sc, int label_slots_fd)
+struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 {
 	struct procs *p = calloc(1, sizeof(*p));
 
@@ -86,6 +88,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd)
 		return NULL;
 	p->sc = sc;
 	p->slots_fd = label_slots_fd;
+	p->seen_fd = seen_fd;
 	p->index = hashtab__new(proc_eq, p);
 	p->set_index = hashtab__new(set_eq, p);
 	if (!p->index || !p->set_index) {
@@ -226,6 +229,137 @@ static void labels_find_record(struct procs *p, struct proc *pr)
 	pr->label_state = LABELS_NONE;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* When to read the maps of a live process again, after the n-th read: a
+ * first sample often comes while ld.so is still mapping libraries, and
+ * dlopen can come at any time. Then every RESCAN_MAX_NS. */
+#define RESCAN_MAX_NS 10000000000LL
+static int64_t rescan_delay(int n)
+{
+	static const int64_t steps[] = { 20000000LL, 200000000LL, 2000000000LL };
+
+	return n < 3 ? steps[n] : RESCAN_MAX_NS;
+}
+
+static bool same_mapping(const struct procmap *a, const struct procmap *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->inode == b->inode && !strcmp(a->path, b->path);
+}
+
+static int cmp_map_idx(const void *a, const void *b, void *ctx)
+{
+	const struct procmap *m = ctx;
+	uint64_t x = m[*(const size_t *)a].start, y = m[*(const size_t *)b].start;
+
+	return (x > y) - (x < y);
+}
+
+/* Merge a fresh read of the maps into the snapshot: new mappings are
+ * added (their files opened), mappings that are gone now are kept (old
+ * samples may point into a library since dlclose'd) unless a new
+ * mapping overlaps them. */
+static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
+{
+	size_t n = fresh->n + pr->maps.n, k = 0;
+	struct procmap *all = calloc(n ? n : 1, sizeof(*all));
+	struct elfobj **objs = calloc(n ? n : 1, sizeof(*objs));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+
+	if (!all || !objs || !order) {
+		free(all), free(objs), free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < fresh->n; i++) {
+		const struct procmap *old = procmaps__find(&pr->maps, fresh->maps[i].start);
+
+		all[k] = fresh->maps[i];
+		objs[k] = old && same_mapping(old, &fresh->maps[i]) ? pr->objs[old - pr->maps.maps]
+								     : open_obj(p, pr->tgid, &fresh->maps[i]);
+		k++;
+	}
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *o = &pr->maps.maps[i];
+		bool overlaps = false;
+
+		for (size_t j = 0; j < fresh->n && !overlaps; j++)
+			overlaps = o->start < fresh->maps[j].end && fresh->maps[j].start < o->end;
+		if (overlaps) {
+			free(o->path);
+			continue;
+		}
+		all[k] = *o;
+		objs[k++] = pr->objs[i];
+	}
+	/* Sort both arrays by start (procmaps__find binary-searches). */
+	for (size_t i = 0; i < k; i++)
+		order[i] = i;
+	qsort_r(order, k, sizeof(*order), cmp_map_idx, all);
+	struct procmap *sm = calloc(k ? k : 1, sizeof(*sm));
+	struct elfobj **so = calloc(k ? k : 1, sizeof(*so));
+	if (!sm || !so) {
+		free(sm), free(so), free(order), free(objs);
+		/* all[] holds the only copies of the paths now: keep them. */
+		free(pr->maps.maps);
+		free(pr->objs);
+		pr->maps.maps = all;
+		pr->maps.n = k;
+		pr->objs = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		sm[i] = all[order[i]];
+		so[i] = objs[order[i]];
+	}
+	free(pr->maps.maps); /* paths moved into sm */
+	free(pr->objs);
+	pr->maps.maps = sm;
+	pr->maps.n = k;
+	pr->objs = so;
+	free(fresh->maps); /* paths moved too */
+	fresh->maps = NULL;
+	fresh->n = 0;
+	free(all), free(objs), free(order);
+	return 0;
+}
+
+/* Is tgid still in the address space of generation pgen? The seen map
+ * loses a tgid's entry at exec and exit, so equality means yes. */
+static bool same_generation(struct procs *p, const struct proc *pr)
+{
+	struct pmubpf_seen v;
+
+	if (p->seen_fd < 0)
+		return false;
+	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
+}
+
+static void rescan(struct procs *p, struct proc *pr)
+{
+	struct procmaps fresh = { 0 };
+
+	pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
+	if (!same_generation(p, pr) || procmaps__read(pr->tgid, true, &fresh))
+		return;
+	if (merge_maps(p, pr, &fresh) == 0)
+		p->st.rescans++;
+	procmaps__free(&fresh);
+}
+
+void procs__rescan_all(struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->snapshotted)
+			rescan(p, p->v[i]);
+}
+
 static int snapshot(struct procs *p, struct proc *pr)
 {
 	int err = procmaps__read(pr->tgid, true, &pr->maps);
@@ -241,6 +375,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 		pr->objs[i] = open_obj(p, pr->tgid, &pr->maps.maps[i]);
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
 	pr->snapshotted = true;
+	pr->next_rescan = mono_ns() + rescan_delay(0);
 	labels_find_record(p, pr);
 	return 0;
 }
@@ -253,6 +388,21 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	if (hashtab__find(p->index, key_hash(tgid, pgen), &k, &idx))
 		return p->v[idx];
 	return NULL;
+}
+
+void procs__mapped(struct procs *p, uint32_t tgid)
+{
+	uint32_t pgen;
+	struct pmubpf_seen v;
+	struct proc *pr;
+
+	/* Only processes already snapshotted: a first snapshot reads all. */
+	if (p->seen_fd < 0 || bpf_map_lookup_elem(p->seen_fd, &tgid, &v))
+		return;
+	pgen = v.pgen;
+	pr = lookup(p, tgid, pgen);
+	if (pr && pr->snapshotted)
+		rescan(p, pr);
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)
@@ -345,8 +495,12 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 int procs__tick(struct procs *p)
 {
+	int64_t now = mono_ns();
 	int pending = 0;
 
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->snapshotted && now >= p->v[i]->next_rescan)
+			rescan(p, p->v[i]);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i]->label_state == LABELS_PENDING) {
 			labels_try_record(p, p->v[i]);

@@ -1,8 +1,9 @@
 /* procs.h — what pmubpf remembers of each sampled process.
  *
  * At the first sample of a process generation (tgid, pgen) BPF sends a
- * notice; procs__notice then snapshots it while it still exists: comm,
- * executable mappings, and an open ELF object per mapped file (through
+ * notice; procs__notice then snapshots it while it still exists (and
+ * re-reads its maps a few times after, merging in libraries mapped later):
+ * comm, executable mappings, and an open ELF object per mapped file (through
  * /proc/PID/map_files, so deleted binaries and binaries inside other mount
  * namespaces are read). It also looks for the labels registration record
  * and, when found, tells BPF where the process keeps its label word. Label
@@ -27,6 +28,8 @@ struct proc {
 	bool snapshotted;         /* false: gone before its maps were read */
 	struct procmaps maps;     /* executable mappings, sorted */
 	struct elfobj **objs;     /* per mapping; NULL if unreadable */
+	int rescans;              /* maps re-read and merged so far */
+	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	/* labels */
 	int label_state;          /* enum proc_label_state (procs.c) */
 	int label_tries;
@@ -37,6 +40,7 @@ struct procs_stats {
 	uint64_t notices;          /* process notices handled */
 	uint64_t gone;             /* process exited before its snapshot */
 	uint64_t objs_unreadable;  /* mappings whose file could not be opened */
+	uint64_t rescans;          /* maps re-read and merged (new libraries) */
 	uint64_t label_records;    /* processes with a valid label record */
 	uint64_t label_bad_records;/* records found but rejected (hostile/old) */
 	uint64_t label_sets;       /* label sets read */
@@ -44,17 +48,30 @@ struct procs_stats {
 	uint64_t label_sets_bad;   /* malformed set */
 };
 
-/* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1. */
-struct procs *procs__new(struct symcache *sc, int label_slots_fd);
+/* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1;
+ * seen_fd: the BPF map tgid -> generation (to tell whether a process is
+ * still in the address space a snapshot was taken of), or -1. */
+struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd);
 void procs__free(struct procs *p);
 
 /* Handle one ring-buffer notice of size bytes (a struct pmubpf_notice,
  * or a struct pmubpf_label_notice for NOTICE_LABEL). Returns 0 (failures
  * are counted). */
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size);
-/* Retry processes whose label record was not ready yet (a process seen
- * before its constructors ran). Returns how many are still pending: the
- * caller polls faster while any are, since their samples go unlabelled. */
+/* Re-read the maps of every process still in its snapshot's generation
+ * and merge them in (call once after sampling stopped, before symbolizing:
+ * libraries mapped since the last read are then named). */
+void procs__rescan_all(struct procs *p);
+
+/* The kernel reported an executable mmap by tgid (PERF_RECORD_MMAP2):
+ * re-read its maps now, while the new mapping is certainly there. */
+void procs__mapped(struct procs *p, uint32_t tgid);
+
+/* Re-read maps that are due (20 ms, 200 ms, 2 s after first sight, then
+ * every 10 s: a safety net for mmaps whose records were lost),
+ * and retry processes whose label record was not ready yet (a process seen
+ * before its constructors ran). Returns how many processes have something
+ * pending: the caller polls faster while any do. */
 int procs__tick(struct procs *p);
 
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came

@@ -216,7 +216,7 @@ static const char *frame_name(struct pprof *p, uint64_t loc, char *buf, size_t l
 
 static void top_add(struct top *t, struct pprof *p, const uint64_t *locs, size_t n, int64_t w)
 {
-	char buf[32];
+	char buf[256];
 
 	t->total += w;
 	t->serial++;
@@ -248,14 +248,22 @@ static void top_print(struct top *t, const char *event, const char *unit, int ro
 	}
 }
 
-/* pprof owns the names; the top table borrows them (profile outlives it). */
+/* pprof owns the names; the top table borrows them (profile outlives it).
+ * Frames without a symbol are grouped by their file: "[libc.so.6]". */
 static const char *frame_name(struct pprof *p, uint64_t loc, char *buf, size_t len)
 {
-	const char *name = pprof__location_name(p, loc);
+	const char *name = pprof__location_name(p, loc), *file;
 
 	if (name)
 		return name;
-	snprintf(buf, len, "0x%llx", (unsigned long long)pprof__location_address(p, loc));
+	file = pprof__location_mapping_file(p, loc);
+	if (file && *file) {
+		const char *base = strrchr(file, '/');
+
+		snprintf(buf, len, "[%s]", base ? base + 1 : file);
+	} else {
+		snprintf(buf, len, "0x%llx", (unsigned long long)pprof__location_address(p, loc));
+	}
 	return pprof__intern(p, buf);
 }
 
@@ -298,9 +306,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 				   100.0 / scale, scale);
 
 	const struct procs_stats *ps = procs__stats(in->procs);
-	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable",
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads",
 			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
-			   (unsigned long long)ps->objs_unreadable);
+			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans);
 	if (ps->label_records || ps->label_bad_records || ps->label_sets)
 		pprof__add_comment(p, "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed",
 				   (unsigned long long)ps->label_records,

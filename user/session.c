@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "elfsym.h"
 #include "ksyms.h"
+#include "mmapwatch.h"
 #include "perfev.h"
 #include "pmubpf.skel.h"
 #include "procs.h"
@@ -166,6 +168,13 @@ static pid_t start_command(char **argv, int *go_fd, int *err_fd)
 	return pid;
 }
 
+static int watch_fd(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 static int handle_notice(void *ctx, void *data, size_t size)
 {
 	if (size >= sizeof(struct pmubpf_notice))
@@ -193,6 +202,8 @@ int session__run(const struct config *cfg)
 	struct pmubpf_bpf *skel = NULL;
 	struct perfev *pev = NULL;
 	struct ring_buffer *rb = NULL;
+	struct mmapwatch *mw = NULL;
+	int epfd = -1;
 	struct symcache *sc = NULL;
 	struct procs *procs = NULL;
 	struct ksyms *ks = NULL;
@@ -271,6 +282,7 @@ int session__run(const struct config *cfg)
 		goto out;
 	}
 
+
 	for (int i = 0; i < cfg->npids; i++)
 		add_target(bpf_map__fd(skel->maps.targets), cfg->pids[i], PMUBPF_TARGET_TGID,
 			   PMUBPF_TARGET_ACTIVE);
@@ -283,10 +295,23 @@ int session__run(const struct config *cfg)
 		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
 			strerror(errno));
 	sc = symcache__new();
-	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots)) : NULL;
+	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots),
+				bpf_map__fd(skel->maps.seen)) : NULL;
 	rb = procs ? ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, procs, NULL) : NULL;
 	if (!rb) {
 		errorf("setting up: %s", strerror(errno));
+		goto out;
+	}
+	/* Optional: without it, libraries mapped after a process's first
+	 * sample are still found by procs' periodic re-reads. */
+	mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), procs);
+	if (!mw && cfg->verbose)
+		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
+			strerror(errno));
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0 || watch_fd(epfd, ring_buffer__epoll_fd(rb)) ||
+	    (mw && watch_fd(epfd, mmapwatch__fd(mw)))) {
+		errorf("setting up epoll: %s", strerror(errno));
 		goto out;
 	}
 
@@ -335,7 +360,17 @@ int session__run(const struct config *cfg)
 
 	int pending = 0;
 	while (!stop_signal) {
-		err = ring_buffer__poll(rb, pending ? POLL_PENDING_MS : POLL_MS);
+		struct epoll_event evs[2];
+
+		if (epoll_wait(epfd, evs, 2, pending ? POLL_PENDING_MS : POLL_MS) < 0 && errno != EINTR) {
+			errorf("waiting for notices: %s", strerror(errno));
+			break;
+		}
+		/* mmap reports first: a notice may name a process whose
+		 * library the report says to read. */
+		if (mw)
+			mmapwatch__consume(mw);
+		err = ring_buffer__consume(rb);
 		if (err < 0 && err != -EINTR) {
 			errorf("reading notices: %s", strerror(-err));
 			break;
@@ -351,6 +386,9 @@ int session__run(const struct config *cfg)
 	int64_t duration = now_ns(CLOCK_MONOTONIC) - t0;
 	perfev__stop(pev);
 	ring_buffer__consume(rb); /* notices of the last samples */
+	if (mw)
+		mmapwatch__consume(mw);
+	procs__rescan_all(procs);  /* libraries mapped since the last read */
 
 	struct report_in in = {
 		.cfg = cfg,
@@ -394,6 +432,9 @@ out:
 	if (err_fd >= 0)
 		close(err_fd);
 	perfev__free(pev);
+	mmapwatch__free(mw);
+	if (epfd >= 0)
+		close(epfd);
 	ring_buffer__free(rb);
 	procs__free(procs);
 	symcache__free(sc);

@@ -4,7 +4,7 @@
 # named; SIGINT and SIGTERM stop a recording and leave a valid profile; a
 # program that execs mid-recording is named after each image.
 source "$(dirname "$0")/lib.sh"
-need_root deleted_binary sigint_valid sigterm_valid exec_new_image
+need_root deleted_binary sigint_valid sigterm_valid exec_new_image dlopen_late dlopen_late_exited
 
 # The victim: a private copy of serial, deleted while it runs, gone
 # before pmubpf writes.
@@ -49,4 +49,23 @@ if "$PMUBPF" -F 999 -o "$TMP/exec.pb.gz" -- sh -c "'$B/serial' 1 /dev/null; exec
 	check exec_new_image $CHECK expect "$TMP/exec.pb.gz" --func f10 --func handle_request
 else
 	fail exec_new_image "pmubpf failed: $(tail -n1 "$TMP/exec.err")"
+fi
+
+# dlopen: a library mapped half a second after the process's first
+# sample, which then exits before pmubpf writes: still named (the kernel's
+# mmap report makes pmubpf read the maps while the library is there).
+if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/libhotlib.so" 0.5 0.5 2>"$TMP/dl.err"; then
+	check dlopen_late $CHECK expect "$TMP/dl.pb.gz" --func hotlib_spin --func main
+else
+	fail dlopen_late "pmubpf failed: $(tail -n1 "$TMP/dl.err")"
+fi
+# The same under -a, recorder started first, process long gone at the end.
+if start_recorder "$TMP/dla.err" -a -F 999 -o "$TMP/dla.pb.gz"; then
+	"$B/dlopen_work" "$B/libhotlib.so" 0.4 0.4 & dp=$!
+	wait $dp
+	sleep 0.5
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	check dlopen_late_exited $CHECK expect "$TMP/dla.pb.gz" --pid $dp --func hotlib_spin
+else
+	fail dlopen_late_exited "pmubpf did not start: $(tail -n1 "$TMP/dla.err")"
 fi

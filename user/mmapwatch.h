@@ -1,0 +1,29 @@
+/* mmapwatch.h — the kernel's reports of executable mmaps, system-wide.
+ *
+ * A dummy software event per CPU with attr.mmap2 (perf's mechanism for
+ * tracking mappings) delivers PERF_RECORD_MMAP2 for every file mapped
+ * executable; each one makes procs re-read that process's maps while the
+ * new mapping exists. That names libraries dlopen'ed, or mapped by ld.so,
+ * after a process's first sample, even if the process exits soon after.
+ * Costs nothing per sample and nothing per syscall: only per exec mmap.
+ */
+#ifndef PMUBPF_MMAPWATCH_H
+#define PMUBPF_MMAPWATCH_H
+
+#include "procs.h"
+
+struct mmapwatch;
+
+/* Open on every CPU, reporting into the PERF_EVENT_ARRAY map map_fd.
+ * NULL + errno if the kernel refuses (callers go on without it: the
+ * periodic re-reads in procs still find new libraries, later). */
+struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs);
+/* fd to poll (epoll) for records. */
+int mmapwatch__fd(const struct mmapwatch *w);
+/* Handle every pending record. Returns the number or -errno. */
+int mmapwatch__consume(struct mmapwatch *w);
+/* Records the kernel dropped because a buffer was full. */
+unsigned long long mmapwatch__lost(const struct mmapwatch *w);
+void mmapwatch__free(struct mmapwatch *w);
+
+#endif
