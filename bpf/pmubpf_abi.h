@@ -67,12 +67,100 @@ enum pmubpf_drop {
 	PMUBPF_DROP_LABEL_READ,      /* label slot unreadable (kept, unlabelled) */
 	PMUBPF_DROP_IDLE,            /* idle task sample left out (not a loss:
 	                              * --include-idle keeps them) */
+	/* --call-graph dwarf: how user stacks unwound in BPF ended, when not
+	 * at their outermost frame. The sample is always kept, with the
+	 * frames unwound so far (each reason counted once per sample). */
+	PMUBPF_DROP_DWARF_NO_TABLE,  /* process has no unwind tables (yet, or
+	                              * no slot): frame-pointer stack instead */
+	PMUBPF_DROP_DWARF_TRUNCATED, /* PMUBPF_MAX_DEPTH frames, not at the end */
+	PMUBPF_DROP_DWARF_READ_FAIL, /* stack memory unreadable (not resident,
+	                              * or a bad CFA) */
+	PMUBPF_DROP_DWARF_UNMAPPED,  /* pc in no known mapping (JIT, anonymous,
+	                              * library mapped after the snapshot):
+	                              * recorded as the last frame */
+	PMUBPF_DROP_DWARF_BAD_FRAME, /* unwound frame not above the last one
+	                              * (corrupt stack or wrong rule) */
+	PMUBPF_DROP_DWARF_BAD_RULE,  /* a CFI rule BPF cannot evaluate, or no
+	                              * CFI for the pc: unwound by frame
+	                              * pointer instead (not a stop) */
 	PMUBPF_DROP__MAX,
 };
 
 struct pmubpf_drop_val {
 	__u64 count;  /* samples */
 	__u64 period; /* their summed period (event units) */
+};
+
+/* Value of the seen map (key: tgid): the process's generation. Userspace
+ * reads it to tell whether a process is still in the address space a
+ * snapshot was taken of (exec and exit delete the entry). */
+struct pmubpf_seen {
+	__u32 pgen;
+	__u32 noticed; /* 1 once the first-sight notice went out */
+};
+
+/* --call-graph dwarf: unwind tables, built by user/unwind.c from
+ * .eh_frame/.debug_frame, evaluated by bpf/unwind.bpf.h (x86-64).
+ *
+ * One compact row per pc range of an object: {pc, rule}. A table is a
+ * sorted run of rows in the unwind_rows ARRAY; a process's slot lists its
+ * executable mappings, each naming its table. The rule is packed in 32
+ * bits:
+ *   bits 0-3   kind (enum pmubpf_uw_kind)
+ *   bits 4-11  rbp: 0 = unchanged, else saved at CFA + 8 * (signed) value
+ *              (PLT rows: the threshold of the (pc & 15) >= T test)
+ *   bits 12-31 CFA offset in bytes (0 .. 1 MiB - 1)
+ * The return address is always at CFA - 8 (x86-64 ABI). */
+enum pmubpf_uw_kind {
+	PMUBPF_UW_NONE = 0,   /* no CFI covers this pc: frame pointer */
+	PMUBPF_UW_CFA_RSP,    /* CFA = rsp + off */
+	PMUBPF_UW_CFA_RBP,    /* CFA = rbp + off */
+	PMUBPF_UW_PLT,        /* CFA = rsp + off + ((pc & 15) >= T ? 8 : 0) */
+	PMUBPF_UW_END,        /* return address undefined: outermost frame */
+	PMUBPF_UW_SIGNAL,     /* sigreturn trampoline: registers saved in the
+	                       * ucontext at rsp (x86-64 rt_sigframe layout) */
+	PMUBPF_UW_UNSUPPORTED,/* a rule BPF cannot evaluate: frame pointer */
+};
+#define PMUBPF_UW_KIND(r)     ((r) & 0xf)
+#define PMUBPF_UW_RBP(r)      ((__s8)(((r) >> 4) & 0xff))
+#define PMUBPF_UW_CFA_OFF(r)  ((r) >> 12)
+#define PMUBPF_UW_RULE(kind, rbp8, off) \
+	((__u32)(kind) | ((__u32)(__u8)(rbp8) << 4) | ((__u32)(off) << 12))
+#define PMUBPF_UW_CFA_OFF_MAX ((1u << 20) - 1)
+
+struct pmubpf_urow {
+	__u32 pc;   /* start of the range, relative to the table's base */
+	__u32 rule; /* PMUBPF_UW_RULE */
+};
+
+/* unwind_tables[id]: where table id's rows lie in unwind_rows. */
+struct pmubpf_utable {
+	__u32 off, len;
+};
+#define PMUBPF_UW_NO_TABLE 0xffffffffu
+
+/* One executable mapping of a process. pc - bias is the row pc. */
+struct pmubpf_umap {
+	__u64 start, end; /* [start, end) runtime addresses */
+	__u64 bias;       /* load bias + table base */
+	__u32 table;      /* unwind_tables index, or PMUBPF_UW_NO_TABLE */
+	__u32 pad;
+};
+
+#define PMUBPF_UW_MAX_MAPS 128 /* per process; more are left out (counted) */
+
+/* unwind_slots[slot]: a process's mappings, sorted by start. */
+struct pmubpf_uproc {
+	__u32 nmaps;
+	__u32 pad;
+	struct pmubpf_umap maps[PMUBPF_UW_MAX_MAPS];
+};
+
+/* unwind_pids[tgid]: which slot holds the process's mappings, and for
+ * which generation (a reused pid must not use a dead process's slot). */
+struct pmubpf_upid {
+	__u32 slot;
+	__u32 pgen;
 };
 
 /* Target filter: key of the targets map. */
