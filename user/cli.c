@@ -237,7 +237,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	if (argc >= 2 && !strcmp(argv[1], "list"))
 		return argc == 2 ? CLI_LIST : fail(err, errlen, "'list' takes no arguments");
 
-	optind = 1;
+	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
 	/* '+': stop at the first non-option, so `-- cmd -x` keeps its -x. */
 	while ((opt = getopt_long(argc, argv, "+e:c:F:p:t:aC:d:o:vh", long_opts, NULL)) != -1) {

@@ -1,0 +1,197 @@
+/* test_cli.c — the command line: every option into struct config, every
+ * mistake into one line naming it; the CPU-list parser; derived map sizes
+ * and per-event output names. Table-driven. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "report.h"
+#include "session.h"
+#include "testing.h"
+
+#define SYSFS "/sys/bus/event_source/devices"
+#define MAXARGS 48
+
+static int parse(struct config *c, char *err, const char *const *args)
+{
+	char *argv[MAXARGS + 2] = { (char *)"pmubpf" };
+	int argc = 1;
+
+	while (args[argc - 1] && argc <= MAXARGS)
+		argv[argc] = (char *)args[argc - 1], argc++;
+	argv[argc] = NULL;
+	return cli__parse(argc, argv, SYSFS, c, err, 256);
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static bool defaults(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-d", "1")), CLI_RECORD);
+	CHECK(c.all);
+	CHECK_EQ_INT(c.nevents, 1);
+	CHECK_STR(c.events[0].name, "cpu-clock");
+	CHECK_EQ_INT(c.freq, DEFAULT_FREQ);
+	CHECK_EQ_INT(c.period, 0);
+	CHECK_STR(c.output, DEFAULT_OUTPUT);
+	CHECK(c.duration == 1.0);
+	config__free(&c);
+	return true;
+}
+
+static bool options(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cycles:pp", "-e", "task-clock", "-c", "100000",
+					 "-p", "1,2", "-p", "7", "-t", "9", "-C", "3,0-1",
+					 "-d", "0.25", "-o", "x.pb.gz", "--no-kernel", "--top", "5",
+					 "--include-idle", "--stack-map-size", "4096", "-v", "-v")), CLI_RECORD);
+	CHECK_EQ_INT(c.nevents, 2);
+	CHECK_EQ_INT(c.events[0].attr.precise_ip, 2);
+	CHECK_EQ_INT(c.period, 100000);
+	CHECK_EQ_INT(c.freq, 0);
+	CHECK_EQ_INT(c.npids, 3);
+	CHECK_EQ_INT(c.pids[2], 7);
+	CHECK_EQ_INT(c.ntids, 1);
+	CHECK_EQ_INT(c.ncpus, 3);
+	CHECK_EQ_INT(c.cpus[0], 0);
+	CHECK_EQ_INT(c.cpus[2], 3);
+	CHECK(!c.all);
+	CHECK(c.duration == 0.25);
+	CHECK(c.no_kernel && !c.no_user && c.include_idle);
+	CHECK_EQ_INT(c.top, 5);
+	CHECK_EQ_INT(c.stack_map_size, 4096);
+	CHECK_EQ_INT(c.verbose, 2);
+	config__free(&c);
+	return true;
+}
+
+static bool command(void)
+{
+	struct config c;
+	char err[256];
+
+	/* Options after -- belong to the command. */
+	CHECK_EQ_INT(parse(&c, err, ARGS("-F", "99", "--", "ls", "-l", "-d")), CLI_RECORD);
+	CHECK(c.command && !strcmp(c.command[0], "ls") && !strcmp(c.command[2], "-d") && !c.command[3]);
+	CHECK(!c.all);
+	CHECK(c.duration == 0);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("list")), CLI_LIST);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--help")), CLI_HELP);
+	config__free(&c);
+	return true;
+}
+
+static bool errors(void)
+{
+	const struct { const char *const *args; const char *want; } cases[] = {
+		{ ARGS("-e", "cache-mises"), "did you mean 'cache-misses'" },
+		{ ARGS("-e", "cycles", "-e", "cycles"), "given twice" },
+		{ ARGS("-F", "0"), "bad frequency '-F 0'" },
+		{ ARGS("-F", "100001"), "bad frequency" },
+		{ ARGS("-F", "10x"), "bad frequency" },
+		{ ARGS("-c", "0"), "bad period" },
+		{ ARGS("-c", "-3"), "bad period" },
+		{ ARGS("-c", "5", "-F", "5"), "exclude each other" },
+		{ ARGS("-p", "0"), "bad pid list" },
+		{ ARGS("-p", "abc"), "bad pid list" },
+		{ ARGS("-t", ""), "bad thread list" },
+		{ ARGS("-C", "2-1"), "bad CPU list" },
+		{ ARGS("-d", "0"), "bad duration" },
+		{ ARGS("-d", "nan"), "bad duration" },
+		{ ARGS("-o", ""), "empty output" },
+		{ ARGS("--top", "0"), "bad --top" },
+		{ ARGS("--counts-map-size", "10"), "bad --counts-map-size" },
+		{ ARGS("--no-user", "--no-kernel"), "no stack" },
+		{ ARGS("-a", "-p", "1"), "-a excludes" },
+		{ ARGS("-p", "1", "--", "ls"), "a command excludes" },
+		{ ARGS("--frob"), "unknown option" },
+		{ ARGS("-x"), "unknown option '-x'" },
+		{ ARGS("-e"), "needs a value" },
+		{ ARGS("stray"), "unexpected argument 'stray'" },
+		{ ARGS("list", "x"), "takes no arguments" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct config c;
+		char err[256] = "";
+		int r = parse(&c, err, cases[i].args);
+
+		config__free(&c);
+		if (r >= 0 || !strstr(err, cases[i].want) || strchr(err, '\n')) {
+			printf("  case %zu (%s ...): got %d '%s', want error containing '%s'\n",
+			       i, cases[i].args[0], r, err, cases[i].want);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool lists(void)
+{
+	int *v, n;
+
+	CHECK_EQ_INT(cli__parse_list("5,1-3,2", &v, &n, 100), 0);
+	CHECK_EQ_INT(n, 4);
+	CHECK(v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == 5);
+	free(v);
+	CHECK(cli__parse_list("1-", &v, &n, 100) < 0);
+	CHECK(cli__parse_list("101", &v, &n, 100) < 0);
+	CHECK(cli__parse_list(",", &v, &n, 100) < 0);
+	CHECK(cli__parse_list("-1", &v, &n, 100) < 0);
+	return true;
+}
+
+static bool map_sizes(void)
+{
+	struct config c = { .freq = 999, .nevents = 1 };
+	uint32_t st, co;
+
+	/* 999 Hz x 2 CPUs x 60 s default = 120k samples. */
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 65536);
+	c.duration = 0.1; /* tiny: the floors */
+	session__map_sizes(&c, 1, &st, &co);
+	CHECK_EQ_INT(st, 8192);
+	CHECK_EQ_INT(co, 16384);
+	c.duration = 3600; c.freq = 9999; /* huge: the caps */
+	session__map_sizes(&c, 64, &st, &co);
+	CHECK_EQ_INT(st, 65536);
+	CHECK_EQ_INT(co, 262144);
+	c.stack_map_size = 1234; c.counts_map_size = 5678; /* settable */
+	session__map_sizes(&c, 64, &st, &co);
+	CHECK_EQ_INT(st, 1234);
+	CHECK_EQ_INT(co, 5678);
+	return true;
+}
+
+static bool output_paths(void)
+{
+	struct config c;
+	char err[256], buf[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cycles", "-o", "/tmp/a.pb.gz")), CLI_RECORD);
+	report__output_path(&c, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "/tmp/a.pb.gz");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cycles:pp", "-e", "r01c2", "-o", "/tmp/a.pb.gz")), CLI_RECORD);
+	report__output_path(&c, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "/tmp/a.cycles_pp.pb.gz");
+	report__output_path(&c, 1, buf, sizeof(buf));
+	CHECK_STR(buf, "/tmp/a.r01c2.pb.gz");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cycles", "-e", "instructions", "-o", "prof")), CLI_RECORD);
+	report__output_path(&c, 1, buf, sizeof(buf));
+	CHECK_STR(buf, "prof.instructions");
+	config__free(&c);
+	return true;
+}
+
+TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(errors), TEST(lists),
+	  TEST(map_sizes), TEST(output_paths))
