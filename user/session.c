@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "debuginfo.h"
 #include "elfsym.h"
 #include "ksyms.h"
 #include "mmapwatch.h"
@@ -24,6 +25,7 @@
 #include "procs.h"
 #include "report.h"
 #include "session.h"
+#include "symbolize.h"
 
 #define POLL_MS 100
 #define POLL_PENDING_MS 2 /* while a label record awaits its constructor */
@@ -106,14 +108,38 @@ static int read_online_cpus(int **cpus, int *n)
 	return cli__parse_list(buf, cpus, n, 65535);
 }
 
+/* A live (not zombie) process or thread: /proc/ID/stat works for thread
+ * ids too, and its state letter after the ")" tells a zombie apart. */
 static bool process_exists(pid_t pid, bool thread)
 {
-	char path[64];
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
 
-	if (!thread)
-		return kill(pid, 0) == 0 || errno == EPERM;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, pid);
-	return access(path, F_OK) == 0 || kill(pid, 0) == 0 || errno == EPERM;
+	(void)thread;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+/* -p/-t: like perf, stop once every target is gone. */
+static bool targets_alive(const struct config *cfg)
+{
+	for (int i = 0; i < cfg->npids; i++)
+		if (process_exists(cfg->pids[i], false))
+			return true;
+	for (int i = 0; i < cfg->ntids; i++)
+		if (process_exists(cfg->tids[i], true))
+			return true;
+	return false;
 }
 
 /* The output's directory must be writable before we spend the duration. */
@@ -205,6 +231,7 @@ int session__run(const struct config *cfg)
 	struct mmapwatch *mw = NULL;
 	int epfd = -1;
 	struct symcache *sc = NULL;
+	struct debuginfo *dbg = NULL;
 	struct procs *procs = NULL;
 	struct ksyms *ks = NULL;
 	int *cpus = NULL, ncpus = 0, ret = 1, err, go_fd = -1, err_fd = -1;
@@ -297,6 +324,13 @@ int session__run(const struct config *cfg)
 	sc = symcache__new();
 	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots),
 				bpf_map__fd(skel->maps.seen)) : NULL;
+	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
+	if (procs && !cfg->no_symbol) {
+		dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
+		if (!dbg)
+			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
+		procs__set_debuginfo(procs, dbg);
+	}
 	rb = procs ? ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, procs, NULL) : NULL;
 	if (!rb) {
 		errorf("setting up: %s", strerror(errno));
@@ -382,6 +416,11 @@ int session__run(const struct config *cfg)
 			child_done = true;
 			break;
 		}
+		if (!cfg->all && !child && !targets_alive(cfg)) {
+			if (cfg->verbose)
+				fprintf(stderr, "pmubpf: every target has exited\n");
+			break;
+		}
 	}
 	int64_t duration = now_ns(CLOCK_MONOTONIC) - t0;
 	perfev__stop(pev);
@@ -438,6 +477,7 @@ out:
 	ring_buffer__free(rb);
 	procs__free(procs);
 	symcache__free(sc);
+	debuginfo__free(dbg); /* after the objects it noted */
 	ksyms__free(ks);
 	pmubpf_bpf__destroy(skel);
 	free(cpus);

@@ -3,7 +3,7 @@
 # processes and names kernel frames, `-- command` follows the processes
 # it starts and passes its exit status through, -C runs on one CPU.
 source "$(dirname "$0")/lib.sh"
-need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list
+need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list pid_exit_stops
 
 # -t: one thread of the ten.
 "$B/threads" 2 /dev/null "$TMP/go" >"$TMP/threads.out" &
@@ -63,3 +63,13 @@ else
 	fail cpu_list "pmubpf -C 0 failed: $(tail -n1 "$TMP/cpu.err")"
 fi
 wait $s1 $s2
+
+# -p without -d: like perf, pmubpf stops (and writes) once its targets
+# have exited, even while they are unreaped zombies.
+"$B/serial" 1 /dev/null & zp=$!
+if timeout 20 "$PMUBPF" -F 999 -p $zp -o "$TMP/stop.pb.gz" 2>"$TMP/stop.err"; then
+	check pid_exit_stops $CHECK expect "$TMP/stop.pb.gz" --pid $zp --func f10
+else
+	fail pid_exit_stops "exit $? (124 = still running 20 s later): $(tail -n1 "$TMP/stop.err")"
+fi
+wait $zp
