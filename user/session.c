@@ -317,10 +317,6 @@ int session__run(const struct config *cfg)
 		add_target(bpf_map__fd(skel->maps.targets), cfg->tids[i], PMUBPF_TARGET_TID,
 			   PMUBPF_TARGET_ACTIVE);
 
-	ks = ksyms__load("/proc/kallsyms");
-	if (!ks && !cfg->no_kernel)
-		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
-			strerror(errno));
 	sc = symcache__new();
 	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots),
 				bpf_map__fd(skel->maps.seen)) : NULL;
@@ -388,6 +384,12 @@ int session__run(const struct config *cfg)
 			goto out;
 		}
 	}
+	/* Kernel symbols after sampling started (reading kallsyms takes tens
+	 * of ms that the command would otherwise wait for). */
+	ks = cfg->no_kernel ? NULL : ksyms__load("/proc/kallsyms");
+	if (!ks && !cfg->no_kernel)
+		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
+			strerror(errno));
 	if (cfg->verbose)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
 			cfg->nevents, ncpus, stack_entries, count_entries);

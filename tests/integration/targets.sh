@@ -66,7 +66,7 @@ wait $s1 $s2
 
 # -p without -d: like perf, pmubpf stops (and writes) once its targets
 # have exited, even while they are unreaped zombies.
-"$B/serial" 1 /dev/null & zp=$!
+"$B/serial" 2.5 /dev/null & zp=$!
 if timeout 20 "$PMUBPF" -F 999 -p $zp -o "$TMP/stop.pb.gz" 2>"$TMP/stop.err"; then
 	check pid_exit_stops $CHECK expect "$TMP/stop.pb.gz" --pid $zp --func f10
 else
