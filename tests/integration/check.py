@@ -29,9 +29,11 @@ def load(path):
 
 
 def leaf(s):
+    # The leaf location's real (outermost, not inlined) function: a
+    # location lists its inlined functions innermost first.
     for loc in s["stack"]:
         if loc["frames"]:
-            return loc["frames"][0]["func"]
+            return loc["frames"][-1]["func"]
         return "0x%x" % loc["addr"]
     return None
 
@@ -99,6 +101,8 @@ def expect(args):
         errs.append("no sample of pid %d (pids %s)" % (args.pid, sorted(p for p in pids if p is not None)[:20]))
     if args.tid is not None and args.tid not in tids:
         errs.append("no sample of tid %d" % args.tid)
+    if args.no_pid is not None and args.no_pid in pids:
+        errs.append("samples of pid %d" % args.no_pid)
     if args.only_pid is not None and pids - {args.only_pid}:
         errs.append("samples of other pids: %s" % sorted(pids - {args.only_pid})[:10])
     if args.only_tid is not None and tids - {args.only_tid}:
@@ -155,6 +159,7 @@ def main():
     e.add_argument("--pid", type=int)
     e.add_argument("--tid", type=int)
     e.add_argument("--only-pid", type=int)
+    e.add_argument("--no-pid", type=int)
     e.add_argument("--only-tid", type=int)
     e.add_argument("--pids-at-least", type=int, default=0)
     e.add_argument("--func", action="append")
