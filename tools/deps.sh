@@ -15,6 +15,10 @@ PKGS=(
   binutils                       # readelf/objcopy/strip for test binaries
   python3                        # integration test checks (tests/integration/check.py)
   util-linux                     # setpriv, unshare in tests
+  liblzma-dev xz-utils           # MiniDebugInfo (.gnu_debugdata) and its tests
+  libstdc++-12-dev               # __cxa_demangle (C++ names)
+  libdebuginfod-dev debuginfod   # debuginfod client (dlopen) + a local server in tests
+  elfutils                       # eu-addr2line: symbolization bench comparison
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)

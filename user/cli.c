@@ -19,6 +19,7 @@
 enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
 	OPT_STACK_MAP, OPT_COUNTS_MAP, OPT_VERSION,
+	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,8 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-symbol", no_argument, NULL, OPT_NO_SYMBOL },
+	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
 	{ "include-idle", no_argument, NULL, OPT_INCLUDE_IDLE },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -75,6 +78,10 @@ void cli__usage(FILE *f)
 "  -o, --output FILE     profile path (default pmubpf.pb.gz); with several events\n"
 "                        the event goes into each name: FILE -> NAME.EVENT.pb.gz\n"
 "      --no-kernel       no kernel stacks\n"
+"      --no-symbol       addresses and mappings (with build-ids) only: symbolize\n"
+"                        later, e.g. go tool pprof -symbolize=local\n"
+"      --debuginfo-dir DIR  look for separate debug files in DIR too (by\n"
+"                        .build-id/ and .gnu_debuglink); repeatable\n"
 "      --no-user         no user stacks\n"
 "      --include-idle    keep the idle task's samples (-a leaves them out)\n"
 "      --top N           print the N hottest functions of each profile\n"
@@ -309,6 +316,23 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_NO_KERNEL:
 			cfg->no_kernel = true;
 			break;
+		case OPT_NO_SYMBOL:
+			cfg->no_symbol = true;
+			break;
+		case OPT_DEBUGINFO_DIR: {
+			char **nd;
+
+			if (!*optarg)
+				return fail(err, errlen, "empty --debuginfo-dir");
+			if (cfg->ndebuginfo_dirs == 16)
+				return fail(err, errlen, "too many --debuginfo-dir (at most 16)");
+			nd = realloc(cfg->debuginfo_dirs, (cfg->ndebuginfo_dirs + 1) * sizeof(*nd));
+			if (!nd)
+				return fail(err, errlen, "out of memory");
+			cfg->debuginfo_dirs = nd;
+			nd[cfg->ndebuginfo_dirs++] = optarg;
+			break;
+		}
 		case OPT_NO_USER:
 			cfg->no_user = true;
 			break;
@@ -332,6 +356,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case '?':
 		default:
+			if (optopt >= 256) /* a long option's missing value */
+				return fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			if (optopt && strchr("ecFptCdo", optopt))
 				return fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
 			if (optopt)
@@ -372,5 +398,6 @@ void config__free(struct config *c)
 	free(c->tids);
 	free(c->cpus);
 	free(c->cmdline);
+	free(c->debuginfo_dirs);
 	memset(c, 0, sizeof(*c));
 }

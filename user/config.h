@@ -32,6 +32,9 @@ struct config {
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
 	const char *output;       /* -o */
 	bool no_kernel, no_user, include_idle;
+	bool no_symbol;           /* --no-symbol: addresses + mappings only */
+	char **debuginfo_dirs;    /* --debuginfo-dir (repeatable), borrowed argv */
+	int ndebuginfo_dirs;
 	int verbose;              /* -v count */
 	int top;                  /* --top N: print the N hottest functions */
 	uint32_t stack_map_size;  /* --stack-map-size, 0 = derived */

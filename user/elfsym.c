@@ -15,6 +15,7 @@
  * note sizes, section links, counts — is checked here.
  */
 #include "elfsym.h"
+#include "elfutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +32,7 @@
 #define MAX_OBJ_SYMS    (1u << 22) /* symbols kept per object */
 #define MAX_SEGS        16         /* PT_LOAD segments kept per object */
 #define MAX_HEADERS     65536      /* program/section headers scanned */
-#define MAX_NOTE_BYTES  (1u << 20) /* note segment/section read for build-id */
-#define BUILD_ID_MAX    64         /* bytes */
+#define BUILD_ID_MAX    ELFUTIL_BUILD_ID_MAX
 #define NBUCKETS        1024
 #define NESTED_WALK     4          /* lower symbols tried when one misses */
 #define DUP_WINDOW      8          /* same-address symbols checked for dups */
@@ -60,6 +60,9 @@ struct elfobj {
 	size_t nother;
 	char *names;
 	size_t bytes;
+	void *mem;                    /* image of a memory object, until loaded */
+	void *aux;                    /* caller's data (elfobj__set_aux) */
+	void (*aux_free)(void *);
 };
 
 struct symcache {
@@ -116,70 +119,13 @@ static void close_elf(struct elfobj *o)
 		elf_end(o->elf);
 	if (o->fd >= 0)
 		close(o->fd);
+	free(o->mem);
 	o->elf = NULL;
 	o->fd = -1;
+	o->mem = NULL;
 }
 
-/* --- build-id and segments ---------------------------------------------- */
-
-static bool scan_notes(Elf_Data *d, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t off = 0, next, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	if (!d || !d->d_buf)
-		return false;
-	while (off < d->d_size &&
-	       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
-		off = next;
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    nh.n_descsz == 0 || nh.n_descsz > BUILD_ID_MAX ||
-		    name_off > d->d_size || d->d_size - name_off < 4 ||
-		    desc_off > d->d_size || d->d_size - desc_off < nh.n_descsz)
-			continue;
-		const unsigned char *b = d->d_buf;
-		if (memcmp(b + name_off, "GNU", 4))
-			continue;
-		for (size_t i = 0; i < nh.n_descsz; i++) {
-			out[2 * i] = hex[b[desc_off + i] >> 4];
-			out[2 * i + 1] = hex[b[desc_off + i] & 15];
-		}
-		out[2 * nh.n_descsz] = '\0';
-		return true;
-	}
-	return false;
-}
-
-/* Build-id from PT_NOTE segments, else SHT_NOTE sections; "" if none. */
-static void read_build_id(Elf *elf, char *out)
-{
-	size_t phnum = 0;
-
-	out[0] = '\0';
-	if (elf_getphdrnum(elf, &phnum) == 0) {
-		for (size_t i = 0; i < phnum && i < MAX_HEADERS; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
-			    ph.p_filesz == 0 || ph.p_filesz > MAX_NOTE_BYTES)
-				continue;
-			Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-				(size_t)ph.p_filesz,
-				ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (scan_notes(d, out))
-				return;
-		}
-	}
-	Elf_Scn *scn = NULL;
-	for (size_t i = 0; i < MAX_HEADERS && (scn = elf_nextscn(elf, scn)); i++) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    sh.sh_size == 0 || sh.sh_size > MAX_NOTE_BYTES)
-			continue;
-		if (scan_notes(elf_getdata(scn, NULL), out))
-			return;
-	}
-}
+/* --- segments ----------------------------------------------------------- */
 
 static void read_segments(Elf *elf, struct elfobj *o)
 {
@@ -407,6 +353,8 @@ void symcache__free(struct symcache *c)
 	for (size_t b = 0; b < NBUCKETS; b++) {
 		for (struct elfobj *o = c->buckets[b], *next; o; o = next) {
 			next = o->hnext;
+			if (o->aux_free)
+				o->aux_free(o->aux);
 			close_elf(o);
 			free(o->syms);
 			free(o->other);
@@ -451,48 +399,38 @@ static struct elfobj *fail(int fd, Elf *elf, int err)
 	return NULL;
 }
 
-struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
-				uint64_t inode)
+/* Cache lookup or insert of an open ELF (fd -1 and mem for a memory
+ * image); takes ownership of fd, elf and mem in every case. */
+static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
+			      const struct elfobj *id)
 {
-	struct stat st;
 	struct elfobj key, *o;
 	GElf_Ehdr eh;
-	Elf *elf;
 
-	if (fd < 0)
-		return fail(-1, NULL, EBADF);
-	if (!c)
-		return fail(fd, NULL, EINVAL);
-	if (fstat(fd, &st))
-		return fail(fd, NULL, errno);
-	if (!S_ISREG(st.st_mode))
-		return fail(fd, NULL, ENOEXEC);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		free(mem);
 		return fail(fd, elf, ENOEXEC);
-
-	memset(&key, 0, sizeof(key));
-	read_build_id(elf, key.build_id);
-	key.dev = dev || inode ? dev : (uint64_t)st.st_dev;
-	key.inode = dev || inode ? inode : (uint64_t)st.st_ino;
-	key.fsize = (uint64_t)st.st_size;
-	key.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	}
+	key = *id;
+	elfutil__build_id(elf, key.build_id);
 	o = cache_find(c, &key);
 	if (o) {
 		c->hits++;
+		free(mem);
 		elf_end(elf);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return o;
 	}
-	if (c->nobjs >= SYMCACHE_MAX_OBJECTS)
-		return fail(fd, elf, ENOSPC);
-	o = malloc(sizeof(*o));
-	if (!o)
-		return fail(fd, elf, ENOMEM);
+	if (c->nobjs >= SYMCACHE_MAX_OBJECTS || !(o = malloc(sizeof(*o)))) {
+		free(mem);
+		return fail(fd, elf, c->nobjs >= SYMCACHE_MAX_OBJECTS ? ENOSPC : ENOMEM);
+	}
 	*o = key;
 	o->cache = c;
 	o->fd = fd;
 	o->elf = elf;
+	o->mem = mem;
 	o->type = eh.e_type;
 	read_segments(elf, o);
 
@@ -513,6 +451,52 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 	return o;
 }
 
+struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
+				uint64_t inode)
+{
+	struct stat st;
+	struct elfobj key;
+
+	if (fd < 0)
+		return fail(-1, NULL, EBADF);
+	if (!c)
+		return fail(fd, NULL, EINVAL);
+	if (fstat(fd, &st))
+		return fail(fd, NULL, errno);
+	if (!S_ISREG(st.st_mode))
+		return fail(fd, NULL, ENOEXEC);
+	memset(&key, 0, sizeof(key));
+	key.dev = dev || inode ? dev : (uint64_t)st.st_dev;
+	key.inode = dev || inode ? inode : (uint64_t)st.st_ino;
+	key.fsize = (uint64_t)st.st_size;
+	key.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return get_elf(c, fd, elf_begin(fd, ELF_C_READ, NULL), NULL, &key);
+}
+
+struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len)
+{
+	struct elfobj key;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	void *mem;
+
+	if (!c || !buf || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(mem = malloc(len))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(mem, buf, len);
+	for (size_t i = 0; i < len; i++) /* identity without a build-id */
+		h = (h ^ ((const unsigned char *)buf)[i]) * 0x100000001b3ULL;
+	memset(&key, 0, sizeof(key));
+	key.inode = h;
+	key.fsize = len;
+	key.mtime_ns = -1; /* never equal to a file's */
+	return get_elf(c, -1, elf_memory(mem, len), mem, &key);
+}
+
 struct elfobj *symcache__get_path(struct symcache *c, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -527,6 +511,19 @@ struct elfobj *symcache__get_path(struct symcache *c, const char *path)
 const char *elfobj__build_id(const struct elfobj *o)
 {
 	return o->build_id;
+}
+
+void elfobj__set_aux(struct elfobj *o, void *aux, void (*free_fn)(void *))
+{
+	if (o->aux_free && o->aux != aux)
+		o->aux_free(o->aux);
+	o->aux = aux;
+	o->aux_free = free_fn;
+}
+
+void *elfobj__aux(const struct elfobj *o)
+{
+	return o->aux;
 }
 
 int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr)

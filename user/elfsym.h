@@ -60,9 +60,17 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 				uint64_t inode);
 /* Same, opening path (O_RDONLY|O_CLOEXEC) first. */
 struct elfobj *symcache__get_path(struct symcache *c, const char *path);
+/* Object for an ELF image in memory (e.g. a vDSO read out of a process,
+ * a decompressed MiniDebugInfo): buf is copied. Keyed by build-id, else
+ * by a hash of the bytes. NULL + errno (ENOEXEC: not ELF). */
+struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len);
 
 /* GNU build-id as lowercase hex, or "" if none. */
 const char *elfobj__build_id(const struct elfobj *o);
+/* One pointer of the caller's per object (debuginfo keeps its state
+ * there); free_fn(aux) runs when it is replaced and at symcache__free. */
+void elfobj__set_aux(struct elfobj *o, void *aux, void (*free_fn)(void *));
+void *elfobj__aux(const struct elfobj *o);
 /* Translate a file offset to the link-time virtual address, using the
  * PT_LOAD program headers. Returns 0 or -ENOENT if no segment covers it. */
 int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);

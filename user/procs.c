@@ -14,8 +14,10 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "debuginfo.h"
 #include "hashtab.h"
 #include "procs.h"
+#include "procsyms.h"
 
 #define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
 #define LABEL_MAX_TRIES 1000 /* procs__tick calls: >= 5 s at the 5 ms pending period */
@@ -29,6 +31,7 @@ enum proc_label_state {
 
 struct procs {
 	struct symcache *sc;
+	struct debuginfo *dbg;
 	int slots_fd;
 	int seen_fd;
 	struct proc **v;
@@ -103,6 +106,7 @@ static void proc_free(struct proc *pr)
 	if (!pr)
 		return;
 	procmaps__free(&pr->maps);
+	procsyms__release(pr);
 	free(pr->objs);
 	free(pr);
 }
@@ -120,6 +124,11 @@ void procs__free(struct procs *p)
 	free(p);
 }
 
+void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg)
+{
+	p->dbg = dbg;
+}
+
 const struct procs_stats *procs__stats(const struct procs *p)
 {
 	return &p->st;
@@ -127,14 +136,17 @@ const struct procs_stats *procs__stats(const struct procs *p)
 
 /* Open the file behind one mapping. map_files works for deleted files
  * and other mount namespaces; /proc/PID/root/PATH is the fallback. */
-static struct elfobj *open_obj(struct procs *p, uint32_t tgid, const struct procmap *m)
+static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
 	char path[PATH_MAX + 64];
+	uint32_t tgid = pr->tgid;
 	struct stat st;
 	int fd;
 
+	if (!strcmp(m->path, "[vdso]"))
+		return procsyms__vdso(p->sc, tgid, m);
 	if (!m->path[0] || m->path[0] == '[')
-		return NULL; /* anonymous, [vdso], [stack], ... */
+		return NULL; /* anonymous, [stack], ... */
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -148,9 +160,15 @@ static struct elfobj *open_obj(struct procs *p, uint32_t tgid, const struct proc
 		p->st.objs_unreadable++;
 		return NULL;
 	}
+	int keep = p->dbg ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	struct elfobj *o = symcache__get_fd(p->sc, fd, st.st_dev, st.st_ino);
-	if (!o)
+	if (!o) {
 		p->st.objs_unreadable++;
+		if (keep >= 0)
+			close(keep);
+	} else if (p->dbg) {
+		debuginfo__note(p->dbg, o, keep, tgid, m->path, pr->other_mntns);
+	}
 	return o;
 }
 
@@ -282,7 +300,7 @@ static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
 
 		all[k] = fresh->maps[i];
 		objs[k] = old && same_mapping(old, &fresh->maps[i]) ? pr->objs[old - pr->maps.maps]
-								     : open_obj(p, pr->tgid, &fresh->maps[i]);
+								     : open_obj(p, pr, &fresh->maps[i]);
 		k++;
 	}
 	for (size_t i = 0; i < pr->maps.n; i++) {
@@ -371,9 +389,11 @@ static int snapshot(struct procs *p, struct proc *pr)
 	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
 	if (!pr->objs)
 		return -ENOMEM;
+	pr->other_mntns = procsyms__other_mntns(pr->tgid);
 	for (size_t i = 0; i < pr->maps.n; i++)
-		pr->objs[i] = open_obj(p, pr->tgid, &pr->maps.maps[i]);
+		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	procsyms__jit_snapshot(pr, pr->other_mntns);
 	pr->snapshotted = true;
 	pr->next_rescan = mono_ns() + rescan_delay(0);
 	labels_find_record(p, pr);

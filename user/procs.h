@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "elfsym.h"
 #include "labels.h"
+#include "perfmap.h"
 #include "pmubpf_abi.h"
 #include "procmaps.h"
 
@@ -34,6 +35,12 @@ struct proc {
 	int label_state;          /* enum proc_label_state (procs.c) */
 	int label_tries;
 	uint64_t record_addr;
+	/* symbols beyond mapped files (procsyms.c) */
+	bool other_mntns;         /* in another mount namespace than pmubpf */
+	struct perfmap_src jit_src;
+	struct perfmap *jit;      /* its /tmp/perf-PID.map, NULL if none */
+	int64_t jit_read_ms;      /* last read, CLOCK_MONOTONIC ms */
+	int jit_reads;
 };
 
 struct procs_stats {
@@ -52,6 +59,10 @@ struct procs_stats {
  * seen_fd: the BPF map tgid -> generation (to tell whether a process is
  * still in the address space a snapshot was taken of), or -1. */
 struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd);
+struct debuginfo;
+/* Note each new object's debug sources with dbg at snapshot (debuginfo.h);
+ * without it objects get ELF symbols only. */
+void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
 void procs__free(struct procs *p);
 
 /* Handle one ring-buffer notice of size bytes (a struct pmubpf_notice,

@@ -1,0 +1,82 @@
+/* procsyms.c — see procsyms.h. */
+#include "procsyms.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include "procs.h"
+
+#define VDSO_MAX (1u << 20)
+
+bool procsyms__other_mntns(uint32_t tgid)
+{
+	char path[64];
+	struct stat self, other;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
+		return false;
+	return self.st_ino != other.st_ino || self.st_dev != other.st_dev;
+}
+
+struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
+			      const struct procmap *m)
+{
+	size_t len = m->end - m->start;
+	struct elfobj *o;
+	void *buf;
+
+	if (!len || len > VDSO_MAX || !(buf = malloc(len)))
+		return NULL;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)m->start, len };
+	ssize_t n = process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0);
+	o = n == (ssize_t)len ? symcache__get_mem(sc, buf, len) : NULL;
+	free(buf);
+	return o;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void jit_read(struct proc *pr)
+{
+	struct perfmap *m = NULL;
+
+	pr->jit_read_ms = now_ms();
+	pr->jit_reads++;
+	if (perfmap__read(&pr->jit_src, &m) == 0) {
+		perfmap__free(pr->jit);
+		pr->jit = m;
+	}
+}
+
+void procsyms__jit_snapshot(struct proc *pr, bool other_ns)
+{
+	if (perfmap__source(pr->tgid, other_ns, &pr->jit_src) == 0)
+		jit_read(pr);
+}
+
+const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
+{
+	const struct perfmap_sym *s = perfmap__lookup(pr->jit, ip);
+
+	if (s || !pr->jit_src.known || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
+	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
+		return s;
+	jit_read(pr);
+	return perfmap__lookup(pr->jit, ip);
+}
+
+void procsyms__release(struct proc *pr)
+{
+	perfmap__free(pr->jit);
+	pr->jit = NULL;
+}

@@ -1,0 +1,37 @@
+/* procsyms.h — a process's symbols that no mapped file holds.
+ *
+ * Two sources, read while the process exists (at its snapshot):
+ *  - the vDSO: the kernel maps an ELF image, [vdso], into every process;
+ *    its bytes are read out of the process (process_vm_readv) and parsed
+ *    from memory, so frames in it are named (__vdso_clock_gettime, ...).
+ *  - JIT code: anonymous executable memory named by the process's
+ *    /tmp/perf-PID.map (perfmap.h), re-read (rate-limited) when an
+ *    address is not found in it, since JITs append as they compile.
+ */
+#ifndef PMUBPF_PROCSYMS_H
+#define PMUBPF_PROCSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "elfsym.h"
+#include "perfmap.h"
+#include "procmaps.h"
+
+struct proc;
+
+#define PROCSYMS_JIT_REREAD_MS 100 /* at most one re-read per process per ... */
+#define PROCSYMS_JIT_MAX_READS 32  /* ... and this many in all */
+
+/* Is process tgid in another mount namespace than ours? */
+bool procsyms__other_mntns(uint32_t tgid);
+/* The vDSO mapped at m in process tgid, as an object of sc, or NULL. */
+struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
+			      const struct procmap *m);
+/* Snapshot time: find out where pr's perf map is, and read it if there. */
+void procsyms__jit_snapshot(struct proc *pr, bool other_ns);
+/* The JIT symbol covering ip, or NULL (may re-read the map). */
+const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip);
+/* Free what the snapshot kept. */
+void procsyms__release(struct proc *pr);
+
+#endif
