@@ -193,7 +193,7 @@ int perfmap__source(uint32_t tgid, bool other_ns, struct perfmap_src *src)
 	return uid_seen ? 0 : -EINVAL;
 }
 
-static int read_fd(const struct perfmap_src *src, int fd, struct perfmap **out)
+static int read_fd(struct perfmap_src *src, int fd, bool if_changed, struct perfmap **out)
 {
 	struct stat st;
 	char *buf;
@@ -209,6 +209,11 @@ static int read_fd(const struct perfmap_src *src, int fd, struct perfmap **out)
 		return -EPERM; /* perf's rule: root's or the process owner's */
 	if ((uint64_t)st.st_size > PERFMAP_MAX_BYTES)
 		return -EFBIG;
+	int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (if_changed && (uint64_t)st.st_size == src->size && mtime == src->mtime_ns)
+		return -EALREADY;
+	src->size = (uint64_t)st.st_size;
+	src->mtime_ns = mtime;
 	if (!(buf = malloc((size_t)st.st_size + 1)))
 		return -ENOMEM;
 	while (got < (size_t)st.st_size &&
@@ -219,7 +224,7 @@ static int read_fd(const struct perfmap_src *src, int fd, struct perfmap **out)
 	return err;
 }
 
-int perfmap__read(const struct perfmap_src *src, struct perfmap **out)
+int perfmap__read(struct perfmap_src *src, bool if_changed, struct perfmap **out)
 {
 	char path[96];
 	int fd, err;
@@ -239,7 +244,7 @@ int perfmap__read(const struct perfmap_src *src, struct perfmap **out)
 	}
 	if (fd < 0)
 		return err == ELOOP ? -EPERM : -err;
-	err = read_fd(src, fd, out);
+	err = read_fd(src, fd, if_changed, out);
 	close(fd);
 	return err;
 }

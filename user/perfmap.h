@@ -42,13 +42,17 @@ struct perfmap_src {
 	uid_t uid, euid;    /* the process's real and effective uid */
 	bool same_mntns;    /* /tmp is ours: read it directly once it exits */
 	bool known;         /* the fields above were read */
+	bool gone;          /* the process has exited: stop polling */
+	uint64_t size;      /* the file as last read, to skip unchanged ones */
+	int64_t mtime_ns;
 };
 
 /* Fill src from /proc/TGID/status and the mount namespace. 0 or -errno. */
 int perfmap__source(uint32_t tgid, bool other_ns, struct perfmap_src *src);
 /* Read the process's map (through /proc/TGID/root, else /tmp when the
  * process is gone and shared our mount namespace). 0, -ENOENT if none,
- * -EPERM if owned by another user, -errno. */
-int perfmap__read(const struct perfmap_src *src, struct perfmap **out);
+ * -EPERM if owned by another user, -EALREADY if if_changed and the file
+ * has the size and mtime of the last read, -errno. */
+int perfmap__read(struct perfmap_src *src, bool if_changed, struct perfmap **out);
 
 #endif

@@ -366,6 +366,7 @@ static void rescan(struct procs *p, struct proc *pr)
 	pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
 	if (!same_generation(p, pr) || procmaps__read(pr->tgid, true, &fresh))
 		return;
+	procsyms__jit_refresh(pr);
 	if (merge_maps(p, pr, &fresh) == 0)
 		p->st.rescans++;
 	procmaps__free(&fresh);
@@ -521,6 +522,9 @@ int procs__tick(struct procs *p)
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i]->snapshotted && now >= p->v[i]->next_rescan)
 			rescan(p, p->v[i]);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->snapshotted)
+			procsyms__jit_poll(p->v[i]);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i]->label_state == LABELS_PENDING) {
 			labels_try_record(p, p->v[i]);

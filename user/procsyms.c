@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 #include "procs.h"
 
 #define VDSO_MAX (1u << 20)
@@ -46,13 +48,12 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void jit_read(struct proc *pr)
+static void jit_read(struct proc *pr, bool if_changed)
 {
 	struct perfmap *m = NULL;
 
 	pr->jit_read_ms = now_ms();
-	pr->jit_reads++;
-	if (perfmap__read(&pr->jit_src, &m) == 0) {
+	if (perfmap__read(&pr->jit_src, if_changed, &m) == 0) {
 		perfmap__free(pr->jit);
 		pr->jit = m;
 	}
@@ -61,7 +62,39 @@ static void jit_read(struct proc *pr)
 void procsyms__jit_snapshot(struct proc *pr, bool other_ns)
 {
 	if (perfmap__source(pr->tgid, other_ns, &pr->jit_src) == 0)
-		jit_read(pr);
+		jit_read(pr, false);
+}
+
+void procsyms__jit_refresh(struct proc *pr)
+{
+	if (pr->jit_src.known)
+		jit_read(pr, true);
+}
+
+/* Might pr run JIT code: an anonymous executable mapping, or a map seen? */
+static bool jit_candidate(const struct proc *pr)
+{
+	if (pr->jit)
+		return true;
+	for (size_t i = 0; i < pr->maps.n; i++)
+		if (!pr->maps.maps[i].path[0] || !strncmp(pr->maps.maps[i].path, "[anon", 5))
+			return true;
+	return false;
+}
+
+void procsyms__jit_poll(struct proc *pr)
+{
+	char path[32];
+
+	if (!pr->jit_src.known || pr->jit_src.gone ||
+	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS || !jit_candidate(pr))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u", pr->tgid);
+	if (access(path, F_OK)) {
+		pr->jit_src.gone = true;
+		return;
+	}
+	jit_read(pr, true);
 }
 
 const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
@@ -71,7 +104,8 @@ const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
 	if (s || !pr->jit_src.known || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
 	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
 		return s;
-	jit_read(pr);
+	pr->jit_reads++;
+	jit_read(pr, true);
 	return perfmap__lookup(pr->jit, ip);
 }
 

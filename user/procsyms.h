@@ -21,6 +21,7 @@ struct proc;
 
 #define PROCSYMS_JIT_REREAD_MS 100 /* at most one re-read per process per ... */
 #define PROCSYMS_JIT_MAX_READS 32  /* ... and this many in all */
+#define PROCSYMS_JIT_POLL_MS 200
 
 /* Is process tgid in another mount namespace than ours? */
 bool procsyms__other_mntns(uint32_t tgid);
@@ -29,6 +30,13 @@ struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 			      const struct procmap *m);
 /* Snapshot time: find out where pr's perf map is, and read it if there. */
 void procsyms__jit_snapshot(struct proc *pr, bool other_ns);
+/* Re-read pr's perf map if it changed (called when its maps are re-read,
+ * so code a JIT named after the snapshot is known before it exits). */
+void procsyms__jit_refresh(struct proc *pr);
+/* While sampling: re-read the map of a live process that may run JIT
+ * code (anonymous executable memory) every PROCSYMS_JIT_POLL_MS, if it
+ * changed, so code named just before the process exits is known. */
+void procsyms__jit_poll(struct proc *pr);
 /* The JIT symbol covering ip, or NULL (may re-read the map). */
 const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip);
 /* Free what the snapshot kept. */

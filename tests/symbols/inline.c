@@ -4,7 +4,8 @@
  * Built by tests/integration/symbols.sh with -O2 -g, so hot_inner is
  * inlined into hot_outer: its samples must show two frames in one
  * location, hot_inner at the INNER line and hot_outer at the OUTER line.
- * Usage: inline SECONDS
+ * Usage: inline SECONDS [vdso]   (vdso: spin on clock_gettime instead,
+ * so the vDSO's functions get samples)
  */
 #include <stdlib.h>
 #include <time.h>
@@ -44,6 +45,11 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, t0 = now();
 
+	if (argc > 2) {
+		while (now() - t0 < secs)
+			;
+		return 0;
+	}
 	while (now() - t0 < secs) {
 		sink += hot_outer(sink);
 		sink += static_spin(sink);

@@ -11,7 +11,9 @@
  *                 "build_id":"...","has_functions":true}],
  *    "samples":[{"values":[count,weight], "labels":{"comm":"x","tid":42},
  *                "stack":[{"addr":N,"mapping":1,
- *                          "frames":[{"func":"f","file":"f.c","line":3}]}]}]}
+ *                          "frames":[{"func":"f","file":"f.c","line":3,
+ *                                     "system_name":"_Z1fv","start_line":1}]}]}]}
+ *   (system_name only when it differs from func, start_line only if known)
  *
  * Stacks and frames are in file order: leaf location first, and within a
  * location the innermost inlined function first. Numbers are plain JSON
@@ -309,7 +311,14 @@ static void render_location(FILE *o, const struct dump *d,
 		json_str(o, f ? S(p, f->name) : "");
 		fputs(",\"file\":", o);
 		json_str(o, f ? S(p, f->filename) : "");
-		fprintf(o, ",\"line\":%" PRId64 "}", ln->line);
+		fprintf(o, ",\"line\":%" PRId64, ln->line);
+		if (f && f->system_name && f->system_name != f->name) {
+			fputs(",\"system_name\":", o);
+			json_str(o, S(p, f->system_name));
+		}
+		if (f && f->start_line)
+			fprintf(o, ",\"start_line\":%" PRId64, f->start_line);
+		fputc('}', o);
 	}
 	fputs("]}", o);
 }

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# symbols.sh — symbolization in depth (issue 4), end to end: programs
+# built here with -O2 -g (tests/symbols/*.c*) are profiled and their
+# frames checked. An inlined callee is its own frame with the right
+# file:line, and go tool pprof -lines/-list show it; a stripped binary is
+# fully named from its debug file (by build-id under --debuginfo-dir, by
+# .gnu_debuglink in .debug/, from MiniDebugInfo, from a local debuginfod
+# server); a binary and its debug file that exist only inside another
+# mount namespace are named, and so is JIT code (perf map) there and
+# here; the vDSO is named; C++ is demangled with the mangled name kept;
+# --no-symbol writes addresses only and go tool pprof re-symbolizes them.
+source "$(dirname "$0")/lib.sh"
+CHECKS="inline_frames inline_pprof_lines inline_pprof_list stripped_unnamed_control
+ stripped_build_id_dir debuglink_dot_debug minidebuginfo mntns_binary mntns_debug_file
+ jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
+ no_symbol_resymbolize debuginfod"
+need_root $CHECKS
+SYM=$ROOT/tests/symbols
+SYMCHECK="python3 $ROOT/tests/integration/symcheck.py"
+CFL="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+export HOME=${HOME:-/root} GOCACHE=$TMP/gocache GOFLAGS=
+INNER=$(grep -n '/\* INNER \*/' "$SYM/inline.c" | cut -d: -f1)
+OUTER=$(grep -n '/\* OUTER \*/' "$SYM/inline.c" | cut -d: -f1)
+
+if ! clang $CFL "$SYM/inline.c" -o "$TMP/inline" ||
+	! clang++ $CFL "$SYM/cxx.cc" -o "$TMP/cxx"; then
+	for n in $CHECKS; do fail $n "cannot build the test programs"; done
+	exit 0
+fi
+build_id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+BID=$(build_id "$TMP/inline")
+
+# record NAME ARGS... : pmubpf ARGS into $TMP/NAME.pb.gz; false on failure.
+record() {
+	local name=$1
+	shift
+	"$PMUBPF" -F 999 -o "$TMP/$name.pb.gz" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" && return 0
+	echo "pmubpf failed: $(tail -n1 "$TMP/$name.err")"
+	return 1
+}
+
+# --- DWARF: inline frames, file:line, pprof views -------------------------
+if out=$(record inline -- "$TMP/inline" 2); then
+	check inline_frames $SYMCHECK inline "$TMP/inline.pb.gz" \
+		"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+	lines=$(go tool pprof -lines -top "$TMP/inline.pb.gz" 2>&1)
+	if grep -q "hot_inner .*inline.c:$INNER (inline)" <<<"$lines" &&
+		grep -q "hot_outer .*inline.c:$OUTER" <<<"$lines"; then
+		pass inline_pprof_lines
+	else
+		fail inline_pprof_lines "go tool pprof -lines lacks hot_inner inline.c:$INNER (inline) / hot_outer inline.c:$OUTER"
+		head -n 20 <<<"$lines" | sed 's/^/    /'
+	fi
+	list=$(go tool pprof -list 'hot_outer' "$TMP/inline.pb.gz" 2>&1)
+	if grep -q "ROUTINE.*hot_outer in .*symbols/inline.c" <<<"$list" &&
+		grep -Eq "[0-9.]+m?s +$OUTER:.*OUTER" <<<"$list"; then
+		pass inline_pprof_list
+	else
+		fail inline_pprof_list "go tool pprof -list hot_outer shows no samples at inline.c:$OUTER"
+		head -n 20 <<<"$list" | sed 's/^/    /'
+	fi
+else
+	for n in inline_frames inline_pprof_lines inline_pprof_list; do fail $n "$out"; done
+fi
+
+# --- separate debug info ---------------------------------------------------
+# stripped: no .symtab, no DWARF; its debug file elsewhere.
+objcopy --only-keep-debug "$TMP/inline" "$TMP/inline.debug"
+strip --strip-all -o "$TMP/stripped" "$TMP/inline"
+objcopy --add-gnu-debuglink="$TMP/inline.debug" "$TMP/stripped"
+mkdir -p "$TMP/dbgdir/.build-id/${BID:0:2}"
+cp "$TMP/inline.debug" "$TMP/dbgdir/.build-id/${BID:0:2}/${BID:2}.debug"
+mkdir -p "$TMP/alone"
+cp "$TMP/stripped" "$TMP/alone/stripped" # its debuglink names a file not there
+
+if out=$(record nodbg -- "$TMP/alone/stripped" 1); then
+	if $SYMCHECK frame "$TMP/nodbg.pb.gz" static_spin >/dev/null 2>&1; then
+		fail stripped_unnamed_control "static_spin named without any debug file: the checks below prove nothing"
+	else
+		pass stripped_unnamed_control
+	fi
+else
+	fail stripped_unnamed_control "$out"
+fi
+if out=$(record bid --debuginfo-dir "$TMP/dbgdir" -- "$TMP/alone/stripped" 2); then
+	check stripped_build_id_dir $SYMCHECK inline "$TMP/bid.pb.gz" \
+		"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+	check stripped_build_id_dir_static $SYMCHECK frame "$TMP/bid.pb.gz" static_spin --file symbols/inline.c
+else
+	fail stripped_build_id_dir "$out"
+fi
+
+# .gnu_debuglink: the debug file in .debug/ beside the binary (CRC checked).
+mkdir -p "$TMP/linked/.debug"
+cp "$TMP/stripped" "$TMP/linked/stripped"
+cp "$TMP/inline.debug" "$TMP/linked/.debug/inline.debug"
+if out=$(record link -- "$TMP/linked/stripped" 1); then
+	check debuglink_dot_debug $SYMCHECK frame "$TMP/link.pb.gz" static_spin --file symbols/inline.c
+else
+	fail debuglink_dot_debug "$out"
+fi
+
+# MiniDebugInfo: .gnu_debugdata = xz(an ELF holding only .symtab).
+objcopy --strip-debug "$TMP/inline.debug" "$TMP/mini.elf" &&
+	xz -c "$TMP/mini.elf" >"$TMP/mini.xz" &&
+	objcopy --add-section .gnu_debugdata="$TMP/mini.xz" "$TMP/alone/stripped" "$TMP/minidebug"
+if out=$(record mini -- "$TMP/minidebug" 1); then
+	check minidebuginfo $SYMCHECK frame "$TMP/mini.pb.gz" static_spin --mapping minidebug
+else
+	fail minidebuginfo "$out"
+fi
+
+# --- mount namespaces: binary, debug file and perf map only in there ------
+NSDIR=$(mktemp -d /run/pmubpf-symtest.XXXXXX 2>/dev/null || mktemp -d /var/tmp/pmubpf-symtest.XXXXXX)
+cp "$TMP/stripped" "$TMP/inline.debug" "$B/jit" "$NSDIR/"
+mkdir -p "$NSDIR/ns"
+cat >"$NSDIR/inside.sh" <<EOF
+set -e
+mount -t tmpfs pmubpf-ns "$NSDIR/ns"
+cp "$NSDIR/stripped" "$NSDIR/ns/nsbin"
+mkdir -p /usr/lib/debug
+mount -t tmpfs pmubpf-dbg /usr/lib/debug
+mkdir -p /usr/lib/debug/.build-id/${BID:0:2}
+cp "$NSDIR/inline.debug" /usr/lib/debug/.build-id/${BID:0:2}/${BID:2}.debug
+cp "$NSDIR/jit" "$NSDIR/ns/nsjit"
+mount -t tmpfs pmubpf-tmp /tmp
+"$NSDIR/ns/nsbin" 1.5
+"$NSDIR/ns/nsjit" 1 ns_jitted_fn >/dev/null
+EOF
+if out=$(record mntns -- unshare -m --propagation private sh "$NSDIR/inside.sh"); then
+	check mntns_binary $SYMCHECK frame "$TMP/mntns.pb.gz" hot_outer --mapping /ns/nsbin
+	check mntns_debug_file $SYMCHECK frame "$TMP/mntns.pb.gz" static_spin --file symbols/inline.c --mapping /ns/nsbin
+	check mntns_jit $SYMCHECK frame "$TMP/mntns.pb.gz" ns_jitted_fn --min-samples 20
+else
+	for n in mntns_binary mntns_debug_file mntns_jit; do fail $n "$out"; done
+fi
+rm -rf "$NSDIR"
+
+# --- JIT, vDSO, C++ -----------------------------------------------------------
+if out=$(record jit -- "$B/jit" 1); then
+	check jit_named $SYMCHECK frame "$TMP/jit.pb.gz" jitted_hot_loop --min-samples 100
+else
+	fail jit_named "$out"
+fi
+if out=$(record vdso -- "$TMP/inline" 1 vdso); then
+	if $SYMCHECK frame "$TMP/vdso.pb.gz" __vdso_clock_gettime --mapping '[vdso]' >/dev/null 2>&1 ||
+		$SYMCHECK frame "$TMP/vdso.pb.gz" clock_gettime --mapping '[vdso]' >/dev/null 2>&1; then
+		pass vdso_named
+	else
+		fail vdso_named "$($SYMCHECK frame "$TMP/vdso.pb.gz" __vdso_clock_gettime --mapping '[vdso]' 2>&1 | tail -n1)"
+	fi
+else
+	fail vdso_named "$out"
+fi
+CXXNAME='pmutst::Spinner::spin(unsigned long)'
+CXXMANGLED=_ZN6pmutst7Spinner4spinEm
+if out=$(record cxx -- "$TMP/cxx" 1); then
+	check cxx_demangled $SYMCHECK frame "$TMP/cxx.pb.gz" "$CXXNAME" --system $CXXMANGLED --file symbols/cxx.cc
+else
+	fail cxx_demangled "$out"
+fi
+strip --strip-debug -o "$TMP/cxx_nodwarf" "$TMP/cxx"
+if out=$(record cxxsym -- "$TMP/cxx_nodwarf" 1); then
+	check cxx_symtab_demangled $SYMCHECK frame "$TMP/cxxsym.pb.gz" "$CXXNAME" --system $CXXMANGLED
+else
+	fail cxx_symtab_demangled "$out"
+fi
+
+# --- --no-symbol, then go tool pprof symbolizes from the binary -----------
+if out=$(record nosym --no-symbol -- "$TMP/inline" 1); then
+	check no_symbol_raw $SYMCHECK nosym "$TMP/nosym.pb.gz" --build-id "$TMP/inline=$BID"
+	top=$(go tool pprof -symbolize=local -top "$TMP/nosym.pb.gz" 2>&1)
+	if grep -q ' hot_outer$' <<<"$top" && grep -q ' static_spin$' <<<"$top"; then
+		pass no_symbol_resymbolize
+	else
+		fail no_symbol_resymbolize "go tool pprof -symbolize=local names neither hot_outer nor static_spin"
+		head -n 20 <<<"$top" | sed 's/^/    /'
+	fi
+else
+	fail no_symbol_raw "$out"
+	fail no_symbol_resymbolize "$out"
+fi
+
+# --- debuginfod: a real server on 127.0.0.1, in a private network --------
+# namespace (only a loopback there), serving the debug file.
+if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+	skip debuginfod "debuginfod not installed (tools/deps.sh installs it)"
+else
+	mkdir -p "$TMP/dserve" "$TMP/dcache"
+	cp "$TMP/inline.debug" "$TMP/dserve/"
+	cat >"$TMP/dtest.sh" <<EOF
+ip link set lo up || exit 3
+debuginfod -F -p 18002 -d "$TMP/dserve.sqlite" -t 0 -g 0 -c 1 "$TMP/dserve" >"$TMP/debuginfod.log" 2>&1 &
+srv=\$!
+trap 'kill \$srv 2>/dev/null; wait \$srv 2>/dev/null' EXIT
+export DEBUGINFOD_URLS=http://127.0.0.1:18002 DEBUGINFOD_TIMEOUT=5
+# A miss is cached (negatively) by the client: a fresh cache per probe.
+ok=
+for i in \$(seq 1 100); do
+	DEBUGINFOD_CACHE_PATH="$TMP/dcache/probe\$i" debuginfod-find debuginfo $BID >/dev/null 2>&1 && ok=1 && break
+	kill -0 \$srv 2>/dev/null || exit 4
+	sleep 0.2
+done
+[ -n "\$ok" ] || exit 5
+export DEBUGINFOD_CACHE_PATH="$TMP/dcache/pmubpf"
+"$PMUBPF" -F 999 -o "$TMP/dinfod.pb.gz" -- "$TMP/alone/stripped" 1 >/dev/null 2>"$TMP/dinfod.err" || exit 6
+EOF
+	timeout 60 unshare -n bash "$TMP/dtest.sh"
+	case $? in
+	0) check debuginfod $SYMCHECK frame "$TMP/dinfod.pb.gz" static_spin --file symbols/inline.c ;;
+	3) skip debuginfod "cannot bring up loopback in a network namespace" ;;
+	4 | 5) skip debuginfod "local debuginfod server did not start or serve: $(tail -n1 "$TMP/debuginfod.log")" ;;
+	124) fail debuginfod "timed out after 60 s" ;;
+	*) fail debuginfod "pmubpf failed: $(tail -n1 "$TMP/dinfod.err" 2>/dev/null)" ;;
+	esac
+fi

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""symcheck.py — symbolization assertions of tests/integration/symbols.sh.
+
+Reads a profile through build/tests/pprof_dump (JSON) like check.py, and
+checks what symbols.sh needs. Exit 0 if the assertion holds, else 1 with
+the reason on the last line. Subcommands:
+
+  inline PROFILE FUNC:FILE:LINE FUNC:FILE:LINE...
+      Some location's lines are exactly these, innermost first (FILE is
+      matched as a path suffix; LINE may be '*').
+  frame PROFILE FUNC [--file SUFFIX] [--line N] [--system NAME]
+        [--start-line N] [--mapping SUFFIX] [--min-samples N]
+      Some frame of function FUNC with these details, in at least N
+      samples (counted by the samples whose stacks hold it).
+  nosym PROFILE --build-id FILE=ID...
+      No location outside mapping 0 (synthetic frames) has a line; no
+      mapping claims has_functions; each FILE's mapping has build-id ID.
+"""
+import argparse, json, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DUMP = os.path.join(ROOT, "build", "tests", "pprof_dump")
+
+
+def load(path):
+    r = subprocess.run([DUMP, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("pprof_dump failed: " + r.stderr.strip())
+    return json.loads(r.stdout)
+
+
+def locations(prof):
+    seen = {}
+    for s in prof["samples"]:
+        for loc in s["stack"]:
+            key = (loc["mapping"], loc["addr"])
+            if key not in seen:
+                seen[key] = [loc, 0]
+            seen[key][1] += s["values"][0]
+    return seen.values()
+
+
+def frame_matches(f, func, file=None, line=None):
+    if f["func"] != func:
+        return False
+    if file and not f["file"].endswith(file):
+        return False
+    if line not in (None, "*") and f["line"] != int(line):
+        return False
+    return True
+
+
+def cmd_inline(a):
+    want = [w.split(":") for w in a.frames]
+    got = []
+    for loc, n in locations(load(a.profile)):
+        fr = loc["frames"]
+        if len(fr) == len(want) and all(frame_matches(f, *w) for f, w in zip(fr, want)):
+            print("ok: %d samples in a location with %s" % (n, " <- ".join(a.frames)))
+            return
+        if len(fr) > 1:
+            got.append(" <- ".join("%s:%s:%s" % (f["func"], os.path.basename(f["file"]), f["line"]) for f in fr))
+    sys.exit("no location with lines %s; inlined locations: %s" % (" <- ".join(a.frames), sorted(set(got))[:8]))
+
+
+def cmd_frame(a):
+    prof = load(a.profile)
+    maps = {m["id"]: m for m in prof["mappings"]}
+    total, near = 0, set()
+    for s in prof["samples"]:
+        hit = False
+        for loc in s["stack"]:
+            mfile = maps.get(loc["mapping"], {}).get("file", "")
+            for f in loc["frames"]:
+                if f["func"] != a.func:
+                    if a.func.split("(")[0].split("::")[-1] in f["func"]:
+                        near.add(json.dumps(f))
+                    continue
+                ok = frame_matches(f, a.func, a.file, a.line)
+                ok = ok and (a.system is None or f.get("system_name") == a.system)
+                ok = ok and (a.start_line is None or f.get("start_line") == a.start_line)
+                ok = ok and (a.mapping is None or mfile.endswith(a.mapping))
+                if ok:
+                    hit = True
+                else:
+                    near.add(json.dumps(dict(f, mapping=mfile)))
+        total += s["values"][0] if hit else 0
+    if total < a.min_samples:
+        sys.exit("function %s (%s) in %d samples < %d; similar frames: %s" % (
+            a.func, vars(a), total, a.min_samples, sorted(near)[:6]))
+    print("ok: %s in %d samples" % (a.func, total))
+
+
+def cmd_nosym(a):
+    prof = load(a.profile)
+    errs = []
+    for loc, n in locations(prof):
+        if loc["mapping"] != 0 and loc["frames"]:
+            errs.append("location %#x has lines %s" % (loc["addr"], loc["frames"]))
+            break
+    for m in prof["mappings"]:
+        if m["has_functions"]:
+            errs.append("mapping %s has_functions" % m["file"])
+    for fb in a.build_id or []:
+        f, bid = fb.rsplit("=", 1)
+        ms = [m for m in prof["mappings"] if m["file"] == f]
+        if not ms:
+            errs.append("no mapping of %s" % f)
+        elif any(m["build_id"] != bid for m in ms):
+            errs.append("%s: build-id %s, want %s" % (f, ms[0]["build_id"], bid))
+    if errs:
+        sys.exit("; ".join(errs))
+    print("ok: addresses only, %d mappings" % len(prof["mappings"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("inline")
+    p.add_argument("profile")
+    p.add_argument("frames", nargs="+")
+    p.set_defaults(fn=cmd_inline)
+    p = sub.add_parser("frame")
+    p.add_argument("profile")
+    p.add_argument("func")
+    p.add_argument("--file")
+    p.add_argument("--line", type=int)
+    p.add_argument("--system")
+    p.add_argument("--start-line", type=int)
+    p.add_argument("--mapping")
+    p.add_argument("--min-samples", type=int, default=1)
+    p.set_defaults(fn=cmd_frame)
+    p = sub.add_parser("nosym")
+    p.add_argument("profile")
+    p.add_argument("--build-id", action="append")
+    p.set_defaults(fn=cmd_nosym)
+    a = ap.parse_args()
+    a.fn(a)
+
+
+if __name__ == "__main__":
+    main()
