@@ -1,0 +1,256 @@
+/* test_dwarf.c — unit tests of user/dwarf.c and user/demangle.c.
+ *
+ * Compiles a small C program with clang -O2 -g (an always_inline callee
+ * in a noinline caller, a static function) and a C++ one, then checks
+ * dwarf__lookup at every address of the caller against the source's
+ * marked lines: the inlined callee as its own leaf frame with its file
+ * and line, the caller at the call site, decl lines; linkage names of
+ * C++ functions and their demangling; graceful answers outside code,
+ * for a file with no DWARF, and for truncated images.
+ */
+#include "demangle.h"
+#include "dwarf.h"
+#include "testing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64], prog[128], cxx[128], nodwarf[128];
+
+static const char c_src[] =
+	"static inline __attribute__((always_inline)) int inner(int x)\n" /* 1 */
+	"{\n"
+	"	int s = 0;\n"
+	"	for (int i = 0; i < x; i++) s += i * x ^ (s >> 3); /* L4 */\n"
+	"	return s;\n"
+	"}\n"
+	"__attribute__((noinline)) int outer(int x)\n" /* 7 */
+	"{\n"
+	"	return inner(x) + 1; /* L9 */\n"
+	"}\n"
+	"int main(int argc, char **argv) { (void)argv; return outer(argc); }\n";
+
+static const char cxx_src[] =
+	"namespace ns { struct K { __attribute__((noinline)) int f(int); }; }\n"
+	"int ns::K::f(int x) { return x * 3 + 1; }\n"
+	"int main(int argc, char **) { ns::K k; return k.f(argc); }\n";
+
+static bool sh(const char *cmd)
+{
+	return system(cmd) == 0;
+}
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	fputs(text, f);
+	return fclose(f) == 0;
+}
+
+/* Address and size of a symbol per nm. */
+static bool nm_sym(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+{
+	char cmd[512], n[256], line[512];
+	unsigned long long a, s;
+	char t;
+	FILE *f;
+	bool ok = false;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s", path);
+	if (!(f = popen(cmd, "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, n) == 4 && !strcmp(n, name)) {
+			*addr = a;
+			*size = s;
+			ok = true;
+		}
+	pclose(f);
+	return ok;
+}
+
+static struct dwarfobj *open_path(const char *path)
+{
+	return dwarf__open_fd(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+static bool setup(void)
+{
+	char src[128], cmd[512];
+
+	snprintf(dir, sizeof(dir), "/tmp/pmubpf-test-dwarf.XXXXXX");
+	CHECK(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/t.c", dir);
+	snprintf(prog, sizeof(prog), "%s/t", dir);
+	snprintf(nodwarf, sizeof(nodwarf), "%s/t.nodwarf", dir);
+	snprintf(cxx, sizeof(cxx), "%s/k", dir);
+	CHECK(write_file(src, c_src));
+	snprintf(cmd, sizeof(cmd), "clang -O2 -g -o %s %s", prog, src);
+	CHECK(sh(cmd));
+	snprintf(cmd, sizeof(cmd), "strip --strip-debug -o %s %s", nodwarf, prog);
+	CHECK(sh(cmd));
+	snprintf(src, sizeof(src), "%s/k.cc", dir);
+	CHECK(write_file(src, cxx_src));
+	snprintf(cmd, sizeof(cmd), "clang++ -O2 -g -o %s %s", cxx, src);
+	CHECK(sh(cmd));
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+	return s && n >= m && !strcmp(s + n - m, suffix);
+}
+
+static bool inline_frames(void)
+{
+	struct dwarfobj *d = open_path(prog);
+	uint64_t addr, size;
+	int two = 0;
+
+	CHECK(d);
+	CHECK(nm_sym(prog, "outer", &addr, &size));
+	for (uint64_t a = addr; a < addr + size; a++) {
+		struct dwarf_frame f[DWARF_MAX_FRAMES];
+		int n = dwarf__lookup(d, a, f, DWARF_MAX_FRAMES);
+
+		CHECK(n >= 1);
+		CHECK_STR(f[n - 1].name, "outer");
+		CHECK_EQ_INT(f[n - 1].decl_line, 7);
+		CHECK(ends_with(f[n - 1].decl_file, "/t.c"));
+		if (n == 2) {
+			two++;
+			CHECK_STR(f[0].name, "inner");
+			CHECK_EQ_INT(f[0].decl_line, 1);
+			CHECK(f[0].line == 0 || (f[0].line >= 3 && f[0].line <= 5));
+			CHECK(ends_with(f[0].file, "/t.c"));
+			CHECK_EQ_INT(f[1].line, 9); /* the call site */
+		}
+	}
+	CHECK(two > 0); /* some instructions are inner's */
+	/* max = 1 keeps the leaf. */
+	for (uint64_t a = addr; a < addr + size; a++) {
+		struct dwarf_frame f[2], g;
+		if (dwarf__lookup(d, a, f, 2) == 2) {
+			CHECK_EQ_INT(dwarf__lookup(d, a, &g, 1), 1);
+			CHECK_STR(g.name, "inner");
+			break;
+		}
+	}
+	struct dwarf_stats st;
+	dwarf__stats(d, &st);
+	CHECK(st.units >= 1 && st.units_indexed >= 1 && st.functions >= 2);
+	dwarf__free(d);
+	return true;
+}
+
+static bool outside_code(void)
+{
+	struct dwarfobj *d = open_path(prog);
+	struct dwarf_frame f[4];
+
+	CHECK(d);
+	CHECK_EQ_INT(dwarf__lookup(d, 0, f, 4), 0);
+	CHECK_EQ_INT(dwarf__lookup(d, UINT64_MAX, f, 4), 0);
+	CHECK_EQ_INT(dwarf__lookup(d, 0x10, f, 0), 0);
+	CHECK_EQ_INT(dwarf__lookup(NULL, 0x1000, f, 4), 0);
+	dwarf__free(d);
+	return true;
+}
+
+static bool no_dwarf(void)
+{
+	errno = 0;
+	CHECK(!open_path(nodwarf));
+	CHECK_EQ_INT(errno, ENODATA);
+	CHECK(!dwarf__open_fd(open("/dev/null", O_RDONLY)));
+	CHECK(!dwarf__open_fd(-1));
+	return true;
+}
+
+static bool cxx_linkage(void)
+{
+	struct dwarfobj *d = open_path(cxx);
+	uint64_t addr, size;
+	struct dwarf_frame f[4];
+	char *dem;
+
+	CHECK(d);
+	CHECK(nm_sym(cxx, "_ZN2ns1K1fEi", &addr, &size));
+	CHECK(dwarf__lookup(d, addr, f, 4) >= 1);
+	CHECK_STR(f[0].linkage_name, "_ZN2ns1K1fEi");
+	CHECK_STR(f[0].name, "f");
+	dem = demangle(f[0].linkage_name);
+	CHECK_STR(dem, "ns::K::f(int)");
+	free(dem);
+	dwarf__free(d);
+	return true;
+}
+
+static bool demangling(void)
+{
+	char *s = demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+
+	CHECK_STR(s, "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	free(s);
+	CHECK(!demangle("main"));
+	CHECK(!demangle("_Z"));       /* not a valid mangling */
+	CHECK(!demangle("_Zxyzzy"));
+	CHECK(!demangle(NULL));
+	return true;
+}
+
+/* Every prefix of the image: no crash, no frames from garbage. */
+static bool truncated_images(void)
+{
+	struct stat st;
+	int fd = open(prog, O_RDONLY);
+	char *buf;
+
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	buf = malloc((size_t)st.st_size);
+	CHECK(buf && read(fd, buf, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	for (off_t len = 0; len <= st.st_size; len += st.st_size / 61 + 1) {
+		struct dwarfobj *d = dwarf__open_mem(buf, (size_t)len);
+		struct dwarf_frame f[DWARF_MAX_FRAMES];
+
+		for (uint64_t a = 0x1000; d && a < 0x1400; a += 7)
+			dwarf__lookup(d, a, f, DWARF_MAX_FRAMES);
+		dwarf__free(d);
+	}
+	/* Flipped bytes inside the DWARF sections. */
+	for (int k = 0; k < 40; k++) {
+		char *c = malloc((size_t)st.st_size);
+		CHECK(c);
+		memcpy(c, buf, (size_t)st.st_size);
+		srand((unsigned)k);
+		for (int j = 0; j < 64; j++)
+			c[st.st_size / 2 + rand() % (st.st_size / 2)] ^= (char)(1 + rand() % 255);
+		struct dwarfobj *d = dwarf__open_mem(c, (size_t)st.st_size);
+		struct dwarf_frame f[DWARF_MAX_FRAMES];
+		for (uint64_t a = 0x1000; d && a < 0x1400; a += 3)
+			dwarf__lookup(d, a, f, DWARF_MAX_FRAMES);
+		dwarf__free(d);
+		free(c);
+	}
+	free(buf);
+	return true;
+}
+
+static bool cleanup(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return sh(cmd);
+}
+
+TEST_MAIN("dwarf", TEST(setup), TEST(inline_frames), TEST(outside_code), TEST(no_dwarf),
+	  TEST(cxx_linkage), TEST(demangling), TEST(truncated_images), TEST(cleanup))
