@@ -122,7 +122,20 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o
+# libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
+# MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
+FUZZ_SRCS := user/elfsym.c user/elfutil.c user/dwarf.c user/perfmap.c \
+             user/debuginfo.c user/demangle.c
+$(OUT)/fuzz:
+	$(Q)mkdir -p $@
+$(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser $^ \
+		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
+fuzz: $(OUT)/fuzz/fuzz_symbols
+
+test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build
