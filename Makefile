@@ -52,12 +52,15 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o
 	$(Q)rm -f $@.tmp.o
 
+# -MMD names the .tmp.o: list the headers of the real target here.
+$(OUT)/pmubpf.bpf.o: bpf/unwind.bpf.h bpf/pmubpf_abi.h vmlinux/vmlinux.h
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
 # Compile check for the other supported arch (thread pointer differs).
-$(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c | $(OUT)
+$(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c bpf/unwind.bpf.h bpf/pmubpf_abi.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(subst __TARGET_ARCH_$(BPF_ARCH),__TARGET_ARCH_arm64,$(BPF_CFLAGS)) -c $< -o $@
 
@@ -115,6 +118,18 @@ WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall
 $(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm -ldl
+
+# Workloads without frame pointers (nofp_*.c, nofp_*.cc), like most
+# distribution binaries and libc itself: the --call-graph dwarf tests.
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+CLANGXX ?= clang++
+WORK_BINS += $(patsubst tests/workloads/%.cc,$(OUT)/tests/%,$(wildcard tests/workloads/nofp_*.cc))
+$(OUT)/tests/nofp_%: tests/workloads/nofp_%.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(NOFP_CFLAGS) $< -o $@ -lpthread
+$(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc | $(OUT)/tests
+	$(call msg,CXX,$@)
+	$(Q)$(CLANGXX) $(NOFP_CFLAGS) $< -o $@
 
 # Shared libraries the workloads load (tests/workloads/lib/NAME.c).
 WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))

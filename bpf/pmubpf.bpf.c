@@ -263,27 +263,14 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	return id;
 }
 
-/* Walk one stack (user or kernel) and store it by content hash. */
-static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
-				       __u32 reason, __u64 period)
+/* Store the stack in scratch st (st->nr frames) by content hash. */
+static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 ev,
+					 __u32 reason, __u64 period)
 {
-	__u32 zero = 0;
-	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
 	__u64 h = 0xcbf29ce484222325ULL; /* FNV offset basis */
-	long n;
 
-	if (!st)
-		return PMUBPF_STACK_ERROR;
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
-	/* -EFAULT: no such stack (kernel thread; user-mode sample's kernel
-	 * side). Not a loss. */
-	if (n == -EFAULT || n == 0)
+	if (!st->nr)
 		return PMUBPF_STACK_NONE;
-	if (n < 0) {
-		count_drop(ev, reason, period);
-		return PMUBPF_STACK_ERROR;
-	}
-	st->nr = (__u64)n / sizeof(__u64);
 	for (int i = 0; i < PMUBPF_MAX_DEPTH; i++) {
 		if (i >= st->nr)
 			break;
@@ -301,6 +288,31 @@ static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
 	}
 	return h;
 }
+
+/* Walk one stack (user or kernel) and store it by content hash. */
+static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
+				       __u32 reason, __u64 period)
+{
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+	long n;
+
+	if (!st)
+		return PMUBPF_STACK_ERROR;
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	/* -EFAULT: no such stack (kernel thread; user-mode sample's kernel
+	 * side). Not a loss. */
+	if (n == -EFAULT || n == 0)
+		return PMUBPF_STACK_NONE;
+	if (n < 0) {
+		count_drop(ev, reason, period);
+		return PMUBPF_STACK_ERROR;
+	}
+	st->nr = (__u64)n / sizeof(__u64);
+	return store_stack(st, ev, reason, period);
+}
+
+#include "unwind.bpf.h"
 
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
@@ -324,14 +336,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	key.event = ev;
 	key.tgid = tgid;
 	key.tid = tid;
-	if (want_user)
-		key.ustack = stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
-	if (want_kernel)
-		key.kstack = stack_key(ctx, ev, 0, PMUBPF_DROP_KSTACK, period);
-	if (tgid) {
+	if (tgid) { /* first: the DWARF unwinder checks the generation */
 		key.pgen = process_gen(ev, tgid, tid, period);
 		key.label = label_key(ev, tgid, tid, key.pgen, period);
 	}
+	if (want_user && call_graph_dwarf && tgid)
+		key.ustack = dwarf_ustack_key(ctx, ev, tgid, key.pgen, period);
+	else if (want_user)
+		key.ustack = stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	if (want_kernel)
+		key.kstack = stack_key(ctx, ev, 0, PMUBPF_DROP_KSTACK, period);
 
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (!val) {
@@ -359,6 +373,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&label_slots, &tgid);
+	bpf_map_delete_elem(&unwind_pids, &tgid); /* the old image's tables */
 	state = bpf_map_lookup_elem(&targets, &t);
 	if (state && *state == PMUBPF_TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
@@ -401,5 +416,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&label_slots, &tgid);
+	bpf_map_delete_elem(&unwind_pids, &tgid);
 	return 0;
 }

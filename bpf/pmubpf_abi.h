@@ -40,6 +40,7 @@ enum pmubpf_stack_status {
 #define PMUBPF_STACK_KEY_MIN (1ULL << 63)
 
 #define PMUBPF_MAX_DEPTH 127 /* kernel's default perf_event_max_stack */
+#define PMUBPF_MAX_DEPTH_STR "127"
 
 /* Value of the stacks map: the frames, leaf first. */
 struct pmubpf_stack {
@@ -80,9 +81,12 @@ enum pmubpf_drop {
 	                              * recorded as the last frame */
 	PMUBPF_DROP_DWARF_BAD_FRAME, /* unwound frame not above the last one
 	                              * (corrupt stack or wrong rule) */
-	PMUBPF_DROP_DWARF_BAD_RULE,  /* a CFI rule BPF cannot evaluate, or no
-	                              * CFI for the pc: unwound by frame
-	                              * pointer instead (not a stop) */
+	PMUBPF_DROP_DWARF_BAD_RULE,  /* a CFI rule BPF cannot evaluate: that
+	                              * frame unwound by frame pointer (not a
+	                              * stop) */
+	PMUBPF_DROP_DWARF_NO_CFI,    /* a pc no CFI covers (object without
+	                              * .eh_frame, hand-written code, tables
+	                              * full): that frame by frame pointer */
 	PMUBPF_DROP__MAX,
 };
 

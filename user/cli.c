@@ -20,6 +20,7 @@ enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
 	OPT_STACK_MAP, OPT_COUNTS_MAP, OPT_VERSION,
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
+	OPT_CALL_GRAPH = 320,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "no-symbol", no_argument, NULL, OPT_NO_SYMBOL },
 	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "include-idle", no_argument, NULL, OPT_INCLUDE_IDLE },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
@@ -83,6 +85,8 @@ void cli__usage(FILE *f)
 "      --debuginfo-dir DIR  look for separate debug files in DIR too (by\n"
 "                        .build-id/ and .gnu_debuglink); repeatable\n"
 "      --no-user         no user stacks\n"
+"      --call-graph MODE user stacks by dwarf (.eh_frame unwind tables, in\n"
+"                        BPF; the default on x86-64) or fp (frame pointers)\n"
 "      --include-idle    keep the idle task's samples (-a leaves them out)\n"
 "      --top N           print the N hottest functions of each profile\n"
 "      --stack-map-size N, --counts-map-size N\n"
@@ -336,6 +340,18 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_NO_USER:
 			cfg->no_user = true;
 			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "fp")) {
+				cfg->call_graph = CALL_GRAPH_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+#if !defined(__x86_64__)
+				return fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
+#endif
+				cfg->call_graph = CALL_GRAPH_DWARF;
+			} else {
+				return fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
+			}
+			break;
 		case OPT_INCLUDE_IDLE:
 			cfg->include_idle = true;
 			break;
@@ -375,6 +391,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return fail(err, errlen, "-c and -F exclude each other");
 	if (!period_given)
 		cfg->freq = freq_given ? cfg->freq : DEFAULT_FREQ;
+	if (!cfg->call_graph)
+		cfg->call_graph = DEFAULT_CALL_GRAPH;
 	if (cfg->no_kernel && cfg->no_user)
 		return fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
 	if (cfg->command && (cfg->npids || cfg->ntids || cfg->all))

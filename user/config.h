@@ -13,6 +13,17 @@
 #include "pmubpf_abi.h"
 
 #define DEFAULT_FREQ 999         /* Hz, every event unless -c/-F */
+
+/* How user stacks are walked (--call-graph, perf's spelling). */
+enum call_graph {
+	CALL_GRAPH_FP = 1,    /* frame pointers (the kernel's walk) */
+	CALL_GRAPH_DWARF = 2, /* .eh_frame tables, unwound in BPF (x86-64) */
+};
+#if defined(__x86_64__)
+#define DEFAULT_CALL_GRAPH CALL_GRAPH_DWARF
+#else
+#define DEFAULT_CALL_GRAPH CALL_GRAPH_FP
+#endif
 #define DEFAULT_OUTPUT "pmubpf.pb.gz"
 
 struct config {
@@ -32,6 +43,7 @@ struct config {
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
 	const char *output;       /* -o */
 	bool no_kernel, no_user, include_idle;
+	int call_graph;           /* --call-graph: enum call_graph */
 	bool no_symbol;           /* --no-symbol: addresses + mappings only */
 	char **debuginfo_dirs;    /* --debuginfo-dir (repeatable), borrowed argv */
 	int ndebuginfo_dirs;

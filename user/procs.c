@@ -41,6 +41,8 @@ struct procs {
 	size_t nsets, capsets;
 	struct hashtab *set_index; /* (proc, id) -> index in sets */
 	struct procs_stats st;
+	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
+	void *maps_hook_ctx;
 };
 
 struct proc_key {
@@ -367,8 +369,11 @@ static void rescan(struct procs *p, struct proc *pr)
 	if (!same_generation(p, pr) || procmaps__read(pr->tgid, true, &fresh))
 		return;
 	procsyms__jit_refresh(pr);
-	if (merge_maps(p, pr, &fresh) == 0)
+	if (merge_maps(p, pr, &fresh) == 0) {
 		p->st.rescans++;
+		if (p->maps_hook)
+			p->maps_hook(p->maps_hook_ctx, pr);
+	}
 	procmaps__free(&fresh);
 }
 
@@ -397,8 +402,16 @@ static int snapshot(struct procs *p, struct proc *pr)
 	procsyms__jit_snapshot(pr, pr->other_mntns);
 	pr->snapshotted = true;
 	pr->next_rescan = mono_ns() + rescan_delay(0);
+	if (p->maps_hook)
+		p->maps_hook(p->maps_hook_ctx, pr);
 	labels_find_record(p, pr);
 	return 0;
+}
+
+void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx)
+{
+	p->maps_hook = fn;
+	p->maps_hook_ctx = ctx;
 }
 
 static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)

@@ -64,6 +64,11 @@ struct debuginfo;
  * without it objects get ELF symbols only. */
 void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
 void procs__free(struct procs *p);
+/* Called with each process whose maps were just read (first snapshot) or
+ * changed (a re-read merged something in): --call-graph dwarf loads its
+ * unwind tables for BPF there (user/unwind.c). */
+typedef void (*procs_maps_hook)(void *ctx, const struct proc *pr);
+void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx);
 
 /* Handle one ring-buffer notice of size bytes (a struct pmubpf_notice,
  * or a struct pmubpf_label_notice for NOTICE_LABEL). Returns 0 (failures

@@ -267,6 +267,40 @@ static const char *frame_name(struct pprof *p, uint64_t loc, char *buf, size_t l
 	return pprof__intern(p, buf);
 }
 
+/* --call-graph: the mode, the unwind tables, and how DWARF walks ended
+ * when not at the outermost frame (every sample is kept). */
+static const char *const dwarf_reasons[PMUBPF_DROP__MAX] = {
+	[PMUBPF_DROP_DWARF_NO_TABLE] = "walked by frame pointer instead: the process had no unwind tables yet (first samples) or no slot",
+	[PMUBPF_DROP_DWARF_TRUNCATED] = "truncated at " PMUBPF_MAX_DEPTH_STR " frames",
+	[PMUBPF_DROP_DWARF_READ_FAIL] = "end early: stack memory unreadable",
+	[PMUBPF_DROP_DWARF_UNMAPPED] = "end at an address in no known mapping (JIT, anonymous, or mapped after the last snapshot)",
+	[PMUBPF_DROP_DWARF_BAD_FRAME] = "end early: an unwound frame was not above the previous one",
+	[PMUBPF_DROP_DWARF_BAD_RULE] = "have frames unwound by frame pointer: a CFI rule BPF does not evaluate",
+	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc",
+};
+
+static void add_unwind_comments(struct pprof *p, const struct report_in *in,
+				const struct pmubpf_drop_val *d)
+{
+	char buf[512];
+
+	if (in->cfg->no_user)
+		return;
+	if (in->cfg->call_graph != CALL_GRAPH_DWARF || !in->unwind) {
+		pprof__add_comment(p, "call graph: fp (user stacks by frame pointers)");
+		return;
+	}
+	pprof__add_comment(p, "call graph: dwarf (user stacks unwound in BPF from .eh_frame/.debug_frame tables)");
+	if (in->unwind) {
+		unwind__summary(in->unwind, buf, sizeof(buf));
+		pprof__add_comment(p, "%s", buf);
+	}
+	for (int r = 0; r < PMUBPF_DROP__MAX; r++)
+		if (dwarf_reasons[r] && d[r].count)
+			pprof__add_comment(p, "dwarf: %llu user stacks %s",
+					   (unsigned long long)d[r].count, dwarf_reasons[r]);
+}
+
 static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 			 const struct pmubpf_drop_val *d, double scale)
 {
@@ -301,6 +335,7 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	if (d[PMUBPF_DROP_IDLE].count)
 		pprof__add_comment(p, "left out: %llu idle samples (--include-idle keeps them)",
 				   (unsigned long long)d[PMUBPF_DROP_IDLE].count);
+	add_unwind_comments(p, in, d);
 	if (scale > 1.0)
 		pprof__add_comment(p, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
 				   100.0 / scale, scale);

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "ksyms.h"
 #include "procs.h"
+#include "unwind.h"
 
 struct report_in {
 	const struct config *cfg;
@@ -25,6 +26,7 @@ struct report_in {
 	int64_t duration_nanos;
 	uint64_t enabled[PMUBPF_MAX_EVENTS], running[PMUBPF_MAX_EVENTS];
 	uint32_t stack_map_size, counts_map_size;
+	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with

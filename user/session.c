@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "report.h"
 #include "session.h"
 #include "symbolize.h"
+#include "unwind.h"
 
 #define POLL_MS 100
 #define POLL_PENDING_MS 2 /* while a label record awaits its constructor */
@@ -208,6 +210,22 @@ static int handle_notice(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+struct ksyms_job {
+	pthread_t th;
+	bool started;
+	struct ksyms *ks;
+	int err;
+};
+
+static void *ksyms_thread(void *arg)
+{
+	struct ksyms_job *j = arg;
+
+	j->ks = ksyms__load("/proc/kallsyms");
+	j->err = errno;
+	return NULL;
+}
+
 static int64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -233,6 +251,8 @@ int session__run(const struct config *cfg)
 	struct symcache *sc = NULL;
 	struct debuginfo *dbg = NULL;
 	struct procs *procs = NULL;
+	struct unwind *uw = NULL;
+	struct unwind_stats uw_st;
 	struct ksyms *ks = NULL;
 	int *cpus = NULL, ncpus = 0, ret = 1, err, go_fd = -1, err_fd = -1;
 	int child_status = 0;
@@ -295,6 +315,20 @@ int session__run(const struct config *cfg)
 	skel->rodata->nr_events = (__u32)cfg->nevents;
 	bpf_map__set_max_entries(skel->maps.stacks, stack_entries);
 	bpf_map__set_max_entries(skel->maps.counts, count_entries);
+	bool dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
+	if (dwarf && (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) != 1 ||
+		      libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) != 1)) {
+		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
+		dwarf = false;
+	}
+	struct unwind_maps uwm = { .max_rows = 1, .max_tables = 1, .max_slots = 1 };
+	if (dwarf)
+		unwind__sizes(cfg->all, &uwm.max_rows, &uwm.max_tables, &uwm.max_slots);
+	skel->rodata->call_graph_dwarf = dwarf;
+	bpf_map__set_max_entries(skel->maps.unwind_rows, uwm.max_rows);
+	bpf_map__set_max_entries(skel->maps.unwind_tables, uwm.max_tables);
+	bpf_map__set_max_entries(skel->maps.unwind_slots, uwm.max_slots);
+	bpf_map__set_max_entries(skel->maps.unwind_pids, uwm.max_slots);
 	err = pmubpf_bpf__load(skel);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
@@ -326,6 +360,18 @@ int session__run(const struct config *cfg)
 		if (!dbg)
 			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
 		procs__set_debuginfo(procs, dbg);
+	}
+	if (procs && dwarf) {
+		uwm.rows_fd = bpf_map__fd(skel->maps.unwind_rows);
+		uwm.tables_fd = bpf_map__fd(skel->maps.unwind_tables);
+		uwm.slots_fd = bpf_map__fd(skel->maps.unwind_slots);
+		uwm.pids_fd = bpf_map__fd(skel->maps.unwind_pids);
+		uw = unwind__new(&uwm, cfg->verbose);
+		if (!uw) {
+			errorf("setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
+			goto out;
+		}
+		procs__set_maps_hook(procs, unwind__proc, uw);
 	}
 	rb = procs ? ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, procs, NULL) : NULL;
 	if (!rb) {
@@ -384,12 +430,12 @@ int session__run(const struct config *cfg)
 			goto out;
 		}
 	}
-	/* Kernel symbols after sampling started (reading kallsyms takes tens
-	 * of ms that the command would otherwise wait for). */
-	ks = cfg->no_kernel ? NULL : ksyms__load("/proc/kallsyms");
-	if (!ks && !cfg->no_kernel)
-		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
-			strerror(errno));
+	/* Kernel symbols while sampling goes on (reading kallsyms takes tens
+	 * of ms that neither the command nor the first notices, hence the
+	 * first processes' unwind tables, should wait for). */
+	struct ksyms_job kjob = { 0 };
+	if (!cfg->no_kernel)
+		kjob.started = pthread_create(&kjob.th, NULL, ksyms_thread, &kjob) == 0;
 	if (cfg->verbose)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
 			cfg->nevents, ncpus, stack_entries, count_entries);
@@ -426,6 +472,16 @@ int session__run(const struct config *cfg)
 	}
 	int64_t duration = now_ns(CLOCK_MONOTONIC) - t0;
 	perfev__stop(pev);
+	if (kjob.started) {
+		pthread_join(kjob.th, NULL);
+		ks = kjob.ks;
+	} else if (!cfg->no_kernel) {
+		kjob.ks = ks = ksyms__load("/proc/kallsyms");
+		kjob.err = errno;
+	}
+	if (!ks && !cfg->no_kernel)
+		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
+			strerror(kjob.err));
 	ring_buffer__consume(rb); /* notices of the last samples */
 	if (mw)
 		mmapwatch__consume(mw);
@@ -444,6 +500,14 @@ int session__run(const struct config *cfg)
 		.stack_map_size = stack_entries,
 		.counts_map_size = count_entries,
 	};
+	if (uw) {
+		unwind__stats(uw, &uw_st);
+		in.unwind = &uw_st;
+		if (cfg->verbose) {
+			unwind__summary(&uw_st, msg, sizeof(msg));
+			fprintf(stderr, "pmubpf: %s\n", msg);
+		}
+	}
 	for (int e = 0; e < cfg->nevents; e++)
 		perfev__times(pev, e, &in.enabled[e], &in.running[e]);
 	if (report__write_all(&in, msg, sizeof(msg))) {
@@ -478,6 +542,7 @@ out:
 		close(epfd);
 	ring_buffer__free(rb);
 	procs__free(procs);
+	unwind__free(uw);
 	symcache__free(sc);
 	debuginfo__free(dbg); /* after the objects it noted */
 	ksyms__free(ks);

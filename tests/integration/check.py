@@ -14,6 +14,13 @@ reason on the last line. Subcommands:
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
+  ancestors PROFILE --leaf NAME --ancestor NAME [--min-fraction 0.95]
+            [--user-leaf] [--kernel-only]
+      Of the samples whose leaf function is --leaf, at least that fraction
+      (by sample count) must have --ancestor further up the same stack,
+      with every frame in between named (no bare addresses). --user-leaf:
+      the leaf is the first user frame (kernel frames skipped);
+      --kernel-only: only samples taken in the kernel.
 """
 import argparse, json, math, os, re, subprocess, sys
 
@@ -144,6 +151,47 @@ def expect(args):
     print("ok: %d samples, %d pids" % (total, len(pids)))
 
 
+def ancestors(args):
+    prof = load(args.profile)
+    kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    total = good = 0
+    bad = {}
+    for s in prof["samples"]:
+        names = []  # one per frame, None for an unsymbolized location
+        stack = s["stack"]
+        nk = 0
+        while nk < len(stack) and stack[nk]["mapping"] in kmaps:
+            nk += 1
+        if args.kernel_only and not nk:
+            continue
+        for loc in stack[nk if args.user_leaf else 0:]:
+            if loc["frames"]:
+                names.extend(None if f["func"] in ("", "??") or f["func"].startswith("0x")
+                             else f["func"] for f in loc["frames"])
+            else:
+                names.append(None)
+        if not names or names[0] != args.leaf:
+            continue
+        n = s["values"][0]
+        total += n
+        if args.ancestor in names[1:]:
+            between = names[1:names.index(args.ancestor, 1)]
+            if all(between):
+                good += n
+                continue
+        key = " <- ".join(x or "??" for x in names[:12])
+        bad[key] = bad.get(key, 0) + n
+    if total < args.min_samples:
+        sys.exit("only %d samples with leaf %s" % (total, args.leaf))
+    frac = good / total
+    print("%s -> %s: %d of %d samples (%.2f%%)" % (args.leaf, args.ancestor, good, total, 100 * frac))
+    if frac < args.min_fraction:
+        for k, v in sorted(bad.items(), key=lambda kv: -kv[1])[:5]:
+            print("  %5d  %s" % (v, k))
+        sys.exit("%s is an ancestor of %s in %.2f%% of its samples < %.2f%%"
+                 % (args.ancestor, args.leaf, 100 * frac, 100 * args.min_fraction))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -173,6 +221,15 @@ def main():
     e.add_argument("--no-functions", action="store_true")
     e.add_argument("--tag", action="append")
     e.set_defaults(fn=expect)
+    n = sub.add_parser("ancestors")
+    n.add_argument("profile")
+    n.add_argument("--leaf", required=True)
+    n.add_argument("--ancestor", required=True)
+    n.add_argument("--min-fraction", type=float, default=0.95)
+    n.add_argument("--min-samples", type=int, default=100)
+    n.add_argument("--user-leaf", action="store_true")
+    n.add_argument("--kernel-only", action="store_true")
+    n.set_defaults(fn=ancestors)
     args = ap.parse_args()
     args.fn(args)
 

@@ -1,0 +1,355 @@
+/* unwind.bpf.h — user stacks unwound in BPF from .eh_frame-derived tables
+ * (--call-graph dwarf), included by pmubpf.bpf.c after its stack helpers.
+ *
+ * Userspace (user/unwind.c) loads, per object, a sorted run of compact
+ * rows {pc, rule} into unwind_rows (pmubpf_abi.h describes the rule), and
+ * per process a slot listing its executable mappings with their tables.
+ * Per sample, dwarf_ustack_key() starts from the user registers (the
+ * sample's own if it interrupted user mode, else the task's saved user
+ * pt_regs) and, in a bpf_loop of up to PMUBPF_MAX_DEPTH steps: records
+ * the pc, finds its mapping (cached while frames stay in one object),
+ * binary-searches the row, computes the CFA, reads the return address
+ * (and rbp when the row says where it was saved) with
+ * bpf_probe_read_user. A pc no row covers, or a rule we cannot evaluate,
+ * is unwound by frame pointer instead (mixed stacks); a signal trampoline
+ * continues from the saved ucontext. The frames then go through
+ * store_stack() exactly like bpf_get_stack's: same scratch, same hash,
+ * same stacks map. How each walk ended, when not at the outermost frame,
+ * is counted in drops (PMUBPF_DROP_DWARF_*).
+ *
+ * Only x86-64 is implemented; elsewhere dwarf_ustack_key() is the frame
+ * pointer walk (userspace does not offer --call-graph dwarf there).
+ */
+#ifndef PMUBPF_UNWIND_BPF_H
+#define PMUBPF_UNWIND_BPF_H
+
+const volatile bool call_graph_dwarf = false; /* --call-graph dwarf */
+
+/* Rows of every table (mmapped by userspace, which appends tables). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_urow);
+	__uint(max_entries, 1); /* sized by the loader */
+	__uint(map_flags, BPF_F_MMAPABLE);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_utable);
+	__uint(max_entries, 1); /* sized by the loader */
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_uproc);
+	__uint(max_entries, 1); /* sized by the loader */
+} unwind_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pmubpf_upid);
+	__uint(max_entries, 1); /* sized by the loader (= slots) */
+} unwind_pids SEC(".maps");
+
+#if defined(__TARGET_ARCH_x86)
+
+#define UW_MAP_STEPS 8   /* log2(PMUBPF_UW_MAX_MAPS) + 1 */
+#define UW_ROW_STEPS 25  /* tables of up to 2^24 rows */
+
+/* rt_sigframe: ucontext at rsp; rbp, rsp, rip of the interrupted code. */
+#define UW_SIG_RBP 120
+#define UW_SIG_RSP 160
+#define UW_SIG_RIP 168
+
+enum uw_stop {
+	UW_RUNNING = 0,
+	UW_CLEAN,     /* outermost frame reached */
+	UW_STOP_DROP, /* stopped early: reason in c->reason */
+};
+
+struct uw_ctx {
+	__u64 pc, sp, bp;
+	__u64 m_start, m_end, m_bias; /* the mapping of the last pc */
+	__u32 m_off, m_len;           /* its rows (m_len 0: none) */
+	__u32 slot;
+	__u32 n;                      /* frames recorded */
+	__u32 stop, reason;
+	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
+	__u32 is_ra;                  /* pc is a return address */
+};
+
+/* The walk's state lives in a per-CPU map value, not on the stack: the
+ * verifier then knows none of it, so it checks the loop callback once
+ * instead of once per distinct constant (n = 0, 1, 2...). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct uw_ctx);
+	__uint(max_entries, 1);
+} unwind_state SEC(".maps");
+
+/* Find the mapping of c->pc in the process's slot; cache it in c. */
+static __always_inline int uw_find_map(struct uw_ctx *c)
+{
+	struct pmubpf_uproc *p = bpf_map_lookup_elem(&unwind_slots, &c->slot);
+	__u32 lo = 0, hi, idx;
+
+	if (!p)
+		return -1;
+	hi = p->nmaps;
+	if (hi > PMUBPF_UW_MAX_MAPS)
+		hi = PMUBPF_UW_MAX_MAPS;
+	for (int i = 0; i < UW_MAP_STEPS; i++) {
+		__u32 mid;
+
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		if (p->maps[mid & (PMUBPF_UW_MAX_MAPS - 1)].start <= c->pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	idx = (lo - 1) & (PMUBPF_UW_MAX_MAPS - 1);
+	if (c->pc >= p->maps[idx].end)
+		return -1;
+	c->m_start = p->maps[idx].start;
+	c->m_end = p->maps[idx].end;
+	c->m_bias = p->maps[idx].bias;
+	c->m_off = 0;
+	c->m_len = 0;
+	__u32 tid = p->maps[idx].table;
+	if (tid != PMUBPF_UW_NO_TABLE) {
+		struct pmubpf_utable *t = bpf_map_lookup_elem(&unwind_tables, &tid);
+
+		if (t) {
+			c->m_off = t->off;
+			c->m_len = t->len;
+		}
+	}
+	return 0;
+}
+
+/* The rule of the last row at or below lpc in the cached mapping. */
+static __always_inline __u32 uw_find_rule(struct uw_ctx *c, __u64 lpc)
+{
+	__u64 rel = lpc - c->m_bias;
+	__u32 lo = 0, hi = c->m_len, idx;
+	struct pmubpf_urow *r;
+
+	if (!hi || rel > 0xffffffffULL)
+		return PMUBPF_UW_NONE;
+	for (int i = 0; i < UW_ROW_STEPS; i++) {
+		__u32 mid;
+
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		idx = c->m_off + mid;
+		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		if (!r)
+			return PMUBPF_UW_NONE;
+		if (r->pc <= (__u32)rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return PMUBPF_UW_NONE;
+	idx = c->m_off + lo - 1;
+	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	return r ? r->rule : PMUBPF_UW_NONE;
+}
+
+static __always_inline long uw_stop(struct uw_ctx *c, __u32 reason)
+{
+	c->stop = UW_STOP_DROP;
+	c->reason = reason;
+	return 1;
+}
+
+/* One frame: record c->pc, then step to its caller. 0: go on, 1: stop. */
+static long uw_step(__u64 i, void *data)
+{
+	struct uw_ctx *c;
+	struct pmubpf_stack *st;
+	__u32 zero = 0, n, rule, kind;
+	__u64 cfa, pair[2];
+
+	c = bpf_map_lookup_elem(&unwind_state, &zero);
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c || !st)
+		return 1;
+	n = c->n;
+	if (n >= PMUBPF_MAX_DEPTH)
+		return uw_stop(c, PMUBPF_DROP_DWARF_TRUNCATED);
+	/* Symbolization looks every frame but the leaf up at address - 1
+	 * (a return address): a frame that is not one (the code a signal
+	 * interrupted) is recorded + 1 so that the lookup lands on it. */
+	st->ips[n] = c->is_ra || !n ? c->pc : c->pc + 1;
+	c->n = n + 1;
+
+	if (c->pc < c->m_start || c->pc >= c->m_end) {
+		if (uw_find_map(c))
+			return uw_stop(c, PMUBPF_DROP_DWARF_UNMAPPED);
+	}
+	/* A return address may be one past its call's function. */
+	rule = uw_find_rule(c, c->is_ra ? c->pc - 1 : c->pc);
+	kind = PMUBPF_UW_KIND(rule);
+
+	switch (kind) {
+	case PMUBPF_UW_END:
+		c->stop = UW_CLEAN;
+		return 1;
+	case PMUBPF_UW_SIGNAL: {
+		__u64 regs[2];
+
+		/* The trampoline: its "return address" is its first byte
+		 * (the FDE starts one byte early for the - 1). Recorded + 1
+		 * so that it is named. */
+		st->ips[n] = c->pc + 1;
+		/* Registers of the interrupted code, from the ucontext. Its
+		 * stack may be anywhere (sigaltstack): no ordering check. */
+		if (bpf_probe_read_user(&c->bp, sizeof(c->bp), (void *)(c->sp + UW_SIG_RBP)) ||
+		    bpf_probe_read_user(regs, sizeof(regs), (void *)(c->sp + UW_SIG_RSP)))
+			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+		c->sp = regs[0];
+		c->pc = regs[1];
+		c->is_ra = 0; /* the interrupted instruction itself */
+		if (!c->pc) {
+			c->stop = UW_CLEAN;
+			return 1;
+		}
+		return 0;
+	}
+	case PMUBPF_UW_CFA_RSP:
+		cfa = c->sp + PMUBPF_UW_CFA_OFF(rule);
+		break;
+	case PMUBPF_UW_CFA_RBP:
+		cfa = c->bp + PMUBPF_UW_CFA_OFF(rule);
+		break;
+	case PMUBPF_UW_PLT:
+		cfa = c->sp + PMUBPF_UW_CFA_OFF(rule) +
+		      ((c->pc & 15) >= (__u64)(rule >> 4 & 0xff) ? 8 : 0);
+		break;
+	default: /* NONE (no CFI here), UNSUPPORTED: frame pointer */
+		if (kind == PMUBPF_UW_UNSUPPORTED)
+			c->bad_rule++;
+		else
+			c->no_cfi++;
+		if (!c->bp) { /* the end of a frame-pointer chain */
+			c->stop = UW_CLEAN;
+			return 1;
+		}
+		if (c->bp < c->sp)
+			return uw_stop(c, PMUBPF_DROP_DWARF_BAD_FRAME);
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)c->bp))
+			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+		c->sp = c->bp + 16;
+		c->bp = pair[0];
+		c->pc = pair[1];
+		c->is_ra = 1;
+		if (!c->pc) {
+			c->stop = UW_CLEAN;
+			return 1;
+		}
+		return 0;
+	}
+
+	int rbp8 = PMUBPF_UW_RBP(rule);
+	if (kind == PMUBPF_UW_PLT)
+		rbp8 = 0;
+	if (cfa <= c->sp)
+		return uw_stop(c, PMUBPF_DROP_DWARF_BAD_FRAME);
+	if (rbp8 == -2) { /* push %rbp right after the call: one read */
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
+			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+		c->bp = pair[0];
+		c->pc = pair[1];
+	} else {
+		if (bpf_probe_read_user(&c->pc, sizeof(c->pc), (void *)(cfa - 8)))
+			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+		if (rbp8 && bpf_probe_read_user(&c->bp, sizeof(c->bp), (void *)(cfa + (__s64)rbp8 * 8)))
+			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+	}
+	c->sp = cfa;
+	c->is_ra = 1;
+	if (!c->pc) {
+		c->stop = UW_CLEAN;
+		return 1;
+	}
+	return 0;
+}
+
+/* The user stack of the current task by DWARF CFI, stored like
+ * stack_key's. Falls back to the frame-pointer walk (counted) while the
+ * process has no tables. */
+static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, __u32 ev,
+					      __u32 tgid, __u32 pgen, __u64 period)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pmubpf_upid *up;
+	struct pmubpf_stack *st;
+	struct uw_ctx *c;
+	__u32 zero = 0;
+	__u64 pc, sp, bp;
+
+	if (!BPF_CORE_READ(task, mm))
+		return PMUBPF_STACK_NONE; /* kernel thread: no user stack */
+	up = bpf_map_lookup_elem(&unwind_pids, &tgid);
+	if (!up || up->pgen != pgen) {
+		count_drop(ev, PMUBPF_DROP_DWARF_NO_TABLE, period);
+		return stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	}
+	if ((ctx->regs.cs & 3) == 3) { /* the sample interrupted user mode */
+		pc = ctx->regs.ip;
+		sp = ctx->regs.sp;
+		bp = ctx->regs.bp;
+	} else { /* in the kernel: the registers saved at kernel entry */
+		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
+		struct pt_regs u;
+
+		if (!ur || bpf_probe_read_kernel(&u, sizeof(u), ur) || !u.ip)
+			return PMUBPF_STACK_NONE;
+		pc = u.ip;
+		sp = u.sp;
+		bp = u.bp;
+	}
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	c = bpf_map_lookup_elem(&unwind_state, &zero);
+	if (!st || !c)
+		return PMUBPF_STACK_ERROR;
+	__builtin_memset(c, 0, sizeof(*c));
+	c->slot = up->slot;
+	c->pc = pc;
+	c->sp = sp;
+	c->bp = bp;
+	bpf_loop(PMUBPF_MAX_DEPTH + 1, uw_step, NULL, 0);
+	if (c->stop == UW_RUNNING) /* cannot happen: n reaches the depth */
+		c->stop = UW_STOP_DROP, c->reason = PMUBPF_DROP_DWARF_TRUNCATED;
+	if (c->stop == UW_STOP_DROP)
+		count_drop(ev, c->reason, period);
+	if (c->bad_rule)
+		count_drop(ev, PMUBPF_DROP_DWARF_BAD_RULE, period);
+	if (c->no_cfi)
+		count_drop(ev, PMUBPF_DROP_DWARF_NO_CFI, period);
+	st->nr = c->n;
+	return store_stack(st, ev, PMUBPF_DROP_USTACK, period);
+}
+
+#else /* !__TARGET_ARCH_x86 */
+
+static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, __u32 ev,
+					      __u32 tgid, __u32 pgen, __u64 period)
+{
+	return stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+}
+
+#endif
+#endif
