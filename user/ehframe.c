@@ -1,7 +1,7 @@
-/* ehframe.c — CIE/FDE parser and CFA-program interpreter for x86-64, and
- * the assembly of its output into one sorted table of compact rows. See
- * ehframe.h; the DWARF 5 spec (6.4) and the LSB's .eh_frame chapter are
- * the references for the encodings.
+/* ehframe.c — CIE/FDE parser for x86-64 and the assembly of its output
+ * into one sorted table of compact rows (the CFA programs themselves run
+ * in ehframe_cfa.c). See ehframe.h; the DWARF 5 spec (6.4) and the LSB's
+ * .eh_frame chapter are the references for the encodings.
  */
 #include "ehframe.h"
 
@@ -10,107 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ehframe_int.h"
 
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RIP 16
-#define STATE_STACK 16          /* remember_state depth we keep */
-#define MAX_ENTRIES (1u << 26)  /* raw rows per object: 1 GiB of input */
-#define PAD_GAP 16              /* bytes between FDEs taken as padding */
-
-/* x86-64 rt_sigframe: the ucontext starts at rsp when the trampoline
- * runs; uc_mcontext is at 40, and rbp/rsp/rip at 80/120/128 inside it. */
-#define SIG_RBP 120
-#define SIG_CFA 160
-#define SIG_RIP 168
-
-/* DW_EH_PE_* */
-#define PE_OMIT 0xff
-#define PE_ABSPTR 0x00
-#define PE_ULEB128 0x01
-#define PE_UDATA2 0x02
-#define PE_UDATA4 0x03
-#define PE_UDATA8 0x04
-#define PE_SLEB128 0x09
-#define PE_SDATA2 0x0a
-#define PE_SDATA4 0x0b
-#define PE_SDATA8 0x0c
-#define PE_PCREL 0x10
-#define PE_TEXTREL 0x20
-#define PE_DATAREL 0x30
-#define PE_INDIRECT 0x80
-
-struct cur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint8_t get_u8(struct cur *c)
-{
-	if (c->p >= c->end) {
-		c->bad = true;
-		return 0;
-	}
-	return *c->p++;
-}
-
-static uint64_t get_un(struct cur *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t get_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = get_u8(c);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	return v;
-}
-
-static int64_t get_sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = get_u8(c);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (int64_t)v;
-}
-
-/* Where the bytes come from, for pc-relative pointers. */
-struct src {
-	const struct ehf_section *sec;
-	const struct ehf_input *in;
-	bool eh; /* .eh_frame (else .debug_frame) */
-};
 
 static uint64_t field_vaddr(const struct src *s, const struct cur *c)
 {
@@ -118,7 +19,7 @@ static uint64_t field_vaddr(const struct src *s, const struct cur *c)
 }
 
 /* A DW_EH_PE-encoded pointer. abs_only: a pc range (format only). */
-static uint64_t get_encoded(struct cur *c, const struct src *s, uint8_t enc, bool abs_only)
+uint64_t ehf_get_encoded(struct cur *c, const struct src *s, uint8_t enc, bool abs_only)
 {
 	uint64_t base = 0, v;
 
@@ -148,18 +49,6 @@ static uint64_t get_encoded(struct cur *c, const struct src *s, uint8_t enc, boo
 	return base + v;
 }
 
-struct cie {
-	size_t off;            /* in its section; (size_t)-1: none cached */
-	uint64_t code_align;
-	int64_t data_align;
-	uint64_t ra_reg;
-	uint8_t fde_enc;
-	uint8_t addr_size;     /* .debug_frame addresses */
-	bool has_z, signal;
-	const uint8_t *insns, *insns_end;
-};
-
-/* One entry's header: its body and the id/pointer field. */
 struct entry {
 	size_t off;             /* of the length field */
 	const uint8_t *id_at;   /* the CIE id / CIE pointer field */
@@ -252,7 +141,7 @@ static int parse_cie(const struct src *s, size_t off, struct cie *cie)
 			} else if (*k == 'P') {
 				uint8_t penc = get_u8(&a);
 
-				get_encoded(&a, s, penc & ~PE_INDIRECT, false);
+				ehf_get_encoded(&a, s, penc & ~PE_INDIRECT, false);
 			} else if (*k == 'R') {
 				cie->fde_enc = get_u8(&a);
 			} else if (*k == 'S') {
@@ -273,39 +162,7 @@ static int parse_cie(const struct src *s, size_t off, struct cie *cie)
 	return 0;
 }
 
-/* ---- the CFA program ---------------------------------------------- */
-
-enum { CFA_REG, CFA_PLT, CFA_SIGNAL, CFA_OTHER };
-enum { R_SAME, R_OFFSET, R_UNDEF, R_SIGEXPR, R_OTHER };
-
-struct regrule {
-	uint8_t how;
-	int64_t off;
-};
-
-struct state {
-	uint8_t cfa_how;
-	uint8_t plt_t;
-	uint64_t cfa_reg;
-	int64_t cfa_off;
-	struct regrule rbp, ra;
-};
-
-struct raw {
-	uint64_t vaddr;
-	uint32_t rule;
-	uint32_t seq;  /* emission order */
-	uint8_t real;  /* 0: end-of-FDE marker */
-};
-
-struct builder {
-	struct raw *v;
-	size_t n, cap;
-	uint32_t seq;
-	struct ehf_stats *st;
-};
-
-static int push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real)
+int ehf_push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real)
 {
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 4096;
@@ -321,287 +178,6 @@ static int push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real)
 	}
 	b->v[b->n++] = (struct raw){ vaddr, rule, b->seq++, real };
 	return 0;
-}
-
-/* DW_OP block: the PLT formula, "breg7 N; deref" (signal CFA), or
- * "breg7 N" (a register saved at rsp + N, signal frames). */
-enum { EX_OTHER, EX_PLT, EX_RSP_DEREF, EX_RSP };
-
-static int classify_expr(const uint8_t *p, uint64_t len, int64_t *n, uint8_t *t)
-{
-	struct cur c = { p, p + len, false };
-	uint8_t op = get_u8(&c);
-
-	if (op != 0x77) /* DW_OP_breg7 (rsp) */
-		return EX_OTHER;
-	*n = get_sleb(&c);
-	if (c.bad)
-		return EX_OTHER;
-	if (c.p == c.end)
-		return EX_RSP;
-	op = get_u8(&c);
-	if (op == 0x06 && c.p == c.end) /* DW_OP_deref */
-		return EX_RSP_DEREF;
-	/* breg16 0; lit15; and; litT; ge; lit3; shl; plus */
-	if (op != 0x80 || get_sleb(&c) != 0 || get_u8(&c) != 0x3f || get_u8(&c) != 0x1a)
-		return EX_OTHER;
-	op = get_u8(&c);
-	if (op < 0x30 || op > 0x3f)
-		return EX_OTHER;
-	*t = op - 0x30;
-	if (get_u8(&c) != 0x2a || get_u8(&c) != 0x33 || get_u8(&c) != 0x24 ||
-	    get_u8(&c) != 0x22 || c.bad || c.p != c.end)
-		return EX_OTHER;
-	return EX_PLT;
-}
-
-static uint32_t state_rule(const struct state *s, bool signal_cie)
-{
-	int rbp8 = 0;
-
-	if (s->ra.how == R_UNDEF)
-		return PMUBPF_UW_RULE(PMUBPF_UW_END, 0, 0);
-	if (s->cfa_how == CFA_SIGNAL) {
-		if (signal_cie && s->cfa_off == SIG_CFA && s->ra.how == R_SIGEXPR &&
-		    s->ra.off == SIG_RIP && s->rbp.how == R_SIGEXPR && s->rbp.off == SIG_RBP)
-			return PMUBPF_UW_RULE(PMUBPF_UW_SIGNAL, 0, 0);
-		return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-	}
-	if (s->ra.how != R_OFFSET || s->ra.off != -8)
-		return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-	if (s->rbp.how == R_OFFSET) {
-		if (s->rbp.off % 8 || s->rbp.off / 8 < -128 || s->rbp.off / 8 > 127 || !s->rbp.off)
-			return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-		rbp8 = (int)(s->rbp.off / 8);
-	} else if (s->rbp.how != R_SAME && s->rbp.how != R_UNDEF) {
-		return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-	}
-	if (s->cfa_off < 0 || s->cfa_off > (int64_t)PMUBPF_UW_CFA_OFF_MAX)
-		return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-	if (s->cfa_how == CFA_PLT)
-		return rbp8 ? PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0)
-			    : PMUBPF_UW_RULE(PMUBPF_UW_PLT, s->plt_t, s->cfa_off);
-	if (s->cfa_how != CFA_REG)
-		return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-	if (s->cfa_reg == REG_RSP)
-		return PMUBPF_UW_RULE(PMUBPF_UW_CFA_RSP, rbp8, s->cfa_off);
-	if (s->cfa_reg == REG_RBP)
-		return PMUBPF_UW_RULE(PMUBPF_UW_CFA_RBP, rbp8, s->cfa_off);
-	return PMUBPF_UW_RULE(PMUBPF_UW_UNSUPPORTED, 0, 0);
-}
-
-struct interp {
-	const struct src *s;
-	const struct cie *cie;
-	struct state cur, init;
-	struct state stack[STATE_STACK];
-	int depth, overflow;
-	uint64_t loc, pc_end;
-	struct builder *b;
-	bool emit; /* false while running the CIE's initial instructions */
-};
-
-static struct regrule *reg_of(struct interp *it, uint64_t reg)
-{
-	if (reg == REG_RBP)
-		return &it->cur.rbp;
-	if (reg == it->cie->ra_reg)
-		return &it->cur.ra;
-	return NULL;
-}
-
-static int emit_row(struct interp *it)
-{
-	if (!it->emit || it->loc >= it->pc_end)
-		return 0;
-	it->b->st->rows_raw++;
-	return push_raw(it->b, it->loc, state_rule(&it->cur, it->cie->signal), true);
-}
-
-static int advance(struct interp *it, uint64_t to)
-{
-	int err;
-
-	if (to < it->loc)
-		return -EINVAL;
-	err = emit_row(it);
-	it->loc = to;
-	return err;
-}
-
-/* Run one CFA program. Returns 0, -EINVAL (malformed: skip the FDE) or
- * -ENOMEM/-E2BIG. */
-static int run_program(struct interp *it, const uint8_t *p, const uint8_t *end)
-{
-	struct cur c = { p, end, false };
-	const struct cie *cie = it->cie;
-	int err = 0;
-
-	while (c.p < c.end && !c.bad && !err) {
-		uint8_t op = get_u8(&c), low = op & 0x3f;
-		uint64_t reg, len;
-		int64_t off;
-		struct regrule *r;
-
-		switch (op & 0xc0) {
-		case 0x40: /* advance_loc */
-			err = advance(it, it->loc + low * cie->code_align);
-			continue;
-		case 0x80: /* offset */
-			off = (int64_t)get_uleb(&c) * cie->data_align;
-			if ((r = reg_of(it, low)))
-				*r = (struct regrule){ R_OFFSET, off };
-			continue;
-		case 0xc0: /* restore */
-			if ((r = reg_of(it, low)))
-				*r = low == REG_RBP ? it->init.rbp : it->init.ra;
-			continue;
-		}
-		switch (op) {
-		case 0x00: /* nop */
-			break;
-		case 0x01: { /* set_loc */
-			uint64_t to = it->s->eh ? get_encoded(&c, it->s, cie->fde_enc, false)
-						: get_un(&c, cie->addr_size);
-			if (!c.bad)
-				err = advance(it, to);
-			break;
-		}
-		case 0x02:
-			err = advance(it, it->loc + get_un(&c, 1) * cie->code_align);
-			break;
-		case 0x03:
-			err = advance(it, it->loc + get_un(&c, 2) * cie->code_align);
-			break;
-		case 0x04:
-			err = advance(it, it->loc + get_un(&c, 4) * cie->code_align);
-			break;
-		case 0x05: /* offset_extended */
-		case 0x2f: /* GNU_negative_offset_extended */
-			reg = get_uleb(&c);
-			off = (int64_t)get_uleb(&c) * cie->data_align;
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ R_OFFSET, op == 0x2f ? -off : off };
-			break;
-		case 0x11: /* offset_extended_sf */
-			reg = get_uleb(&c);
-			off = get_sleb(&c) * cie->data_align;
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ R_OFFSET, off };
-			break;
-		case 0x06: /* restore_extended */
-			reg = get_uleb(&c);
-			if ((r = reg_of(it, reg)))
-				*r = reg == REG_RBP ? it->init.rbp : it->init.ra;
-			break;
-		case 0x07: /* undefined */
-		case 0x08: /* same_value */
-			reg = get_uleb(&c);
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ op == 0x07 ? R_UNDEF : R_SAME, 0 };
-			break;
-		case 0x09: /* register */
-			reg = get_uleb(&c);
-			get_uleb(&c);
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ R_OTHER, 0 };
-			break;
-		case 0x14: /* val_offset */
-		case 0x15: /* val_offset_sf */
-			reg = get_uleb(&c);
-			if (op == 0x14)
-				get_uleb(&c);
-			else
-				get_sleb(&c);
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ R_OTHER, 0 };
-			break;
-		case 0x0a: /* remember_state */
-			if (it->depth < STATE_STACK)
-				it->stack[it->depth++] = it->cur;
-			else
-				it->overflow++;
-			break;
-		case 0x0b: /* restore_state: the whole row, CFA included, as
-			    * libgcc and readelf do */
-			if (it->overflow) {
-				it->overflow--;
-				it->cur.rbp = it->cur.ra = (struct regrule){ R_OTHER, 0 };
-			} else if (it->depth) {
-				struct state saved = it->stack[--it->depth];
-
-				it->cur = saved;
-			} else {
-				c.bad = true;
-			}
-			break;
-		case 0x0c: /* def_cfa */
-			it->cur.cfa_how = CFA_REG;
-			it->cur.cfa_reg = get_uleb(&c);
-			it->cur.cfa_off = (int64_t)get_uleb(&c);
-			break;
-		case 0x12: /* def_cfa_sf */
-			it->cur.cfa_how = CFA_REG;
-			it->cur.cfa_reg = get_uleb(&c);
-			it->cur.cfa_off = get_sleb(&c) * cie->data_align;
-			break;
-		case 0x0d: /* def_cfa_register */
-			it->cur.cfa_how = CFA_REG;
-			it->cur.cfa_reg = get_uleb(&c);
-			break;
-		case 0x0e: /* def_cfa_offset */
-			it->cur.cfa_off = (int64_t)get_uleb(&c);
-			break;
-		case 0x13: /* def_cfa_offset_sf */
-			it->cur.cfa_off = get_sleb(&c) * cie->data_align;
-			break;
-		case 0x0f: { /* def_cfa_expression */
-			int64_t n = 0;
-			uint8_t t = 0;
-			int kind;
-
-			len = get_uleb(&c);
-			if (c.bad || len > (uint64_t)(c.end - c.p)) {
-				c.bad = true;
-				break;
-			}
-			kind = classify_expr(c.p, len, &n, &t);
-			c.p += len;
-			it->cur.cfa_how = kind == EX_PLT ? CFA_PLT : kind == EX_RSP_DEREF ? CFA_SIGNAL : CFA_OTHER;
-			it->cur.cfa_off = n;
-			it->cur.plt_t = t;
-			break;
-		}
-		case 0x10: /* expression */
-		case 0x16: { /* val_expression */
-			int64_t n = 0;
-			uint8_t t;
-			int kind;
-
-			reg = get_uleb(&c);
-			len = get_uleb(&c);
-			if (c.bad || len > (uint64_t)(c.end - c.p)) {
-				c.bad = true;
-				break;
-			}
-			kind = classify_expr(c.p, len, &n, &t);
-			c.p += len;
-			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ op == 0x10 && kind == EX_RSP ? R_SIGEXPR : R_OTHER, n };
-			break;
-		}
-		case 0x2e: /* GNU_args_size */
-			get_uleb(&c);
-			break;
-		case 0x2d: /* GNU_window_save (SPARC; AArch64 negate_ra_state) */
-			break;
-		default:
-			c.bad = true;
-		}
-	}
-	if (c.bad)
-		return -EINVAL;
-	return err;
 }
 
 /* ---- sections ------------------------------------------------------- */
@@ -681,8 +257,8 @@ static int do_section(const struct ehf_input *in, const struct ehf_section *sec,
 		struct cur c = { e.body, e.end, false };
 		uint64_t pc, range;
 		if (eh) {
-			pc = get_encoded(&c, &s, cie.fde_enc, false);
-			range = get_encoded(&c, &s, cie.fde_enc, true);
+			pc = ehf_get_encoded(&c, &s, cie.fde_enc, false);
+			range = ehf_get_encoded(&c, &s, cie.fde_enc, true);
 		} else {
 			pc = get_un(&c, cie.addr_size);
 			range = get_un(&c, cie.addr_size);
@@ -720,22 +296,9 @@ static int do_section(const struct ehf_input *in, const struct ehf_section *sec,
 			eh_ranges->v[eh_ranges->n++] = (struct range){ pc, pc + range };
 		}
 
-		struct interp it = { .s = &s, .cie = &cie, .loc = pc, .pc_end = pc + range, .b = b };
-		it.cur = (struct state){ .cfa_how = CFA_REG, .cfa_reg = REG_RSP, .cfa_off = 8,
-					 .rbp = { R_SAME, 0 }, .ra = { R_SAME, 0 } };
 		size_t mark = b->n;
 		uint64_t rows_before = b->st->rows_raw;
-		err = run_program(&it, cie.insns, cie.insns_end);
-		it.init = it.cur;
-		it.depth = it.overflow = 0;
-		it.loc = pc; /* the CIE may not advance */
-		it.emit = true;
-		if (!err)
-			err = run_program(&it, c.p, e.end);
-		if (!err)
-			err = emit_row(&it);
-		if (!err)
-			err = push_raw(b, pc + range, PMUBPF_UW_RULE(PMUBPF_UW_NONE, 0, 0), false);
+		err = ehf_run_fde(&s, &cie, pc, range, c.p, e.end, b);
 		if (err == -EINVAL) { /* drop what this FDE emitted */
 			b->n = mark;
 			b->st->rows_raw = rows_before;
