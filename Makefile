@@ -167,10 +167,54 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/tests/demo
 	$(Q)tools/run-demo.sh
 
+# --- bench: docs/benchmarks.md ------------------------------------------
+# `make bench` runs every part (about 20 minutes on 2 CPUs); `make
+# bench-PART` one of them; `make bench-report` only rewrites the document
+# from the results already in build/bench/results. Repetitions and
+# frequencies come from the environment: see tools/bench.sh.
+BENCH_PARTS := overhead cost write accuracy labels
+BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+                -Wall -Wextra -Werror -Iinclude
+BENCH_BINS := $(addprefix $(OUT)/bench/,cpu_work syscall_work floor rusage labels_bench \
+                label_load label_load_plain write_bench gowork)
+BENCH_GOENV := GOCACHE=/tmp/pmubpf-gocache GOPATH=/tmp/pmubpf-gopath GOPROXY=off GOFLAGS=
+
+$(OUT)/bench:
+	$(Q)mkdir -p $@
+
+$(OUT)/bench/%: tools/bench/%.c tools/bench/work.h | $(OUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(BENCH_CFLAGS) $< -o $@ -lpthread
+
+$(OUT)/bench/label_load_plain: tools/bench/label_load.c | $(OUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(BENCH_CFLAGS) -DNO_LABELS $< -o $@ -lpthread
+
+$(OUT)/bench/write_bench: tools/bench/write_bench.c $(OUT)/libpmubpf.a | $(OUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
+
+$(OUT)/bench/gowork: tools/bench/gowork/main.go tools/bench/gowork/go.mod | $(OUT)/bench
+	$(call msg,GO,$@)
+	$(Q)cd tools/bench/gowork && $(BENCH_GOENV) go build -o $(abspath $@) .
+
+bench-build: test-build $(BENCH_BINS)
+
 bench: deps
 	$(Q)tools/deps.sh --bench
-	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)$(MAKE) --no-print-directory bench-build
 	$(Q)tools/bench.sh
+
+$(addprefix bench-,$(BENCH_PARTS)): deps
+	$(Q)tools/deps.sh --bench
+	$(Q)$(MAKE) --no-print-directory bench-build
+	$(Q)tools/bench.sh $(@:bench-%=%)
+
+bench-report:
+	$(Q)tools/bench.sh report
+
+.PHONY: bench-build bench-report $(addprefix bench-,$(BENCH_PARTS))
+-include $(wildcard $(OUT)/bench/*.d)
 
 install: pmubpf
 	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf

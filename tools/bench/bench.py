@@ -1,0 +1,678 @@
+#!/usr/bin/python3
+"""bench.py — the measurements behind docs/benchmarks.md.
+
+    tools/bench/bench.py PART...     (tools/bench.sh runs it as root)
+
+PART is one of:
+  overhead  slowdown of two workloads (cpu_work, syscall_work) under the
+            floor (perf events, nothing attached), pmubpf -a, perf record
+            -a -g and bpftrace's profile probe, at each frequency;
+            interleaved: alone, tool, alone, tool, ..., in a shuffled
+            order per round; ratios against the same round's alone runs
+  cost      each profiler's own CPU time, peak RSS, BPF run time per sample
+            and map memory while recording system-wide for 10 s under load
+  write     build_ms/write_ms/peak RSS of a synthetic 1M-sample profile
+            (tools/bench/write_bench.c)
+  accuracy  shares per function against the workloads' measured truth:
+            serial and threads under pmubpf and perf record; the Go
+            workloads under pmubpf and runtime/pprof in the same run
+  labels    ns per label set+restore pair; BPF ns/sample with and without
+            a registered label slot
+
+Each part writes build/bench/results/PART.json (environment, settings, raw
+runs); tools/bench/report.py turns those into docs/benchmarks.md. Nothing
+here judges speed: a slow machine gives slow numbers, never a failure.
+
+Settings (environment):
+  BENCH_ROUNDS=5        overhead rounds (each: every tool x frequency once)
+  BENCH_RUNS=10         accuracy runs per workload, tool and frequency
+  BENCH_FREQS=99,999,9999      overhead and cost frequencies (Hz)
+  BENCH_ACC_FREQS=999,4999     accuracy frequencies (Hz)
+  BENCH_WORK_SECS=1.5   overhead workload length alone (calibrated)
+  BENCH_ACC_SECS=2      accuracy workload length
+  BENCH_COST_SECS=10    cost recording length
+  BENCH_QUIET_WAIT=30   seconds to wait for an idle machine before a run
+"""
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BB = ROOT / "build" / "bench"
+BT = ROOT / "build" / "tests"
+RESULTS = BB / "results"
+PMUBPF = ROOT / "pmubpf"
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
+import check  # noqa: E402  (load() and leaf(): the tests' profile reader)
+
+
+def env_int(name, default):
+    return int(os.environ.get(name) or default)
+
+
+def env_list(name, default):
+    return [int(x) for x in (os.environ.get(name) or default).split(",") if x]
+
+
+ROUNDS = env_int("BENCH_ROUNDS", 5)
+RUNS = env_int("BENCH_RUNS", 10)
+FREQS = env_list("BENCH_FREQS", "99,999,9999")
+ACC_FREQS = env_list("BENCH_ACC_FREQS", "999,4999")
+WORK_SECS = float(os.environ.get("BENCH_WORK_SECS") or 1.5)
+ACC_SECS = float(os.environ.get("BENCH_ACC_SECS") or 2)
+COST_SECS = float(os.environ.get("BENCH_COST_SECS") or 10)
+QUIET_WAIT = float(os.environ.get("BENCH_QUIET_WAIT") or 30)
+QUIET_BUSY = 0.10        # a machine below 10% busy is "quiet"
+DISTURBED = 0.05         # a run where others used >5% of the CPUs
+NCPU = len(os.sched_getaffinity(0))
+TICK = os.sysconf("SC_CLK_TCK")
+TMP = Path(tempfile.mkdtemp(prefix="pmubpf-bench."))
+WORKLOADS = ["cpu_work", "syscall_work"]
+BPFTRACE_PROG = "profile:hz:%d { @[ustack, kstack] = count(); }"
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    """subprocess.run with text output captured; raises on failure."""
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("check", True)
+    return subprocess.run([str(c) for c in cmd], **kw)
+
+
+def first_line(cmd):
+    try:
+        r = run(cmd, check=False)
+        return ((r.stdout or r.stderr).strip().splitlines() or [""])[0]
+    except OSError:
+        return "not installed"
+
+
+# --- system state ---------------------------------------------------------
+
+def sysctl(name, value=None):
+    path = Path("/proc/sys") / name.replace(".", "/")
+    if value is not None:
+        path.write_text(str(value))
+    return path.read_text().strip()
+
+
+# The kernel lowers perf_event_max_sample_rate when sampling interrupts
+# take too long; every tool run starts from the same value (tools/bench.sh
+# saved the original and restores it at exit).
+MAX_RATE = int(os.environ.get("BENCH_SAVED_MAX_RATE") or sysctl("kernel.perf_event_max_sample_rate"))
+if MAX_RATE < max(FREQS + ACC_FREQS):
+    log("perf_event_max_sample_rate is %d (lowered earlier?): using the kernel default 100000" % MAX_RATE)
+    MAX_RATE = 100000
+BPF_STATS = os.environ.get("BENCH_SAVED_BPF_STATS") or sysctl("kernel.bpf_stats_enabled")
+
+
+def reset_max_rate():
+    sysctl("kernel.perf_event_max_sample_rate", MAX_RATE)
+
+
+def throttled():
+    return int(sysctl("kernel.perf_event_max_sample_rate")) < MAX_RATE
+
+
+def has_pmu():
+    r = run(["perf", "stat", "-e", "cycles", "-x,", "true"], check=False)
+    return r.returncode == 0 and "not supported" not in r.stderr and "not counted" not in r.stderr
+
+
+def stat_ticks():
+    """(busy, steal) clock ticks of all CPUs from /proc/stat."""
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = f
+    return user + nice + system + irq + softirq, steal
+
+
+def busy_fraction(dt=0.25):
+    b0, _ = stat_ticks()
+    time.sleep(dt)
+    b1, _ = stat_ticks()
+    return (b1 - b0) / TICK / (dt * NCPU)
+
+
+def wait_quiet():
+    """Wait (up to QUIET_WAIT s) until the machine is idle: other people's
+    jobs on a shared VM would otherwise land in the measurements. Returns
+    whether it got quiet."""
+    deadline = time.time() + QUIET_WAIT
+    while True:
+        if busy_fraction() < QUIET_BUSY:
+            return True
+        if time.time() > deadline:
+            log("machine still busy after %.0f s; measuring anyway (run marked)" % QUIET_WAIT)
+            return False
+        time.sleep(0.5)
+
+
+def our_ticks():
+    """CPU ticks of this process and its descendants, including children
+    they have reaped (cutime/cstime), so a process that ends inside a
+    window still counts."""
+    procs = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            s = open("/proc/%s/stat" % d).read()
+        except OSError:
+            continue
+        f = s[s.rindex(")") + 2:].split()
+        procs[int(d)] = (int(f[1]), sum(int(x) for x in f[11:15]))
+    ours, todo = set(), [os.getpid()]
+    while todo:
+        p = todo.pop()
+        ours.add(p)
+        todo.extend(c for c, (pp, _) in procs.items() if pp == p and c not in ours)
+    return sum(procs[p][1] for p in ours if p in procs)
+
+
+class Window:
+    """How much CPU others (not this benchmark's processes) used over a
+    span: /proc/stat's busy time minus ours, as a fraction of all CPUs."""
+
+    def __enter__(self):
+        self.t0, (self.b0, self.s0), self.o0 = time.time(), stat_ticks(), our_ticks()
+        return self
+
+    def __exit__(self, *exc):
+        wall = time.time() - self.t0
+        (b1, s1), o1 = stat_ticks(), our_ticks()
+        cap = wall * NCPU
+        self.foreign = max(0.0, ((b1 - self.b0) - (o1 - self.o0)) / TICK / cap)
+        self.steal = (s1 - self.s0) / TICK / cap
+        return False
+
+
+def proc_cpu(pid):
+    """user + system seconds of a live process (all its threads)."""
+    s = open("/proc/%d/stat" % pid).read()
+    f = s[s.rindex(")") + 2:].split()
+    return (int(f[11]) + int(f[12])) / TICK
+
+
+def bpf_fds(pid):
+    """{prog_id: prog_type} and {map_id: memlock bytes} of the BPF
+    programs and maps process pid holds, from /proc/PID/fdinfo (this
+    bpftool cannot list owners: it was built without pid support)."""
+    progs, maps = {}, {}
+    fdinfo = Path("/proc/%d/fdinfo" % pid)
+    for fd in fdinfo.iterdir():
+        try:
+            info = dict(l.split(":", 1) for l in fd.read_text().splitlines() if ":" in l)
+        except OSError:
+            continue
+        if "prog_type" in info:
+            progs[int(info["prog_id"])] = int(info["prog_type"])
+        elif "map_id" in info:
+            maps[int(info["map_id"])] = int(info["memlock"])
+    return progs, maps
+
+
+def bpf_sample_stats(pid):
+    """(run_time_ns, run_cnt, name) of pid's busiest perf_event program
+    (bpftrace also has one for its interval probe), as `bpftool prog show
+    -j` reports them."""
+    best = (0, 0, None)
+    for prog_id, ptype in bpf_fds(pid)[0].items():
+        if ptype != 7:  # BPF_PROG_TYPE_PERF_EVENT
+            continue
+        p = json.loads(run(["bpftool", "prog", "show", "id", prog_id, "-j"]).stdout)
+        if p.get("run_cnt", 0) >= best[1]:
+            best = (p.get("run_time_ns", 0), p.get("run_cnt", 0), p.get("name"))
+    return best
+
+
+def wait_for(path, text, proc, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if path.exists() and text in path.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            raise RuntimeError("%s exited %s: %s" % (proc.args[0], proc.returncode,
+                                                     path.read_text(errors="replace")[-500:]))
+        time.sleep(0.02)
+    raise RuntimeError("%s not ready after %d s" % (proc.args[0], timeout))
+
+
+def stop(proc, sig=signal.SIGINT, timeout=120):
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def environment():
+    cpuinfo = open("/proc/cpuinfo").read()
+    model = re.search(r"model name\s*:\s*(.*)", cpuinfo)
+    mem = re.search(r"MemTotal:\s*(\d+)", open("/proc/meminfo").read())
+    git = lambda *a: run(["git", "-C", ROOT] + list(a), check=False).stdout.strip()
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpu": model.group(1) if model else "unknown",
+        "cpus": NCPU,
+        "memory_gib": round(int(mem.group(1)) / 2**20, 1) if mem else None,
+        "hypervisor": " hypervisor" in cpuinfo,
+        "kernel": os.uname().release,
+        "kernel_build": os.uname().version,
+        "os": "Debian " + Path("/etc/debian_version").read_text().strip(),
+        "pmu": has_pmu(),
+        "tools": {
+            "pmubpf": first_line([PMUBPF, "--version"]),
+            "perf": first_line(["perf", "--version"]),
+            "bpftrace": first_line(["bpftrace", "--version"]),
+            "bpftool": " / ".join(run(["bpftool", "version"], check=False).stdout.splitlines()[:2]),
+            "go": first_line(["go", "version"]),
+            "clang": first_line(["clang", "--version"]),
+            "gcc": first_line(["gcc", "--version"]),
+            "gnuplot": first_line(["gnuplot", "--version"]),
+            "python": first_line(["/usr/bin/python3", "--version"]),
+            "libbpf-dev": first_line(["dpkg-query", "-W", "-f=${Version}", "libbpf-dev"]),
+        },
+        "commit": git("rev-parse", "--short", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", "user", "bpf", "include")),
+        "sysctl": {
+            "kernel.perf_event_max_sample_rate": MAX_RATE,
+            "kernel.perf_cpu_time_max_percent": int(sysctl("kernel.perf_cpu_time_max_percent")),
+            "net.core.bpf_jit_enable": int(sysctl("net.core.bpf_jit_enable")),
+        },
+    }
+
+
+def save(part, config, data):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = {"part": part, "env": environment(), "config": config, "data": data}
+    tmp = RESULTS / (part + ".json.tmp")
+    tmp.write_text(json.dumps(out, indent=1) + "\n")
+    tmp.rename(RESULTS / (part + ".json"))
+    log("%s: results in %s" % (part, RESULTS / (part + ".json")))
+
+
+def events():
+    return ["cpu-clock"] + (["cycles"] if has_pmu() else [])
+
+
+# --- overhead -------------------------------------------------------------
+
+def work_cmd(wl, units, threads=NCPU):
+    return [str(BB / wl), str(threads), str(units), str(TMP / "work.out")]
+
+
+def work_result():
+    f = (TMP / "work.out").read_text().split()
+    return dict(zip(f[0::2], (int(x) for x in f[1::2])))
+
+
+def calibrate(wl):
+    """Units for WORK_SECS of elapsed time alone."""
+    run(work_cmd(wl, 100))
+    guess = max(1, int(100 * WORK_SECS * 1e9 / work_result()["elapsed_ns"]))
+    times = []
+    for _ in range(3):
+        wait_quiet()
+        run(work_cmd(wl, guess))
+        times.append(work_result()["elapsed_ns"])
+    return max(1, int(guess * WORK_SECS * 1e9 / statistics.median(times)))
+
+
+def measure(tool, event, freq, wl, units):
+    """One overhead run: the workload alone or under a tool."""
+    quiet = wait_quiet()
+    reset_max_rate()
+    (TMP / "work.out").unlink(missing_ok=True)
+    wcmd = work_cmd(wl, units)
+    rec = {"tool": tool, "event": event, "freq": freq, "workload": wl, "quiet": quiet}
+    samples, record_s = None, None
+    if tool == "alone":
+        with Window() as w:
+            run(wcmd)
+    elif tool == "floor":
+        p = subprocess.Popen([str(BB / "floor"), str(freq), event], stdout=subprocess.PIPE, text=True)
+        if p.stdout.readline().strip() != "ready":
+            raise RuntimeError("floor did not start")
+        with Window() as w:
+            run(wcmd)
+        stop(p, signal.SIGTERM)
+    elif tool == "pmubpf":
+        err = TMP / "pmubpf.err"
+        with open(err, "w") as ef:
+            p = subprocess.Popen([str(PMUBPF), "-a", "-e", event, "-F", str(freq), "-v",
+                                  "-o", str(TMP / "o.pb.gz")], stdout=subprocess.DEVNULL, stderr=ef)
+        wait_for(err, "pmubpf: recording", p)
+        with Window() as w:
+            run(wcmd)
+        stop(p)
+        text = err.read_text(errors="replace")
+        m = re.search(r": (\d+) samples", text)
+        idle = re.search(r"(\d+) idle samples", text)
+        samples = (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
+        # pmubpf records a little before and after the workload: its own
+        # span, from the profile, gives the sampling rate
+        dump = run([BT / "pprof_dump", TMP / "o.pb.gz"]).stdout
+        record_s = int(re.search(r'"duration_nanos":(\d+)', dump).group(1)) / 1e9
+    elif tool == "perf":
+        with Window() as w:
+            r = run(["perf", "record", "-e", event, "-F", freq, "-a", "-g", "-o", TMP / "perf.data", "--"] + wcmd)
+        m = re.search(r"\((\d+) samples\)", r.stderr)
+        samples = int(m.group(1)) if m else None
+    elif tool == "bpftrace":
+        with Window() as w:
+            r = run(["bpftrace", "-o", TMP / "bt.out", "-e", BPFTRACE_PROG % freq, "-c", " ".join(wcmd)])
+        samples = sum(int(x) for x in re.findall(r"\]: (\d+)$", (TMP / "bt.out").read_text(), re.M))
+        rec["stack_errors"] = r.stderr.count("failed to look up stack id")
+    res = work_result()
+    rec.update(elapsed_ns=res["elapsed_ns"], cpu_ns=res["cpu_ns"], foreign=round(w.foreign, 4),
+               steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
+    if samples is not None:
+        rec["samples"] = samples
+        rec["record_s"] = record_s or res["elapsed_ns"] / 1e9
+    return rec
+
+
+def overhead():
+    evs = events()
+    units = {wl: calibrate(wl) for wl in WORKLOADS}
+    log("overhead: units %s for %.1f s alone; %d rounds" % (units, WORK_SECS, ROUNDS))
+    configs = [(t, e, f) for e in evs for f in FREQS for t in ("floor", "pmubpf", "perf", "bpftrace")
+               if t != "bpftrace" or e == "cpu-clock"]
+    runs = []
+    for r in range(ROUNDS):
+        for wl in WORKLOADS:
+            order = configs[:]
+            random.Random("%d/%s" % (r, wl)).shuffle(order)
+            seq = [("alone", None, None)]
+            for c in order:
+                seq += [c, ("alone", None, None)]
+            for tool, ev, freq in seq:
+                rec = measure(tool, ev, freq, wl, units[wl])
+                rec["round"] = r
+                runs.append(rec)
+                log("overhead %d/%d %s %s%s: %.3f s%s" % (
+                    r + 1, ROUNDS, wl, tool, " %s %d Hz" % (ev, freq) if ev else "",
+                    rec["elapsed_ns"] / 1e9, " (others used %.0f%%)" % (100 * rec["foreign"])
+                    if rec["foreign"] > DISTURBED else ""))
+    save("overhead", {"rounds": ROUNDS, "freqs": FREQS, "events": evs, "units": units,
+                      "work_secs": WORK_SECS, "threads": NCPU, "disturbed": DISTURBED,
+                      "bpftrace": BPFTRACE_PROG}, runs)
+
+
+# --- cost -----------------------------------------------------------------
+
+def cost():
+    evs = events()
+    units = {wl: calibrate(wl) for wl in WORKLOADS}
+    runs = []
+    for ev in evs:
+        for freq in FREQS:
+            for tool in ("pmubpf", "perf", "bpftrace"):
+                if tool == "bpftrace" and ev != "cpu-clock":
+                    continue
+                runs.append(cost_run(tool, ev, freq, units))
+                r = runs[-1]
+                log("cost %s %s %d Hz: %.2f s CPU, %d MB peak RSS, %s ns/sample" % (
+                    tool, ev, freq, r["cpu_s"], r["maxrss_kb"] // 1024,
+                    "%.0f" % r["bpf_ns_per_run"] if r.get("bpf_ns_per_run") else "-"))
+    # What a BPF program costs per sample on this machine, piece by
+    # piece: bpftrace's profile probe doing less and less.
+    probes = []
+    for what in PROBE_PARTS:
+        r = cost_run("bpftrace", "cpu-clock", 999, units, secs=6,
+                     prog="profile:hz:%d { " + what + " }")
+        probes.append({"probe": what, "bpf_ns_per_run": r["bpf_ns_per_run"], "bpf_run_cnt": r["bpf_run_cnt"]})
+        log("cost: bpftrace { %s }: %s ns/run" % (what, f"{r['bpf_ns_per_run']:.0f}" if r["bpf_ns_per_run"] else "-"))
+    save("cost", {"secs": COST_SECS, "freqs": FREQS, "events": evs,
+                  "load": "cpu_work with %d thread(s) + syscall_work with %d thread(s)"
+                  % ((NCPU + 1) // 2, NCPU // 2)}, {"runs": runs, "probes": probes})
+
+
+PROBE_PARTS = ["@ = count();", "@[kstack] = count();", "@[ustack] = count();", "@[ustack, kstack] = count();"]
+
+
+def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
+    """One tool recording system-wide for secs while both workloads keep
+    every CPU busy."""
+    quiet = wait_quiet()
+    reset_max_rate()
+    long_units = {wl: int(u * (secs + 8) / WORK_SECS) for wl, u in units.items()}
+    load = [subprocess.Popen([str(BB / "cpu_work"), str((NCPU + 1) // 2), str(long_units["cpu_work"]), "/dev/null"])]
+    if NCPU // 2:
+        load.append(subprocess.Popen([str(BB / "syscall_work"), str(NCPU // 2),
+                                      str(long_units["syscall_work"]), "/dev/null"]))
+    out = TMP / ("cost." + tool)
+    if tool == "pmubpf":
+        cmd = [PMUBPF, "-a", "-e", event, "-F", freq, "-d", secs, "-o", out]
+    elif tool == "perf":
+        cmd = ["perf", "record", "-e", event, "-F", freq, "-a", "-g", "-o", out, "--", "sleep", secs]
+    else:
+        cmd = ["bpftrace", "-o", out, "-e", (prog % freq) + " interval:s:%d { exit(); }" % secs]
+    sysctl("kernel.bpf_stats_enabled", 1)
+    err = open(TMP / "cost.err", "w")
+    t0 = time.time()
+    helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
+                              stdout=subprocess.DEVNULL, stderr=err)
+    time.sleep(3)
+    pid = int(Path("/proc/%d/task/%d/children" % (helper.pid, helper.pid)).read_text().split()[0])
+    cpu_a = proc_cpu(pid)
+    time.sleep(max(0.0, t0 + secs - 0.5 - time.time()))
+    cpu_b, t_b = proc_cpu(pid), time.time()
+    run_ns, run_cnt, prog = bpf_sample_stats(pid)
+    map_bytes = sum(bpf_fds(pid)[1].values())
+    helper.wait()
+    err.close()
+    sysctl("kernel.bpf_stats_enabled", BPF_STATS)
+    for l in load:
+        l.kill()
+        l.wait()
+    f = (TMP / "rusage").read_text().split()
+    ru = dict(zip(f[0::2], (float(x) for x in f[1::2])))
+    text = (TMP / "cost.err").read_text(errors="replace")
+    if tool == "pmubpf":
+        m, idle = re.search(r": (\d+) samples", text), re.search(r"(\d+) idle samples", text)
+        samples = (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
+    elif tool == "perf":
+        m = re.search(r"\((\d+) samples\)", text)
+        samples = int(m.group(1)) if m else None
+    else:
+        samples = sum(int(x) for x in re.findall(r"\]: (\d+)$", out.read_text(), re.M))
+    stack_errors = text.count("failed to look up stack id")
+    other_lines = [l for l in text.splitlines() if "failed to look up stack id" not in l]
+    return {"stack_errors": stack_errors, "stderr_tail": other_lines[-5:],"tool": tool, "event": event, "freq": freq, "quiet": quiet, "status": int(ru["status"]),
+            "cpu_s": ru["user_s"] + ru["sys_s"], "maxrss_kb": int(ru["maxrss_kb"]),
+            "record_cpu_frac": (cpu_b - cpu_a) / (t_b - t0 - 3),
+            "bpf_run_time_ns": run_ns, "bpf_run_cnt": run_cnt, "bpf_prog": prog,
+            "bpf_ns_per_run": run_ns / run_cnt if run_cnt else None,
+            "bpf_map_bytes": map_bytes, "samples": samples,
+            "output_bytes": out.stat().st_size if out.exists() else None,
+            "throttled": throttled()}
+
+
+# --- write ----------------------------------------------------------------
+
+def write():
+    runs = []
+    for rep in range(3):
+        for mode in ("symbolized", "raw"):
+            out = TMP / "write.pb.gz"
+            r = run([BB / "write_bench", "--seed", rep, "-o", out] + (["--raw"] if mode == "raw" else []))
+            rec = json.loads(r.stdout)
+            run([BT / "pprof_dump", out], stdout=subprocess.DEVNULL, capture_output=False)  # readable
+            rec["rep"] = rep
+            runs.append(rec)
+            log("write %s: build %.0f ms, write %.0f ms, peak RSS %d MB" % (
+                mode, rec["build_ms"], rec["write_ms"], rec["peak_rss_kb"] // 1024))
+    save("write", {"samples": runs[0]["samples"], "stacks": runs[0]["stacks"]}, runs)
+
+
+# --- accuracy -------------------------------------------------------------
+
+def read_truth(path):
+    truth = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) == 3 and f[0] == "truth":
+            truth[f[1]] = int(f[2])
+    return truth
+
+
+def leaf_counts(profile, names):
+    """Samples per truth name by leaf function, and the rest."""
+    counts, other = {n: 0 for n in names}, 0
+    for s in check.load(str(profile))["samples"]:
+        k = check.leaf(s)
+        if k in counts:
+            counts[k] += s["values"][0]
+        else:
+            other += s["values"][0]
+    return counts, other
+
+
+def perf_leaf_counts(data, names):
+    r = run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "sym",
+             "-F", "sample,sym", "-g", "none", "-q"])
+    counts, other = {n: 0 for n in names}, 0
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*(\d+)\s+\[.\]\s+(\S+)", line)
+        if not m:
+            continue
+        if m.group(2) in counts:
+            counts[m.group(2)] += int(m.group(1))
+        else:
+            other += int(m.group(1))
+    return counts, other
+
+
+def acc_run(tool, event, freq, wl):
+    quiet = wait_quiet()
+    reset_max_rate()
+    truth_f = TMP / "truth"
+    truth_f.unlink(missing_ok=True)
+    wcmd = [str(BT / wl), str(ACC_SECS), str(truth_f)]
+    with Window() as w:
+        if tool == "pmubpf":
+            prof = TMP / "acc.pb.gz"
+            run([PMUBPF, "-e", event, "-F", freq, "-o", prof, "--"] + wcmd)
+        else:
+            prof = TMP / "acc.perf.data"
+            run(["perf", "record", "-e", event, "-F", freq, "-g", "-o", prof, "--"] + wcmd)
+    truth = read_truth(truth_f)
+    counts, other = (leaf_counts if tool == "pmubpf" else perf_leaf_counts)(prof, truth)
+    return {"workload": wl, "tool": tool, "event": event, "freq": freq, "truth": truth,
+            "counts": counts, "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
+            "throttled": throttled()}
+
+
+def go_run(variant):
+    """One Go run: pmubpf -F 999 and runtime/pprof (100 Hz) on the same
+    execution; two records with the same truth."""
+    quiet = wait_quiet()
+    reset_max_rate()
+    truth_f, prof, goprof = TMP / "go.truth", TMP / "go.pb.gz", TMP / "go.cpu.pb.gz"
+    with Window() as w:
+        run([PMUBPF, "-F", 999, "-o", prof, "--", BB / "gowork", variant, ACC_SECS, truth_f, goprof])
+    truth = read_truth(truth_f)
+    recs = []
+    for tool, path, freq in (("pmubpf", prof, 999), ("runtime/pprof", goprof, 100)):
+        counts, other = leaf_counts(path, truth)
+        recs.append({"workload": "go-" + variant, "tool": tool, "event": "cpu-clock" if tool == "pmubpf"
+                     else "setitimer/timer_create", "freq": freq, "truth": truth, "counts": counts,
+                     "other": other, "quiet": quiet, "foreign": round(w.foreign, 4)})
+    return recs
+
+
+def accuracy():
+    evs = events()
+    runs = []
+    for i in range(RUNS):
+        for ev in evs:
+            for freq in ACC_FREQS:
+                for wl in ("serial", "threads"):
+                    for tool in (("pmubpf", "perf") if i % 2 == 0 else ("perf", "pmubpf")):
+                        rec = acc_run(tool, ev, freq, wl)
+                        rec["run"] = i
+                        runs.append(rec)
+        for variant in ("serial", "goroutines"):
+            for rec in go_run(variant):
+                rec["run"] = i
+                runs.append(rec)
+        log("accuracy: run %d/%d done" % (i + 1, RUNS))
+    save("accuracy", {"runs": RUNS, "freqs": ACC_FREQS, "events": evs, "secs": ACC_SECS,
+                      "go_gomaxprocs": NCPU}, runs)
+
+
+# --- labels ---------------------------------------------------------------
+
+def labels():
+    wait_quiet()
+    r = run([BB / "labels_bench"])
+    micro = {k: float(v) for k, v in (l.split() for l in r.stdout.splitlines())}
+    log("labels: set+restore %.2f ns, plain TLS pair %.2f ns" % (micro["labels_pair_ns"], micro["tls_pair_ns"]))
+    secs = 4.0
+    variants = {"plain": [BB / "label_load_plain", secs],
+                "unset": [BB / "label_load", secs, "unset"],
+                "set": [BB / "label_load", secs, "set"]}
+    # With stacks, a user stack walk dominates each sample; without it
+    # (--no-user; the kernel side of a sample taken in user mode is empty)
+    # what is left is mostly the label path.
+    configs = {"stacks": [], "no user stacks": ["--no-user"]}
+    runs = []
+    for rep in range(3):
+        for (name, cmd), (config, flags) in ((v, c) for c in configs.items() for v in variants.items()):
+            quiet = wait_quiet()
+            reset_max_rate()
+            prof = TMP / "labels.pb.gz"
+            sysctl("kernel.bpf_stats_enabled", 1)
+            t0 = time.time()
+            p = subprocess.Popen([str(c) for c in [PMUBPF, "-F", 999, "-o", prof] + flags + ["--"] + cmd],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(max(0.0, t0 + secs - 0.3 - time.time()))
+            run_ns, run_cnt, _ = bpf_sample_stats(p.pid)
+            if p.wait():
+                raise RuntimeError("pmubpf %s failed (exit %d)" % (" ".join(flags), p.returncode))
+            sysctl("kernel.bpf_stats_enabled", BPF_STATS)
+            samples = check.load(str(prof))["samples"]
+            labelled = sum(s["values"][0] for s in samples if "worker" in s["labels"])
+            runs.append({"variant": name, "config": config, "rep": rep, "quiet": quiet, "run_time_ns": run_ns,
+                         "run_cnt": run_cnt, "ns_per_run": run_ns / run_cnt if run_cnt else None,
+                         "samples": sum(s["values"][0] for s in samples), "labelled": labelled})
+            log("labels %s, %s: %.0f ns/sample, %d of %d samples labelled" % (
+                name, config, runs[-1]["ns_per_run"] or 0, labelled, runs[-1]["samples"]))
+    save("labels", {"micro_iterations": int(micro["iterations"]), "micro_repeats": int(micro["repeats"]),
+                    "load_secs": secs, "freq": 999}, {"micro": micro, "bpf": runs})
+
+
+PARTS = {"overhead": overhead, "cost": cost, "write": write, "accuracy": accuracy, "labels": labels}
+
+
+def main():
+    parts = sys.argv[1:] or list(PARTS)
+    bad = [p for p in parts if p not in PARTS]
+    if bad:
+        sys.exit("bench.py: unknown part %s (parts: %s)" % (", ".join(bad), " ".join(PARTS)))
+    try:
+        for part in parts:
+            t0 = time.time()
+            log("%s: starting" % part)
+            PARTS[part]()
+            log("%s: %.0f s" % (part, time.time() - t0))
+    finally:
+        subprocess.run(["rm", "-rf", str(TMP)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+module pmubpf/gowork
+
+go 1.19

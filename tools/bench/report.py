@@ -1,0 +1,657 @@
+#!/usr/bin/python3
+"""report.py — docs/benchmarks.md and docs/img/*.png from the results of
+tools/bench/bench.py (build/bench/results/PART.json).
+
+Every number in the document comes from those files; the prose is here.
+The document is made of blocks between markers
+
+    <!-- bench:NAME -->  ...  <!-- /bench:NAME -->
+
+and only those are rewritten: anything outside them (the "## Symbolization"
+section, which another part of the project writes) is kept as it is. A
+block whose part has no results yet keeps its old text (or says how to
+produce it). Plots are drawn with gnuplot (pngcairo).
+
+    tools/bench/report.py        (tools/bench.sh runs it; so does make bench-report)
+"""
+import json
+import math
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "build" / "bench" / "results"
+DOC = ROOT / "docs" / "benchmarks.md"
+IMG = ROOT / "docs" / "img"
+BLOCKS = ["intro", "summary", "overhead", "cost", "write", "accuracy", "labels"]
+TOOLS = ["floor", "pmubpf", "perf", "bpftrace"]
+FOREIGN = "## Symbolization"
+
+
+def load(part):
+    try:
+        return json.loads((RESULTS / (part + ".json")).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def f(x, nd=1):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return "%.*f" % (nd, x)
+
+
+def table(head, rows, align=None):
+    align = align or ["l"] + ["r"] * (len(head) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(head) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def measured_line(res):
+    e = res["env"]
+    return "*Measured %s on pmubpf %s%s, kernel %s (`make bench-%s`).*" % (
+        e["date"], e["commit"], " (with uncommitted changes)" if e["dirty"] else "",
+        e["kernel"], res["part"])
+
+
+def natural(name):
+    m = re.search(r"(\d+)$", name)
+    return (name[: m.start()] if m else name, int(m.group(1)) if m else 0)
+
+
+# --- overhead -------------------------------------------------------------
+
+def overhead_stats(res):
+    """{(workload, event, freq, tool): {...}} with slowdowns in % against
+    the median of the same round's undisturbed alone runs."""
+    runs, limit = res["data"], res["config"]["disturbed"]
+    clean = lambda r: r["foreign"] <= limit
+    base = {}
+    for key in {(r["round"], r["workload"]) for r in runs}:
+        alone = [r for r in runs if (r["round"], r["workload"]) == key and r["tool"] == "alone"]
+        use = [r["elapsed_ns"] for r in alone if clean(r)] or [r["elapsed_ns"] for r in alone]
+        base[key] = med(use)
+    pct = {}
+    for r in runs:
+        if r["tool"] != "alone":
+            r["pct"] = 100.0 * (r["elapsed_ns"] / base[(r["round"], r["workload"])] - 1)
+            pct[(r["round"], r["workload"], r["event"], r["freq"], r["tool"])] = r
+    out = {}
+    for r in runs:
+        if r["tool"] == "alone":
+            continue
+        k = (r["workload"], r["event"], r["freq"], r["tool"])
+        out.setdefault(k, []).append(r)
+    stats = {}
+    for k, rs in out.items():
+        good = [r for r in rs if clean(r)]
+        fallback = not good
+        use = good or rs
+        above = []
+        for r in use:
+            fl = pct.get((r["round"], r["workload"], r["event"], r["freq"], "floor"))
+            if fl is not None and (clean(fl) or fallback):
+                above.append(r["pct"] - fl["pct"])
+        rates = [r["samples"] / (r["record_s"] * res["config"]["threads"]) for r in use
+                 if r.get("samples") is not None and r.get("record_s")]
+        stats[k] = {"pct": [r["pct"] for r in use], "above": above, "rate": med(rates),
+                    "used": len(use), "all": len(rs), "fallback": fallback,
+                    "throttled": sum(1 for r in rs if r.get("throttled")),
+                    "stack_errors": sum(r.get("stack_errors", 0) for r in use)}
+    return stats
+
+
+def overhead_block(res):
+    cfg, st = res["config"], overhead_stats(res)
+    nruns = len(res["data"])
+    excluded = sum(1 for r in res["data"] if r["foreign"] > cfg["disturbed"])
+    out = ["## Overhead", "", measured_line(res), "",
+           "How much longer a fixed job takes while a profiler samples the whole machine. "
+           "Two workloads (tools/bench/), each %d threads (one per CPU), built with "
+           "`clang -O2 -fno-omit-frame-pointer`, each reporting its own elapsed time:" % cfg["threads"],
+           "",
+           "- `cpu_work`: %d units of dependent integer arithmetic per thread, ten calls deep "
+           "(user stacks only);" % cfg["units"]["cpu_work"],
+           "- `syscall_work`: %d units of getppid() + 64-byte read of /dev/zero + 64-byte write "
+           "to /dev/null, 100 rounds each (most samples in the kernel, with kernel and user "
+           "stacks)." % cfg["units"]["syscall_work"],
+           "",
+           "Each ran about %.1f s alone (calibrated at the start), and under:" % cfg["work_secs"], "",
+           "- **floor**: `tools/bench/floor` opens the same event (cpu-clock, one per CPU, "
+           "frequency mode) and attaches nothing: the cost of the sampling interrupts alone;",
+           "- **pmubpf**: `pmubpf -a -e EVENT -F HZ` (system-wide), started and ready before "
+           "the workload, stopped (SIGINT) after it;",
+           "- **perf**: `perf record -e EVENT -F HZ -a -g -o /tmp/... -- WORKLOAD`;",
+           "- **bpftrace**: `bpftrace -e '%s' -c WORKLOAD` (the probe fires on every CPU)."
+           % (cfg["bpftrace"] % 999).replace("999", "HZ"),
+           "",
+           "Runs are interleaved: each round runs the workload alone, then one tool at one "
+           "frequency, then alone again, and so on through every tool and frequency in a "
+           "shuffled order (%d rounds, BENCH_ROUNDS). A run's slowdown is its elapsed time "
+           "over the median of the same round's alone runs, minus one; the table gives its "
+           "min / median / max over the rounds. **Above floor** is, per round, the tool's "
+           "slowdown minus the floor's at the same frequency (median over rounds): on these "
+           "VMs a timer interrupt is itself expensive (it exits to the hypervisor), so a "
+           "profiler's own cost is the distance above the floor, not the distance above zero. "
+           "**Samples/s/CPU** checks that each tool really sampled at the requested rate."
+           % cfg["rounds"], "",
+           "This VM is shared: before each run the benchmark waits for the machine to be idle, "
+           "and a run during which other processes still used more than %d%% of the CPUs is "
+           "left out (%d of %d runs here); a cell marked † had no clean run and shows all of "
+           "them. Single runs vary by a few percent, so differences below that are noise."
+           % (100 * cfg["disturbed"], excluded, nruns), ""]
+    for ev in cfg["events"]:
+        for wl in ("cpu_work", "syscall_work"):
+            rows = []
+            for freq in cfg["freqs"]:
+                for tool in TOOLS:
+                    s = st.get((wl, ev, freq, tool))
+                    if not s:
+                        continue
+                    p = s["pct"]
+                    note = (" †" if s["fallback"] else "") + \
+                           (" (throttled %d×)" % s["throttled"] if s["throttled"] else "")
+                    rows.append([freq, tool + note, "%s / **%s** / %s" % (f(min(p)), f(med(p)), f(max(p))),
+                                 "–" if tool == "floor" else f(med(s["above"])),
+                                 "–" if tool == "floor" else f(s["rate"], 0),
+                                 "%d/%d" % (s["used"], s["all"])])
+            out += ["### %s, %s" % (wl, ev), "",
+                    table(["Hz", "tool", "slowdown % min / median / max", "above floor (pp)",
+                           "samples/s/CPU", "runs"], rows, ["r", "l", "r", "r", "r", "r"]), ""]
+    errs = sum(s["stack_errors"] for k, s in st.items() if k[3] == "bpftrace")
+    if errs:
+        out += ["bpftrace printed \"failed to look up stack id\" %d times over these runs: "
+                "`bpf_get_stackid` without BPF_F_REUSE_STACKID refuses a stack whose hash "
+                "bucket is taken, so bpftrace lost those stacks (pmubpf keys stacks by a "
+                "64-bit hash of their frames instead)." % errs, ""]
+    out += ["![overhead vs frequency](img/overhead.png)", ""]
+    return "\n".join(out), st
+
+
+def overhead_plot(res, st):
+    cfg = res["config"]
+    data, plots = [], []
+    for wl in ("cpu_work", "syscall_work"):
+        for tool in TOOLS:
+            name = "%s_%s" % (wl, tool)
+            rows = []
+            for freq in cfg["freqs"]:
+                s = st.get((wl, "cpu-clock", freq, tool))
+                if s:
+                    rows.append("%d %.3f %.3f %.3f" % (freq, med(s["pct"]), min(s["pct"]), max(s["pct"])))
+            data.append("$%s << EOD\n%s\nEOD" % (name, "\n".join(rows)))
+    styles = {"floor": "lc rgb '#888888' pt 1", "pmubpf": "lc rgb '#d62728' pt 7",
+              "perf": "lc rgb '#1f77b4' pt 5", "bpftrace": "lc rgb '#2ca02c' pt 9"}
+    for i, wl in enumerate(("cpu_work", "syscall_work")):
+        plots.append("set title '%s (%d threads), cpu-clock'\n" % (wl, cfg["threads"]) +
+                     "plot " + ", \\\n     ".join(
+                         "$%s_%s using 1:2:3:4 with yerrorlines %s lw 2 title '%s'" % (wl, t, styles[t], t)
+                         for t in TOOLS))
+    script = "\n".join(data) + """
+set terminal pngcairo size 1100,450 font 'sans,10'
+set output '%s'
+set multiplot layout 1,2 title 'Slowdown of a fixed job vs sampling frequency (median, min-max over rounds)'
+set logscale x
+set xrange [60:16000]
+set xtics (99, 999, 9999)
+set xlabel 'sampling frequency per CPU (Hz)'
+set ylabel 'slowdown (%%)'
+set key top left
+set grid
+""" % (IMG / "overhead.png") + "\n".join(plots) + "\nunset multiplot\n"
+    gnuplot(script)
+
+
+# --- cost -----------------------------------------------------------------
+
+def cost_block(res):
+    cfg = res["config"]
+    out = ["## The profilers' own cost", "", measured_line(res), "",
+           "Each tool recorded the whole machine for %g s at each frequency while %s kept "
+           "every CPU busy. **CPU while recording** is the tool process's user + system time "
+           "between 3 s after its start and 0.5 s before its end, as a share of one CPU; "
+           "**total CPU** and **peak RSS** cover its whole life (start-up, recording, "
+           "writing the output), from wait4() in a small helper (tools/bench/rusage.c). "
+           "Neither includes what the kernel does in the sampling interrupt: that is the "
+           "BPF program's time, read with `bpftool prog show -j` (run_time_ns / run_cnt) "
+           "while the tool ran, with kernel.bpf_stats_enabled=1 for the run only (that "
+           "switch adds two clock reads per run). perf runs no BPF: its in-kernel cost "
+           "(copying each stack into the ring buffer) shows only in the overhead tables. "
+           "**BPF maps** is the memory the kernel charged for the tool's maps (memlock)."
+           % (cfg["secs"], cfg["load"]), ""]
+    for ev in cfg["events"]:
+        rows = []
+        for r in res["data"]["runs"]:
+            if r["event"] != ev:
+                continue
+            rows.append([r["freq"], r["tool"], r["samples"] if r["samples"] is not None else "–",
+                         f(100 * r["record_cpu_frac"]), f(r["cpu_s"], 2), f(r["maxrss_kb"] / 1024),
+                         f(r["bpf_ns_per_run"], 0) if r["bpf_ns_per_run"] else "–",
+                         f(r["bpf_map_bytes"] / 2**20) if r["bpf_map_bytes"] else "–",
+                         f(r["output_bytes"] / 2**20, 2) if r["output_bytes"] is not None else "–"])
+        out += ["### %s" % ev, "",
+                table(["Hz", "tool", "samples", "CPU while recording (% of a CPU)", "total CPU (s)",
+                       "peak RSS (MB)", "BPF ns/sample", "BPF maps (MB)", "output (MB)"],
+                      rows, ["r", "l", "r", "r", "r", "r", "r", "r", "r"]), ""]
+    errs = sum(r.get("stack_errors", 0) for r in res["data"]["runs"] if r["tool"] == "bpftrace")
+    if errs:
+        out += ["bpftrace reported %d stack-id lookups that failed (stacks lost to "
+                "`bpf_get_stackid` hash collisions) over these runs." % errs, ""]
+    probes = res["data"]["probes"]
+    if probes:
+        base = probes[0]["bpf_ns_per_run"]
+        out += ["Where a sample's BPF time goes on this machine: bpftrace's profile probe at "
+                "999 Hz under the same load, doing less and less (6 s each). Walking a user "
+                "stack (`bpf_get_stack`/`bpf_get_stackid` with the user flag: reading the "
+                "frame pointers out of user memory) is by far the most expensive step here, "
+                "and both pmubpf and bpftrace take one per sample.", "",
+                table(["bpftrace program", "ns/sample", "vs count only"],
+                      [["`profile:hz:999 { %s }`" % p["probe"], f(p["bpf_ns_per_run"], 0),
+                        "–" if i == 0 or not base else "%+.0f" % (p["bpf_ns_per_run"] - base)]
+                       for i, p in enumerate(probes)], ["l", "r", "r"]), ""]
+    return "\n".join(out)
+
+
+# --- write ----------------------------------------------------------------
+
+def write_block(res):
+    rows = []
+    for mode in ("symbolized", "raw"):
+        rs = [r for r in res["data"] if r["mode"] == mode]
+        if not rs:
+            continue
+        rng = lambda k, d=1.0: "%s (%s–%s)" % (f(med([r[k] / d for r in rs]), 0),
+                                               f(min(r[k] / d for r in rs), 0), f(max(r[k] / d for r in rs), 0))
+        rows.append([mode, rng("build_ms"), rng("write_ms"),
+                     f(med([r["build_ms"] + r["write_ms"] for r in rs]), 0),
+                     f(med([r["rss_before_kb"] for r in rs]) / 1024),
+                     f(max(r["peak_rss_kb"] for r in rs) / 1024),
+                     f(med([r["file_bytes"] for r in rs]) / 2**20, 2),
+                     "%d" % med([r["locations"] for r in rs]),
+                     "%d" % med([r["user_unknown"] for r in rs])])
+    r0 = res["data"][0]
+    out = ["## Writing a profile", "", measured_line(res), "",
+           "What pmubpf does once a recording stops, timed on **synthetic** data by "
+           "`tools/bench/write_bench` (linked with build/libpmubpf.a): %d samples "
+           "aggregated over %d distinct stacks (%d frames in all: 4–32 user frames each, "
+           "1–16 kernel frames for half of them, drawn with a power-law skew from pools of "
+           "50000 user and 20000 kernel addresses), each added as report.c adds a counts "
+           "entry (frames symbolized through symbolize.h, labels pid, tid, comm), then "
+           "`pprof__write` (encode, gzip, fsync, rename). The stacks are made up but the "
+           "symbol tables are real: user addresses lie in write_bench's own executable "
+           "mappings (its libraries, mostly stripped Debian builds, hence the unnamed "
+           "frames) and are resolved through a snapshot of its own process, kernel "
+           "addresses in [_stext, _etext) through /proc/kallsyms. **raw** skips naming "
+           "the frames. Three runs each, median (min–max); RSS before is the input data, "
+           "kernel symbols and process snapshot already in memory, peak is VmHWM."
+           % (r0["samples"], r0["stacks"], r0["frames"]), "",
+           table(["mode", "build + symbolize (ms)", "encode + write (ms)", "total (ms)",
+                  "RSS before (MB)", "peak RSS (MB)", "file (MB)", "locations", "unnamed user locations"],
+                 rows, ["l"] + ["r"] * 8), ""]
+    return "\n".join(out)
+
+
+# --- accuracy -------------------------------------------------------------
+
+def acc_groups(res):
+    g = {}
+    for r in res["data"]:
+        g.setdefault((r["workload"], r["tool"], r["event"], r["freq"]), []).append(r)
+    return g
+
+
+def fn_stats(runs):
+    """Per function: truth %, measured %, signed error (pp), |error| in
+    binomial sigmas, coefficient of variation across runs (%), and the CV
+    pure binomial sampling noise would give."""
+    names = sorted(runs[0]["truth"], key=natural)
+    per = {}
+    for n in names:
+        q, p, z, cvb = [], [], [], []
+        for r in runs:
+            tot, cnt = sum(r["truth"].values()), sum(r["counts"].values())
+            if not tot or not cnt:
+                continue
+            qi, pi = r["truth"][n] / tot, r["counts"][n] / cnt
+            sd = math.sqrt(qi * (1 - qi) / cnt) if 0 < qi < 1 else 1.0 / cnt
+            q.append(qi)
+            p.append(pi)
+            z.append(abs(pi - qi) / sd)
+            cvb.append(math.sqrt((1 - qi) / (cnt * qi)) if qi > 0 else float("nan"))
+        mp = statistics.mean(p)
+        per[n] = {"truth": 100 * statistics.mean(q), "got": 100 * mp,
+                  "err": 100 * statistics.mean(pi - qi for pi, qi in zip(p, q)),
+                  "abserr": 100 * statistics.mean(abs(pi - qi) for pi, qi in zip(p, q)),
+                  "z": statistics.mean(z),
+                  "cv": 100 * statistics.stdev(p) / mp if len(p) > 1 and mp else float("nan"),
+                  "cvb": 100 * statistics.mean(cvb), "min": 100 * min(p), "max": 100 * max(p)}
+    n = [sum(r["counts"].values()) for r in runs]
+    other = [r["other"] / (r["other"] + sum(r["counts"].values())) for r in runs]
+    summ = {"runs": len(runs), "n": statistics.mean(n), "other": 100 * statistics.mean(other),
+            "abserr": statistics.mean(v["abserr"] for v in per.values()),
+            "maxerr": max(abs(v["err"]) for v in per.values()),
+            "z": statistics.mean(v["z"] for v in per.values()),
+            "maxz": max(v["z"] for v in per.values()),
+            "cv": statistics.mean(v["cv"] for v in per.values()),
+            "cvb": statistics.mean(v["cvb"] for v in per.values())}
+    return per, summ
+
+
+def accuracy_block(res):
+    cfg, g = res["config"], acc_groups(res)
+    stats = {k: fn_stats(v) for k, v in g.items()}
+    out = ["## Accuracy", "", measured_line(res), "",
+           "Shares of CPU time per function against ground truth the workloads measure "
+           "themselves (each function's or thread's CPU time from CLOCK_THREAD_CPUTIME_ID), "
+           "as in the Go proposal for hardware-counter profiling (golang/go#36821, tables "
+           "1–4). **serial**: ten functions f1..f10 where fK does K units (shares about "
+           "K/55), one thread; **threads**: ten threads t1..t10 spinning on %d CPUs (the "
+           "scheduler decides their shares, the truth records them). Each ran %g s, %d times "
+           "per tool and frequency, under `pmubpf -F HZ -o P -- WORKLOAD` and "
+           "`perf record -F HZ -g -o P -- WORKLOAD` (alternating which goes first). A "
+           "sample counts for the function that is its leaf frame (pmubpf: tests' "
+           "check.py reading the profile; perf: `perf report --no-children --sort sym "
+           "-F sample,sym`); shares are among the samples in the ten functions (**outside** "
+           "is the rest: clock reads, loop control, start-up)." % (
+               res["env"]["cpus"], cfg["secs"], cfg["runs"]), "",
+           "Per function and configuration: **error** is the measured share minus the truth "
+           "share (percentage points, mean over runs, signed); **err/σ** is the error's size "
+           "in units of the binomial standard deviation σ = sqrt(q(1-q)/n) of that run's n "
+           "samples, averaged over runs (the integration tests allow 3): a profiler whose "
+           "samples were independent random draws would score about 0.8, the mean absolute "
+           "value of a standard normal; a periodic timer samples more evenly than that "
+           "(systematic sampling), so lower is possible. **CV** is the coefficient of "
+           "variation of the measured share across runs, next to the CV that binomial noise "
+           "alone would give.", ""]
+    rows = []
+    order = [("serial", "C serial"), ("threads", "C threads"), ("go-serial", "Go serial"),
+             ("go-goroutines", "Go goroutines")]
+    for wl, title in order:
+        for k in sorted((k for k in stats if k[0] == wl), key=lambda k: (k[2], k[3], k[1] != "pmubpf")):
+            s = stats[k][1]
+            rows.append([title, k[1], k[2], k[3], s["runs"], f(s["n"], 0), f(s["other"]),
+                         f(s["abserr"], 2), f(s["maxerr"], 2), f(s["z"], 2), f(s["maxz"], 2),
+                         f(s["cv"]), f(s["cvb"])])
+    out += ["### Summary", "",
+            table(["workload", "tool", "event", "Hz", "runs", "samples/run", "outside %",
+                   "mean abs. error (pp)", "max abs. error (pp)", "mean err/σ", "max err/σ", "mean CV %",
+                   "binomial CV %"], rows, ["l", "l", "l"] + ["r"] * 10), ""]
+
+    def per_fn(title, wl, ev, freq, tools):
+        keys = [(wl, t, e or ev, fr or freq) for t, e, fr in tools]
+        keys = [k for k in keys if k in stats]
+        if not keys:
+            return []
+        names = list(stats[keys[0]][0])
+        head = ["function", "truth %"]
+        for k in keys:
+            head += ["%s %%" % k[1], "error", "err/σ", "CV %"]
+        rows = []
+        for n in names:
+            row = [n, f(stats[keys[0]][0][n]["truth"], 2)]
+            for k in keys:
+                v = stats[k][0][n]
+                row += [f(v["got"], 2), "%+.2f" % v["err"], f(v["z"], 2), f(v["cv"])]
+            rows.append(row)
+        return ["#### %s, %s Hz" % (title, "/".join(str(k[3]) for k in keys) if len({k[3] for k in keys}) > 1
+                                      else keys[0][3]), "", table(head, rows), ""]
+
+    out += ["### Per function", "",
+            "C workloads under pmubpf and perf record at each frequency; the Go workloads "
+            "(tools/bench/gowork: the proposal's serial.go and goroutine.go, each goroutine "
+            "locked to its own thread so its thread CPU time is its truth, GOMAXPROCS=%d) "
+            "under pmubpf -F 999 and Go's own runtime/pprof CPU profiler (100 Hz) *in the "
+            "same run*, so both are scored against the same truth." % cfg["go_gomaxprocs"], ""]
+    for ev in cfg["events"]:
+        for freq in cfg["freqs"]:
+            out += per_fn("C serial", "serial", ev, freq, [("pmubpf", None, None), ("perf", None, None)])
+            out += per_fn("C threads", "threads", ev, freq, [("pmubpf", None, None), ("perf", None, None)])
+    go = [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)]
+    out += per_fn("Go serial", "go-serial", None, None, go)
+    out += per_fn("Go goroutines", "go-goroutines", None, None, go)
+    out += ["![expected vs measured share per function](img/accuracy.png)", ""]
+    return "\n".join(out), stats
+
+
+def accuracy_plot(res, stats):
+    panels = [("serial", "C serial (serial.c), 999 Hz", [("pmubpf", "cpu-clock", 999), ("perf", "cpu-clock", 999)]),
+              ("threads", "C threads (threads.c), 999 Hz", [("pmubpf", "cpu-clock", 999), ("perf", "cpu-clock", 999)]),
+              ("go-serial", "Go serial", [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)]),
+              ("go-goroutines", "Go goroutines", [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)])]
+    data, plots = [], []
+    for i, (wl, title, tools) in enumerate(panels):
+        keys = [(wl,) + t for t in tools if (wl,) + t in stats]
+        if not keys:
+            continue
+        names = list(stats[keys[0]][0])
+        data.append("$truth%d << EOD\n%s\nEOD" % (i, "\n".join(
+            "%d %.3f" % (j + 1, stats[keys[0]][0][n]["truth"]) for j, n in enumerate(names))))
+        series = ["$truth%d using 1:2 with linespoints lc rgb 'black' pt 6 lw 1.5 title 'truth'" % i]
+        for t, k in enumerate(keys):
+            off = -0.15 if t == 0 else 0.15
+            data.append("$d%d_%d << EOD\n%s\nEOD" % (i, t, "\n".join(
+                "%.2f %.3f %.3f %.3f" % (j + 1 + off, stats[k][0][n]["got"], stats[k][0][n]["min"],
+                                         stats[k][0][n]["max"]) for j, n in enumerate(names))))
+            color = "#d62728" if k[1] == "pmubpf" else "#1f77b4"
+            series.append("$d%d_%d using 1:2:3:4 with yerrorbars lc rgb '%s' pt 7 ps 0.8 title '%s (%s Hz)'"
+                          % (i, t, color, k[1], k[3]))
+        xt = ", ".join("'%s' %d" % (n.split(".")[-1], j + 1) for j, n in enumerate(names))
+        plots.append("set title '%s'\nset xtics (%s)\nplot %s" % (title, xt, ", \\\n     ".join(series)))
+    script = "\n".join(data) + """
+set terminal pngcairo size 1100,800 font 'sans,10'
+set output '%s'
+set multiplot layout 2,2 title 'Share of CPU time per function: truth vs profilers (mean, min-max over runs)'
+set xrange [0.4:10.6]
+set yrange [0:*]
+set ylabel 'share (%%)'
+set key top left
+set grid
+""" % (IMG / "accuracy.png") + "\n".join(plots) + "\nunset multiplot\n"
+    gnuplot(script)
+
+
+# --- labels ---------------------------------------------------------------
+
+def labels_block(res):
+    m, runs, cfg = res["data"]["micro"], res["data"]["bpf"], res["config"]
+    desc = {"plain": "no header (no record registered)",
+            "unset": "header, record registered, no set current",
+            "set": "header, a set current around every unit"}
+    rows = []
+    for config in ("stacks", "no user stacks"):
+        per = {}
+        for r in runs:
+            if r.get("config", "stacks") == config and r["ns_per_run"]:
+                per.setdefault(r["variant"], []).append(r)
+        ns = {k: med([r["ns_per_run"] for r in v]) for k, v in per.items()}
+        for k in ("plain", "unset", "set"):
+            if k not in per:
+                continue
+            v = per[k]
+            rows.append([config, k, desc[k], f(ns[k], 0),
+                         "%s / %s" % (f(min(r["ns_per_run"] for r in v), 0), f(max(r["ns_per_run"] for r in v), 0)),
+                         "–" if k == "plain" or "plain" not in ns else "%+.0f" % (ns[k] - ns["plain"]),
+                         "%d / %d" % (sum(r["labelled"] for r in v), sum(r["samples"] for r in v))])
+    goal = "meets" if m["labels_pair_ns"] <= 5 else "misses"
+    out = ["## Labels", "", measured_line(res), "",
+           "What `include/pmubpf/labels.h` costs a labelled program, and what reading the "
+           "label costs pmubpf per sample.", "",
+           "**Switching labels** (`tools/bench/labels_bench`, clang -O2): a tight loop of "
+           "`prev = pmubpf_labels_set(s); pmubpf_labels_set(prev);`, %d iterations, best of "
+           "%d, against the same two stores into a plain volatile `__thread` pointer and "
+           "against the empty loop. The goal was at most 5 ns per set+restore pair: this "
+           "%s it." % (cfg["micro_iterations"], cfg["micro_repeats"], goal), "",
+           table(["loop", "ns per iteration", "minus empty loop"],
+                 [["set + restore (labels.h)", f(m["labels_pair_ns"], 2), f(m["labels_pair_ns"] - m["empty_ns"], 2)],
+                  ["two plain TLS stores", f(m["tls_pair_ns"], 2), f(m["tls_pair_ns"] - m["empty_ns"], 2)],
+                  ["empty loop", f(m["empty_ns"], 2), "–"]], ["l", "r", "r"]), "",
+           "**Per sample in BPF**: `tools/bench/label_load` (one thread per CPU spinning "
+           "%g s) under `pmubpf -F %d -- ...`, on_sample's run_time_ns / run_cnt from "
+           "bpftool with kernel.bpf_stats_enabled=1; three builds of the same loop, each "
+           "with pmubpf's defaults (*stacks*) and with `--no-user` (*no user stacks*: "
+           "without the user stack walk, which dominates a sample here, the label path "
+           "stands out); three interleaved runs each (median; min / max). The difference "
+           "to *plain* is what the label path adds: a lookup of the process's label slot, "
+           "reading the thread's TLS word and the set's id from user memory, and a lookup "
+           "of the (process, id) pair already announced. Differences within the min–max "
+           "spread of the stacks rows are noise." % (cfg["load_secs"], cfg["freq"]), "",
+           table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain",
+                  "labelled / samples"], rows, ["l", "l", "l", "r", "r", "r", "r"]), ""]
+    return "\n".join(out)
+
+
+# --- intro and summary ----------------------------------------------------
+
+def intro_block(results):
+    newest = max(results.values(), key=lambda r: r["env"]["date"])
+    e = newest["env"]
+    rows = [["machine", "%s, %d CPUs, %s GiB%s" % (e["cpu"], e["cpus"], e["memory_gib"],
+                                                     ", virtual machine" if e["hypervisor"] else "")],
+            ["hardware PMU", "yes" if e["pmu"] else "no (`perf stat -e cycles true`: not supported)"],
+            ["kernel", "%s (%s)" % (e["kernel"], e["kernel_build"])],
+            ["OS", e["os"]]]
+    rows += [[k, "`%s`" % v] for k, v in e["tools"].items()]
+    rows += [[k, str(v)] for k, v in e["sysctl"].items()]
+    parts = ", ".join("%s %s" % (p, results[p]["env"]["date"]) for p in BLOCKS if p in results)
+    out = ["*Generated by `make bench` (tools/bench.sh → tools/bench/bench.py → "
+           "tools/bench/report.py) from build/bench/results/*.json; do not edit the text "
+           "between `bench:` markers, edit report.py. Parts measured: %s.*" % parts, "",
+           "Run everything with `sudo make bench` (about 20 minutes on 2 CPUs), or one part "
+           "with `sudo make bench-overhead` (bench-cost, bench-write, bench-accuracy, "
+           "bench-labels); `make bench-report` rewrites this file from the last results. "
+           "Repetitions: BENCH_ROUNDS (overhead, default 5), BENCH_RUNS (accuracy, default "
+           "10); see tools/bench.sh. Benchmarks are not tests: they never fail on speed.", "",
+           "Machine and tool versions (of the most recent part; each section names its own "
+           "date and commit):", "", table(["", ""], rows, ["l", "l"]), ""]
+    if not e["pmu"]:
+        out += ["**No hardware PMU here.** Everything below samples the software cpu-clock "
+                "event. The cycles rows (pmubpf and perf with `-e cycles`, and the cycles "
+                "floor) are absent: `make bench` adds them by itself on a machine where "
+                "`perf stat -e cycles true` counts.", ""]
+    return "\n".join(out)
+
+
+def summary_block(results, ov, acc):
+    out = ["## Headline numbers", ""]
+    items = []
+    if ov:
+        for wl in ("cpu_work", "syscall_work"):
+            parts = []
+            for tool in ("pmubpf", "perf", "bpftrace"):
+                s = ov.get((wl, "cpu-clock", 999, tool))
+                if s:
+                    parts.append("%s %s%% (%s above floor)" % (tool, f(med(s["pct"])), f(med(s["above"]))))
+            fl = ov.get((wl, "cpu-clock", 999, "floor"))
+            if parts and fl:
+                items.append("Overhead at 999 Hz on %s, median slowdown: floor %s%%; %s." % (
+                    wl, f(med(fl["pct"])), "; ".join(parts)))
+    if "cost" in results:
+        c = {(r["tool"], r["freq"]): r for r in results["cost"]["data"]["runs"] if r["event"] == "cpu-clock"}
+        p, b = c.get(("pmubpf", 999)), c.get(("bpftrace", 999))
+        if p:
+            items.append("BPF time per sample at 999 Hz: pmubpf %s ns%s; pmubpf's own process used "
+                         "%s%% of a CPU while recording, %s MB peak RSS." % (
+                             f(p["bpf_ns_per_run"], 0),
+                             " (bpftrace's profile probe: %s ns)" % f(b["bpf_ns_per_run"], 0) if b and b["bpf_ns_per_run"] else "",
+                             f(100 * p["record_cpu_frac"]), f(p["maxrss_kb"] / 1024)))
+    if "write" in results:
+        rs = [r for r in results["write"]["data"] if r["mode"] == "symbolized"]
+        if rs:
+            items.append("Writing %d samples over %d stacks (synthetic): %s ms to build and "
+                         "symbolize + %s ms to encode and write, %s MB peak RSS." % (
+                             rs[0]["samples"], rs[0]["stacks"], f(med([r["build_ms"] for r in rs]), 0),
+                             f(med([r["write_ms"] for r in rs]), 0), f(max(r["peak_rss_kb"] for r in rs) / 1024)))
+    if acc:
+        for wl, title in (("serial", "C serial"), ("threads", "C threads"),
+                          ("go-serial", "Go serial"), ("go-goroutines", "Go goroutines")):
+            parts = []
+            for k in sorted(acc, key=lambda k: (k[1] != "pmubpf", k[3])):
+                if k[0] == wl and k[2] in ("cpu-clock", "setitimer/timer_create"):
+                    s = acc[k][1]
+                    parts.append("%s %d Hz: mean abs. error %s pp, mean err/σ %s, CV %s%%" % (
+                        k[1], k[3], f(s["abserr"], 2), f(s["z"], 2), f(s["cv"])))
+            if parts:
+                items.append("Accuracy, %s: %s." % (title, "; ".join(parts)))
+    if "labels" in results:
+        m = results["labels"]["data"]["micro"]
+        items.append("Labels: %s ns per set+restore pair (two plain TLS stores: %s ns)." % (
+            f(m["labels_pair_ns"], 2), f(m["tls_pair_ns"], 2)))
+    out += ["- " + i for i in items] or ["Nothing measured yet: run `sudo make bench`."]
+    return "\n".join(out) + "\n"
+
+
+# --- document -------------------------------------------------------------
+
+def gnuplot(script):
+    IMG.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode:
+        sys.exit("report.py: gnuplot failed: " + r.stderr.strip()[-500:])
+
+
+def splice(doc, blocks):
+    """Replace each block's text between its markers; a block not in doc
+    goes after the previous block (or, with none, after the title)."""
+    for i, name in enumerate(BLOCKS):
+        begin, end = "<!-- bench:%s -->" % name, "<!-- /bench:%s -->" % name
+        new = blocks.get(name)
+        if begin in doc and end in doc:
+            if new is None:
+                continue
+            a, b = doc.index(begin) + len(begin), doc.index(end)
+            old, kept = doc[a:b], ""
+            if FOREIGN in old:  # someone else's section strayed inside: keep it, after
+                kept = "\n\n" + old[old.index(FOREIGN):].strip() + "\n"
+            doc = doc[:a] + "\n" + new.strip() + "\n" + doc[b:b + len(end)] + kept + doc[b + len(end):]
+            continue
+        text = "%s\n%s\n%s\n" % (begin, (new or "Not measured yet: run `sudo make bench-%s`." % name).strip(), end)
+        prev = ["<!-- /bench:%s -->" % p for p in BLOCKS[:i] if "<!-- /bench:%s -->" % p in doc]
+        if prev:
+            at = doc.index(prev[-1]) + len(prev[-1])
+            doc = doc[:at] + "\n\n" + text.rstrip("\n") + doc[at:]
+        else:
+            m = re.match(r"# .*\n+", doc)
+            at = m.end() if m else 0
+            doc = doc[:at] + text + "\n" + doc[at:]
+    return doc
+
+
+def main():
+    results = {p: r for p in ("overhead", "cost", "write", "accuracy", "labels") if (r := load(p))}
+    if not results:
+        sys.exit("report.py: no results in %s: run `sudo make bench` first" % RESULTS)
+    blocks = {"intro": intro_block(results)}
+    ov = acc = None
+    if "overhead" in results:
+        blocks["overhead"], ov = overhead_block(results["overhead"])
+        overhead_plot(results["overhead"], ov)
+    if "cost" in results:
+        blocks["cost"] = cost_block(results["cost"])
+    if "write" in results:
+        blocks["write"] = write_block(results["write"])
+    if "accuracy" in results:
+        blocks["accuracy"], acc = accuracy_block(results["accuracy"])
+        accuracy_plot(results["accuracy"], acc)
+    if "labels" in results:
+        blocks["labels"] = labels_block(results["labels"])
+    blocks["summary"] = summary_block(results, ov, acc)
+    doc = DOC.read_text() if DOC.exists() else "# pmubpf benchmarks\n\n"
+    doc = splice(doc, blocks)
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    tmp = DOC.with_suffix(".md.tmp")
+    tmp.write_text(doc)
+    tmp.rename(DOC)
+    print("report: wrote %s (%s)" % (DOC.relative_to(ROOT), ", ".join(sorted(results))))
+
+
+if __name__ == "__main__":
+    main()
