@@ -38,7 +38,7 @@ else
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run test unit-test integration-test bench install clean fuzz
+.PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind
 
 all: pmubpf
 
@@ -149,6 +149,12 @@ $(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
 		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser $^ \
 		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
 fuzz: $(OUT)/fuzz/fuzz_symbols
+
+
+# --call-graph fp vs dwarf: BPF time per sample, slowdown, table memory
+# (docs/benchmarks.md, section "Unwinding"; not part of `make bench`).
+bench-unwind: test-build
+	$(Q)tools/bench/unwind_bench.sh
 
 test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
 

@@ -76,17 +76,18 @@ enum pmubpf_drop {
 	PMUBPF_DROP_DWARF_TRUNCATED, /* PMUBPF_MAX_DEPTH frames, not at the end */
 	PMUBPF_DROP_DWARF_READ_FAIL, /* stack memory unreadable (not resident,
 	                              * or a bad CFA) */
-	PMUBPF_DROP_DWARF_UNMAPPED,  /* pc in no known mapping (JIT, anonymous,
-	                              * library mapped after the snapshot):
+	PMUBPF_DROP_DWARF_UNMAPPED,  /* pc in no known executable mapping (or
+	                              * one mapped after the snapshot):
 	                              * recorded as the last frame */
 	PMUBPF_DROP_DWARF_BAD_FRAME, /* unwound frame not above the last one
 	                              * (corrupt stack or wrong rule) */
 	PMUBPF_DROP_DWARF_BAD_RULE,  /* a CFI rule BPF cannot evaluate: that
 	                              * frame unwound by frame pointer (not a
 	                              * stop) */
-	PMUBPF_DROP_DWARF_NO_CFI,    /* a pc no CFI covers (object without
-	                              * .eh_frame, hand-written code, tables
-	                              * full): that frame by frame pointer */
+	PMUBPF_DROP_DWARF_NO_CFI,    /* a pc no CFI covers (JIT code in an
+	                              * anonymous mapping, object without
+	                              * .eh_frame, tables full): that frame
+	                              * by frame pointer */
 	PMUBPF_DROP__MAX,
 };
 

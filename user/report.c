@@ -273,10 +273,10 @@ static const char *const dwarf_reasons[PMUBPF_DROP__MAX] = {
 	[PMUBPF_DROP_DWARF_NO_TABLE] = "walked by frame pointer instead: the process had no unwind tables yet (first samples) or no slot",
 	[PMUBPF_DROP_DWARF_TRUNCATED] = "truncated at " PMUBPF_MAX_DEPTH_STR " frames",
 	[PMUBPF_DROP_DWARF_READ_FAIL] = "end early: stack memory unreadable",
-	[PMUBPF_DROP_DWARF_UNMAPPED] = "end at an address in no known mapping (JIT, anonymous, or mapped after the last snapshot)",
+	[PMUBPF_DROP_DWARF_UNMAPPED] = "end at an address in no known mapping (not executable, or mapped after the last snapshot)",
 	[PMUBPF_DROP_DWARF_BAD_FRAME] = "end early: an unwound frame was not above the previous one",
 	[PMUBPF_DROP_DWARF_BAD_RULE] = "have frames unwound by frame pointer: a CFI rule BPF does not evaluate",
-	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc",
+	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc (JIT code, objects without .eh_frame)",
 };
 
 static void add_unwind_comments(struct pprof *p, const struct report_in *in,

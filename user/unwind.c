@@ -313,9 +313,12 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		const struct tab *t = NULL;
 		uint64_t bias = 0, mv;
 
-		if (!m->exec || !m->path || !m->path[0])
-			continue; /* anonymous (JIT): BPF stops there, counted */
-		if (!strcmp(m->path, "[vdso]")) {
+		if (!m->exec || !m->path)
+			continue;
+		if (!m->path[0]) {
+			/* anonymous: JIT code, walked by frame pointer (JITs
+			 * keep them); an address in no mapping stops the walk */
+		} else if (!strcmp(m->path, "[vdso]")) {
 			t = vdso_table(u, m->end - m->start);
 			if (t)
 				bias = m->start - u->vdso_min_vaddr + t->base;

@@ -4,13 +4,14 @@
 # Debian's libc, which has none either). In >= 95% of the hot function's
 # samples its caller chain must reach main (or the thread's start
 # routine), every frame in between named: through qsort's internals, a
-# pthread start routine, libstdc++'s std::sort, a signal trampoline, and
-# from inside system calls (the task's saved user registers). Also: the
+# pthread start routine, libstdc++'s std::sort, a signal trampoline, from
+# inside system calls (the task's saved user registers), and through JIT
+# code (by frame pointer: it has no CFI). Also: the
 # default mode, -p attach, one table per object shared by processes,
 # comments, a valid profile; and --call-graph fp still works (it cannot
 # pass the ancestor checks on these binaries: shown, not asserted).
 source "$(dirname "$0")/lib.sh"
-need_root qsort_main thread_start sort_lambda signal_frame syscall_regs \
+need_root qsort_main thread_start sort_lambda signal_frame syscall_regs jit_by_fp \
 	default_dwarf attach_pid tables_shared comments valid fp_mode
 
 ANC="$CHECK ancestors --min-fraction 0.95"
@@ -46,6 +47,15 @@ ancestors signal_frame "$TMP/signal_frame.pb.gz" signal_work main
 
 rec syscall_regs --call-graph dwarf -- "$B/nofp_syscall" 3
 ancestors syscall_regs "$TMP/syscall_regs.pb.gz" syscall main --user-leaf --kernel-only
+
+# JIT code (anonymous executable memory, no CFI, frame pointers kept):
+# walked by frame pointer there, counted, and on to main.
+rec jit_by_fp --call-graph dwarf -- "$B/jit" 2
+jit_by_fp() {
+	$ANC "$TMP/jit_by_fp.pb.gz" --leaf jitted_hot_loop --ancestor main || return 1
+	$CHECK expect "$TMP/jit_by_fp.pb.gz" --comment 'frame pointer: no CFI covers the pc'
+}
+check jit_by_fp jit_by_fp
 
 # The default (no --call-graph) is dwarf on x86-64.
 if [[ $(uname -m) == x86_64 ]]; then

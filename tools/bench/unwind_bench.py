@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+"""unwind_bench.py — --call-graph fp vs dwarf (issue 6), run by
+tools/bench/unwind_bench.sh (`make bench-unwind`).
+
+Measures, at 999 Hz on cpu-clock, each workload running as two copies
+(both CPUs busy, so nearly every sample is the workload's):
+  * BPF time per sample of on_sample: run_time_ns / run_cnt from
+    `bpftool prog show` with kernel.bpf_stats_enabled=1 (the program is
+    found through pmubpf's /proc/PID/fdinfo), and the mean user stack
+    depth recorded;
+  * the workload's slowdown: its own throughput without a profiler, under
+    --call-graph fp and under --call-graph dwarf;
+  * the memory of unwind tables for typical processes (python3, bash, a
+    C++ program), from pmubpf -v.
+Workloads: unwind_deep (a call chain DEPTH deep in the program, built with
+and without frame pointers: both walks see the same stack there) and the
+nofp_* test workloads (libc's qsort, std::sort). Results go to
+build/bench/unwind/results.json and to the "## Unwinding" section of
+docs/benchmarks.md (only that section is replaced).
+
+Environment: UNWIND_BENCH_SECS (default 4), UNWIND_BENCH_REPS (default 3).
+"""
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "build" / "bench" / "unwind"
+PMUBPF = ROOT / "pmubpf"
+TESTS = ROOT / "build" / "tests"
+DUMP = TESTS / "pprof_dump"
+DOC = ROOT / "docs" / "benchmarks.md"
+SECS = float(os.environ.get("UNWIND_BENCH_SECS", "4"))
+REPS = int(os.environ.get("UNWIND_BENCH_REPS", "3"))
+FREQ = 999
+BEGIN, END = "<!-- unwind -->", "<!-- /unwind -->"
+
+
+def run(cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+
+
+def prog_stats(pid):
+    """(run_time_ns, run_cnt) of pid's perf_event program (on_sample)."""
+    best = (0, 0)
+    fdinfo = Path("/proc/%d/fdinfo" % pid)
+    try:
+        fds = list(fdinfo.iterdir())
+    except OSError:
+        return best
+    for fd in fds:
+        try:
+            info = dict(l.split(":", 1) for l in fd.read_text().splitlines() if ":" in l)
+        except OSError:
+            continue
+        if info.get("prog_type", "").strip() != "7":  # BPF_PROG_TYPE_PERF_EVENT
+            continue
+        r = run(["bpftool", "prog", "show", "id", info["prog_id"].strip(), "-j"])
+        if r.returncode:
+            continue
+        p = json.loads(r.stdout)
+        if p.get("run_cnt", 0) >= best[1]:
+            best = (p.get("run_time_ns", 0), p.get("run_cnt", 0))
+    return best
+
+
+def pair(cmd):
+    """A shell command running two copies of cmd (a list) and waiting."""
+    c = " ".join("'%s'" % a for a in cmd)
+    return ["sh", "-c", "%s & %s; wait" % (c, c)]
+
+
+def throughput(text):
+    """Sum of the workload copies' own counts ("iterations N" / "N rounds")."""
+    n = [int(m) for m in re.findall(r"iterations (\d+)", text)]
+    n += [int(m) for m in re.findall(r"^(\d+) rounds", text, re.M)]
+    return sum(n)
+
+
+def profile_stats(path):
+    """(samples, mean user frames per sample) of a profile."""
+    r = run([DUMP, path])
+    if r.returncode:
+        return 0, 0.0
+    prof = json.loads(r.stdout)
+    kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    n = frames = 0
+    for s in prof["samples"]:
+        c = s["values"][0]
+        n += c
+        frames += c * sum(1 for loc in s["stack"] if loc["mapping"] not in kmaps)
+    return n, (frames / n if n else 0.0)
+
+
+def record(mode, mk, tag):
+    """pmubpf on two copies of mk(seconds); BPF stats, profile stats,
+    throughput."""
+    out = OUT / ("%s.pb.gz" % tag)
+    err = OUT / ("%s.err" % tag)
+    argv = [PMUBPF, "-v", "-F", FREQ, "-d", SECS, "-o", out, "--call-graph", mode]
+    with open(err, "w") as ef:
+        p = subprocess.Popen([str(a) for a in argv + ["--"] + pair(mk(SECS + 1))],
+                             stdout=subprocess.PIPE, stderr=ef, text=True)
+        last = (0, 0)
+        while p.poll() is None:
+            st = prog_stats(p.pid)
+            if st[1]:
+                last = st
+            time.sleep(0.2)
+        stdout = p.stdout.read()
+    samples, depth = profile_stats(out)
+    return {"mode": mode, "run_time_ns": last[0], "run_cnt": last[1],
+            "ns_per_run": last[0] / last[1] if last[1] else None,
+            "samples": samples, "user_depth": depth,
+            "throughput": throughput(stdout) / (SECS + 1)}
+
+
+def per_sample(r, reject_ns):
+    """BPF ns per recorded sample: the program's time less its runs for
+    samples it rejected (other tasks: idle, other processes), each at the
+    measured cost of a rejection, over the samples in the profile."""
+    if not r["run_cnt"] or not r["samples"]:
+        return None
+    rejected = max(r["run_cnt"] - r["samples"], 0)
+    return max(r["run_time_ns"] - rejected * (reject_ns or 0), 0) / r["samples"]
+
+
+def reject_cost():
+    """ns per on_sample run that rejects the sample (not a target): two
+    busy loops profiled with -p of a sleeping process."""
+    sleeper = subprocess.Popen(["sleep", str(SECS + 5)])
+    busy = subprocess.Popen(pair([OUT / "deep_fp", SECS + 2, 8]), stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([str(a) for a in [PMUBPF, "-F", FREQ, "-d", SECS, "-p", sleeper.pid,
+                                           "-o", OUT / "reject.pb.gz"]],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    last = (0, 0)
+    while p.poll() is None:
+        st = prog_stats(p.pid)
+        if st[1]:
+            last = st
+        time.sleep(0.2)
+    busy.wait()
+    sleeper.kill()
+    sleeper.wait()
+    return last[0] / last[1] if last[1] else None
+
+
+def baseline(mk):
+    r = run(pair(mk(SECS + 1)))
+    return throughput(r.stdout) / (SECS + 1)
+
+
+def memory():
+    """Per-object table sizes for typical processes, from pmubpf -v."""
+    procs = {
+        "python3": ["python3", "-c", "import json, re, collections, decimal, time\n"
+                    "t = time.time() + 1.5\nwhile time.time() < t: sum(range(1000))"],
+        "bash": ["bash", "-c", "i=0; while (( i < 300000 )); do i=$((i+1)); done"],
+        "nofp_sort (C++)": [TESTS / "nofp_sort", 1.5],
+    }
+    res = {}
+    for name, cmd in procs.items():
+        r = run([PMUBPF, "-v", "--call-graph", "dwarf", "-F", FREQ, "-o", OUT / "mem.pb.gz", "--"] + cmd)
+        objs = []
+        for m in re.finditer(r"^pmubpf: unwind: (\S+): (\d+) rows \((\d+) KiB\), (\d+) FDEs, "
+                             r"(\d+) unsupported, ([\d.]+) ms", r.stderr, re.M):
+            objs.append({"object": m.group(1), "rows": int(m.group(2)), "kib": int(m.group(3)),
+                         "fdes": int(m.group(4)), "unsupported": int(m.group(5)),
+                         "ms": float(m.group(6))})
+        summ = re.search(r"^pmubpf: (unwind tables: .*)$", r.stderr, re.M)
+        res[name] = {"objects": objs, "summary": summ.group(1) if summ else ""}
+    return res
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+CONFIGS = [
+    ("deep, frame pointers, depth 8", lambda s: [OUT / "deep_fp", s, 8]),
+    ("deep, frame pointers, depth 32", lambda s: [OUT / "deep_fp", s, 32]),
+    ("deep, no frame pointers, depth 8", lambda s: [OUT / "deep_nofp", s, 8]),
+    ("deep, no frame pointers, depth 32", lambda s: [OUT / "deep_nofp", s, 32]),
+    ("nofp_qsort (libc qsort)", lambda s: [TESTS / "nofp_qsort", s]),
+    ("nofp_sort (std::sort)", lambda s: [TESTS / "nofp_sort", s]),
+]
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows = []
+    rejects = [reject_cost() for _ in range(REPS)]
+    reject_ns = med(rejects)
+    print("rejecting a sample (not a target): %s ns per run" % fmt(reject_ns), flush=True)
+    for name, mk in CONFIGS:
+        tag = re.sub(r"\W+", "_", name).strip("_")
+        base, fp, dw = [], [], []
+        for rep in range(REPS):
+            base.append(baseline(mk))
+            fp.append(record("fp", mk, "%s_fp_%d" % (tag, rep)))
+            dw.append(record("dwarf", mk, "%s_dwarf_%d" % (tag, rep)))
+        for r in fp + dw:
+            r["ns_per_sample"] = per_sample(r, reject_ns)
+        rows.append({"name": name, "base": base, "fp": fp, "dwarf": dw})
+        print("%-36s fp %6.0f ns/sample (%4.1f frames)  dwarf %6.0f ns/sample (%4.1f frames)" % (
+            name, med([r["ns_per_sample"] for r in fp]) or 0, med([r["user_depth"] for r in fp]) or 0,
+            med([r["ns_per_sample"] for r in dw]) or 0, med([r["user_depth"] for r in dw]) or 0),
+            flush=True)
+    mem = memory()
+    res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+           "commit": run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip(),
+           "kernel": os.uname().release, "secs": SECS, "reps": REPS, "freq": FREQ,
+           "load": os.getloadavg()[0], "reject_ns": reject_ns, "rows": rows, "memory": mem}
+    (OUT / "results.json").write_text(json.dumps(res, indent=1))
+    write_doc(res)
+
+
+def pct(x, base):
+    return 100.0 * (base - x) / base if x and base else None
+
+
+def fmt(x, f="%.0f"):
+    return "–" if x is None else f % x
+
+
+def section(res):
+    L = ["## Unwinding", "",
+         "*Measured %s on pmubpf %s, kernel %s, by `make bench-unwind` (tools/bench/unwind_bench.sh): "
+         "cpu-clock at %d Hz, two copies of each workload (both CPUs busy), %g s per run, "
+         "%d runs, medians. Results: build/bench/unwind/results.json.*" % (
+             res["date"], res["commit"], res["kernel"], res["freq"], res["secs"], res["reps"]), "",
+         "BPF time per sample: on_sample's `run_time_ns` (kernel.bpf_stats_enabled=1, from "
+         "`bpftool prog show`), less its runs that rejected a sample of another task (%s ns "
+         "each, measured with `-p` of a sleeping process), over the samples in the profile. "
+         "It is the whole program: filter, generation, label, user and kernel stacks, counts. "
+         "*frames* is the mean number of user frames recorded per sample. Load average at the "
+         "end: %.1f (other work on the machine adds noise)." % (fmt(res.get("reject_ns")),
+                                                                res.get("load", 0)), "",
+         "| workload | fp ns/sample | fp frames | dwarf ns/sample | dwarf frames | dwarf / fp | "
+         "dwarf ns per extra frame |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in res["rows"]:
+        f = med([x["ns_per_sample"] for x in r["fp"]])
+        d = med([x["ns_per_sample"] for x in r["dwarf"]])
+        ff = med([x["user_depth"] for x in r["fp"]])
+        df = med([x["user_depth"] for x in r["dwarf"]])
+        extra = (d - f) / (df - ff) if f and d and df and ff and df - ff > 1 else None
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], fmt(f), fmt(ff, "%.1f"), fmt(d), fmt(df, "%.1f"),
+            fmt(d / f if f and d else None, "%.2f×"), fmt(extra)))
+    L += ["", "Workload throughput (its own count of work per second, two copies summed) and "
+          "the slowdown under each mode:", "",
+          "| workload | no profiler | fp slowdown | dwarf slowdown |", "| --- | ---: | ---: | ---: |"]
+    for r in res["rows"]:
+        b = med(r["base"])
+        L.append("| %s | %s/s | %s | %s |" % (
+            r["name"], fmt(b, "%.1f"), fmt(pct(med([x["throughput"] for x in r["fp"]]), b), "%.1f%%"),
+            fmt(pct(med([x["throughput"] for x in r["dwarf"]]), b), "%.1f%%")))
+    L += ["", "Unwind table memory (rows of 8 bytes in the BPF array, shared by every process "
+          "mapping the object; built once per object, cached by build-id):", "",
+          "| process | object | FDEs | rows | KiB | rows by frame pointer | parse ms |",
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, m in res["memory"].items():
+        tot = sum(o["kib"] for o in m["objects"])
+        for o in m["objects"]:
+            L.append("| %s | %s | %d | %d | %d | %d | %.1f |" % (
+                name, o["object"], o["fdes"], o["rows"], o["kib"], o["unsupported"], o["ms"]))
+        L.append("| %s | **total** | | %d | **%d** | | |" % (
+            name, sum(o["rows"] for o in m["objects"]), tot))
+    L += [""] + ["- %s: `%s`" % (n, m["summary"]) for n, m in res["memory"].items() if m["summary"]]
+    return "\n".join(L) + "\n"
+
+
+def write_doc(res):
+    text = "%s\n%s%s\n" % (BEGIN, section(res), END)
+    doc = DOC.read_text() if DOC.exists() else "# pmubpf benchmarks\n"
+    if BEGIN in doc and END in doc:
+        a, b = doc.index(BEGIN), doc.index(END) + len(END)
+        doc = doc[:a] + text.rstrip("\n") + doc[b:]
+    else:
+        m = re.search(r"^## Unwinding\n.*?(?=^## |^<!-- |\Z)", doc, re.M | re.S)
+        if m:
+            doc = doc[:m.start()] + text + "\n" + doc[m.end():]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + text
+    DOC.write_text(doc)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["report"]:
+        write_doc(json.loads((OUT / "results.json").read_text()))
+    else:
+        main()
