@@ -150,6 +150,16 @@ $(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
 		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
 fuzz: $(OUT)/fuzz/fuzz_symbols
 
+# Symbolization bench: docs/benchmarks.md's "## Symbolization" section.
+$(OUT)/tools:
+	$(Q)mkdir -p $@
+$(OUT)/tools/symbolize_bench: tools/bench/symbolize_bench.c $(OUT)/libpmubpf.a | $(OUT)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
+bench-symbolize: deps
+	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/tools/symbolize_bench
+	$(Q)tools/bench/symbolize_bench.sh
+.PHONY: bench-symbolize
 
 # --call-graph fp vs dwarf: BPF time per sample, slowdown, table memory
 # (docs/benchmarks.md, section "Unwinding"; not part of `make bench`).
