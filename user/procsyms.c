@@ -86,9 +86,14 @@ void procsyms__jit_poll(struct proc *pr)
 {
 	char path[32];
 
-	if (!pr->jit_src.known || pr->jit_src.gone ||
-	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS || !jit_candidate(pr))
+	int64_t now = now_ms();
+
+	if (!pr->jit_src.known || pr->jit_src.gone || now - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS)
 		return;
+	if (!jit_candidate(pr)) {
+		pr->jit_read_ms = now; /* look again in a while */
+		return;
+	}
 	snprintf(path, sizeof(path), "/proc/%u", pr->tgid);
 	if (access(path, F_OK)) {
 		pr->jit_src.gone = true;

@@ -422,6 +422,13 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 		if (cfg->top)
 			top_add(&top, p, locs, n, w);
 	}
+	if (st.user_frames || st.kernel_frames)
+		pprof__add_comment(p, "symbols: %llu user locations (%llu unnamed, %llu with source lines, %llu with inlined frames, %llu JIT), %llu kernel (%llu unnamed)%s",
+				   (unsigned long long)st.user_frames, (unsigned long long)st.user_unknown,
+				   (unsigned long long)st.user_lines, (unsigned long long)st.user_inlined,
+				   (unsigned long long)st.user_jit, (unsigned long long)st.kernel_frames,
+				   (unsigned long long)st.kernel_unknown,
+				   cfg->no_symbol ? "; --no-symbol: addresses only" : "");
 	if (!ret && d[PMUBPF_DROP_COUNTS_FULL].count) {
 		locs[0] = symb__synthetic(p, SYNTH_LOST_COUNTS_FULL);
 		ret = pprof__add_sample(p, locs, 1, (int64_t)d[PMUBPF_DROP_COUNTS_FULL].count,

@@ -10,7 +10,7 @@
 # here; the vDSO is named; C++ is demangled with the mangled name kept;
 # --no-symbol writes addresses only and go tool pprof re-symbolizes them.
 source "$(dirname "$0")/lib.sh"
-CHECKS="inline_frames inline_pprof_lines inline_pprof_list stripped_unnamed_control
+CHECKS="inline_frames inline_valid inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
  stripped_build_id_dir debuglink_dot_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
  no_symbol_resymbolize debuginfod"
@@ -43,6 +43,9 @@ record() {
 if out=$(record inline -- "$TMP/inline" 2); then
 	check inline_frames $SYMCHECK inline "$TMP/inline.pb.gz" \
 		"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+	check inline_valid valid_profile "$TMP/inline.pb.gz"
+	check inline_comment $CHECK expect "$TMP/inline.pb.gz" \
+		--comment '^symbols: [0-9]+ user locations .*[1-9][0-9]* with source lines, [1-9][0-9]* with inlined frames'
 	lines=$(go tool pprof -lines -top "$TMP/inline.pb.gz" 2>&1)
 	if grep -q "hot_inner .*inline.c:$INNER (inline)" <<<"$lines" &&
 		grep -q "hot_outer .*inline.c:$OUTER" <<<"$lines"; then
@@ -139,6 +142,7 @@ rm -rf "$NSDIR"
 # --- JIT, vDSO, C++ -----------------------------------------------------------
 if out=$(record jit -- "$B/jit" 1); then
 	check jit_named $SYMCHECK frame "$TMP/jit.pb.gz" jitted_hot_loop --min-samples 100
+	check jit_valid valid_profile "$TMP/jit.pb.gz"
 else
 	fail jit_named "$out"
 fi

@@ -1,6 +1,7 @@
 /* test_cli.c — the command line: every option into struct config, every
  * mistake into one line naming it; the CPU-list parser; derived map sizes
  * and per-event output names. Table-driven. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -193,5 +194,30 @@ static bool output_paths(void)
 	return true;
 }
 
+/* Symbolization options (issue 4). */
+static bool symbol_options(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-d", "1")), CLI_RECORD);
+	CHECK(!c.no_symbol);
+	CHECK_EQ_INT(c.ndebuginfo_dirs, 0);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--no-symbol", "--debuginfo-dir", "/a",
+					 "--debuginfo-dir", "/b/c", "-d", "1")), CLI_RECORD);
+	CHECK(c.no_symbol);
+	CHECK_EQ_INT(c.ndebuginfo_dirs, 2);
+	CHECK_STR(c.debuginfo_dirs[1], "/b/c");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--debuginfo-dir", "")), -EINVAL);
+	CHECK(strstr(err, "--debuginfo-dir"));
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--debuginfo-dir")), -EINVAL);
+	CHECK(strstr(err, "--debuginfo-dir") && strstr(err, "needs a value"));
+	config__free(&c);
+	return true;
+}
+
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(errors), TEST(lists),
-	  TEST(map_sizes), TEST(output_paths))
+	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options))
