@@ -19,6 +19,7 @@ PKGS=(
   libstdc++-12-dev               # __cxa_demangle (C++ names)
   libdebuginfod-dev debuginfod   # debuginfod client (dlopen) + a local server in tests
   elfutils                       # eu-addr2line: symbolization bench comparison
+  libclang-rt-dev                # libFuzzer + sanitizer runtimes (make fuzz, tests/integration/fuzz.sh)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)
