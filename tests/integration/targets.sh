@@ -66,11 +66,12 @@ rc=$?
 if [[ $rc -eq 7 && -s "$TMP/exit.pb.gz" ]]; then pass command_exit_status
 else fail command_exit_status "exit $rc (want 7), profile $(ls "$TMP"/exit.pb.gz 2>&1)"; fi
 
-# -C: CPU 0 only: about F x d samples of a busy CPU, not 2x.
+# -C: CPU 0 only: at most F x d samples (one CPU's worth; two busy CPUs
+# would give twice that), and some (a loaded VM loses some to steal time).
 "$B/serial" 2 /dev/null & s1=$!
 "$B/serial" 2 /dev/null & s2=$!
 if "$PMUBPF" -C 0 -F 500 -d 1 -o "$TMP/cpu.pb.gz" 2>"$TMP/cpu.err"; then
-	check cpu_list $CHECK expect "$TMP/cpu.pb.gz" --min-samples 300 --max-samples 600
+	check cpu_list $CHECK expect "$TMP/cpu.pb.gz" --min-samples 100 --max-samples 560
 else
 	fail cpu_list "pmubpf -C 0 failed: $(tail -n1 "$TMP/cpu.err")"
 fi
