@@ -1,0 +1,229 @@
+/* test_unwind.c — unit tests of user/unwind.c against real BPF maps of
+ * the shapes bpf/unwind.bpf.h declares (created here, no program): the
+ * test process's own mappings are loaded, then read back as BPF would
+ * see them — every file mapping with its load bias and table, libc's rows
+ * equal to ehf__build's, the vDSO's table; one table per object however
+ * many processes use it; a new generation gets a new slot; slots and rows
+ * running out degrade (counted) instead of failing. Needs root (BPF).
+ */
+#include "ehframe.h"
+#include "testing.h"
+#include "unwind.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define BPF_F_MMAPABLE_ (1U << 10)
+
+struct fixture {
+	struct unwind_maps m;
+	struct symcache *sc;
+	struct proc pr;
+};
+
+static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE_);
+
+	m->max_rows = rows;
+	m->max_tables = 64;
+	m->max_slots = slots;
+	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, &mm);
+	m->tables_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_tables", 4, sizeof(struct pmubpf_utable), 64, NULL);
+	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_uproc), slots, NULL);
+	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
+	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0;
+}
+
+static void maps_close(struct unwind_maps *m)
+{
+	close(m->rows_fd);
+	close(m->tables_fd);
+	close(m->slots_fd);
+	close(m->pids_fd);
+}
+
+/* Our own process as procs.c would have snapshotted it. */
+static bool self_proc(struct symcache *sc, struct proc *pr, uint32_t tgid, uint32_t pgen)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->tgid = tgid;
+	pr->pgen = pgen;
+	if (procmaps__read(getpid(), true, &pr->maps))
+		return false;
+	pr->objs = calloc(pr->maps.n + 1, sizeof(*pr->objs));
+	for (size_t i = 0; pr->objs && i < pr->maps.n; i++)
+		if (pr->maps.maps[i].path[0] == '/')
+			pr->objs[i] = symcache__get_path(sc, pr->maps.maps[i].path);
+	pr->snapshotted = true;
+	return pr->objs != NULL;
+}
+
+static void proc_done(struct proc *pr)
+{
+	procmaps__free(&pr->maps);
+	free(pr->objs);
+}
+
+static bool need_bpf(struct unwind_maps *m, uint32_t rows, uint32_t slots)
+{
+	return geteuid() == 0 && maps_create(m, rows, slots);
+}
+
+static bool loads_own_process(void)
+{
+	struct unwind_maps m;
+	struct symcache *sc = symcache__new();
+	struct proc pr;
+	struct unwind_stats st;
+
+	if (!need_bpf(&m, 1 << 20, 8))
+		SKIP("needs root and BPF");
+	CHECK(sc && self_proc(sc, &pr, getpid(), 7));
+	struct unwind *u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &pr);
+
+	struct pmubpf_upid pid;
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
+	CHECK_EQ_INT(pid.pgen, 7);
+	struct pmubpf_uproc *up = malloc(sizeof(*up));
+	CHECK(up);
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.slots_fd, &pid.slot, up), 0);
+	CHECK(up->nmaps > 0);
+
+	/* Every mapping: sorted, and libc's with a table whose rows are
+	 * ehf__build's, at the right bias. */
+	bool libc = false, vdso = false;
+	for (uint32_t i = 0; i < up->nmaps; i++) {
+		const struct pmubpf_umap *um = &up->maps[i];
+
+		CHECK(!i || up->maps[i - 1].start < um->start);
+		const struct procmap *pm = procmaps__find(&pr.maps, um->start);
+		CHECK(pm && pm->start == um->start && pm->end == um->end);
+		if (!strcmp(pm->path, "[vdso]"))
+			vdso = um->table != PMUBPF_UW_NO_TABLE;
+		if (!strstr(pm->path, "/libc.so.6"))
+			continue;
+		CHECK(um->table != PMUBPF_UW_NO_TABLE);
+		struct pmubpf_utable d;
+		CHECK_EQ_INT(bpf_map_lookup_elem(m.tables_fd, &um->table, &d), 0);
+		struct ehf_table t;
+		int fd = open(pm->path, O_RDONLY);
+		CHECK(fd >= 0 && ehf__build_fd(fd, &t) == 0);
+		close(fd);
+		CHECK_EQ_INT(d.len, t.n);
+		for (uint32_t k = 0; k < d.len; k += 97) {
+			struct pmubpf_urow r;
+			uint32_t idx = d.off + k;
+
+			CHECK_EQ_INT(bpf_map_lookup_elem(m.rows_fd, &idx, &r), 0);
+			CHECK(r.pc == t.rows[k].pc && r.rule == t.rows[k].rule);
+		}
+		/* bias: the runtime address of qsort minus bias is its row pc */
+		uint64_t mv;
+		CHECK_EQ_INT(elfobj__mapping_vaddr(pr.objs[pm - pr.maps.maps], pm->pgoff,
+						   pm->end - pm->start, &mv), 0);
+		CHECK_EQ_INT(um->bias, pm->start - mv + t.base);
+		uint64_t q = (uint64_t)(uintptr_t)&qsort;
+		if (q >= um->start && q < um->end)
+			CHECK(ehf__lookup(&t, q - um->bias + t.base) != NULL);
+		ehf__free(&t);
+		libc = true;
+	}
+	CHECK(libc);
+	CHECK(vdso);
+	unwind__stats(u, &st);
+	CHECK(st.objects >= 2);
+	CHECK_EQ_INT(st.procs, 1);
+	CHECK_EQ_INT(st.slots_used, 1);
+
+	/* A second process of the same objects: no new table. */
+	uint64_t objects = st.objects, rows = st.rows;
+	pr.tgid = getpid() + 100000;
+	unwind__proc(u, &pr);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.objects, objects);
+	CHECK_EQ_INT(st.rows, rows);
+	CHECK_EQ_INT(st.slots_used, 2);
+
+	/* The same again: nothing changes. A new generation: a new slot,
+	 * the pid entry moved to it. */
+	unwind__proc(u, &pr);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.slots_used, 2);
+	pr.pgen = 8;
+	unwind__proc(u, &pr);
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
+	CHECK_EQ_INT(pid.pgen, 8);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.slots_used, 3);
+
+	char line[1024];
+	unwind__summary(&st, line, sizeof(line));
+	CHECK(strstr(line, "unwind tables: ") == line);
+	free(up);
+	unwind__free(u);
+	proc_done(&pr);
+	symcache__free(sc);
+	maps_close(&m);
+	return true;
+}
+
+static bool slots_and_rows_run_out(void)
+{
+	struct unwind_maps m;
+	struct symcache *sc = symcache__new();
+	struct proc pr;
+	struct unwind_stats st;
+
+	if (!need_bpf(&m, 4096, 2)) /* too few rows for libc */
+		SKIP("needs root and BPF");
+	CHECK(sc && self_proc(sc, &pr, getpid(), 1));
+	struct unwind *u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &pr); /* builds the tables (map_files of a real pid) */
+	for (uint32_t i = 0; i < 3; i++) {
+		pr.tgid = 1000001 + i;
+		unwind__proc(u, &pr);
+	}
+	unwind__stats(u, &st);
+	CHECK(st.objects_full >= 1);       /* libc did not fit */
+	CHECK(st.rows <= 4096);
+	CHECK_EQ_INT(st.slots_used, 2);
+	CHECK_EQ_INT(st.slots_full, 2);    /* two processes without a slot */
+	/* A process that exited (BPF deleted its pid entry): its slot is
+	 * swept and reused. */
+	uint32_t gone = (uint32_t)getpid();
+	CHECK_EQ_INT(bpf_map_delete_elem(m.pids_fd, &gone), 0);
+	pr.tgid = 1000009;
+	unwind__proc(u, &pr);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.slots_full, 2);
+	CHECK_EQ_INT(st.slots_used, 2);
+	struct pmubpf_upid pid;
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
+	unwind__free(u);
+	proc_done(&pr);
+	symcache__free(sc);
+	maps_close(&m);
+	return true;
+}
+
+static bool sizes(void)
+{
+	uint32_t r1, t1, s1, r2, t2, s2;
+
+	unwind__sizes(false, &r1, &t1, &s1);
+	unwind__sizes(true, &r2, &t2, &s2);
+	CHECK(r1 >= 100000 && r2 >= r1 && s2 >= s1 && t1 > 0);
+	return true;
+}
+
+TEST_MAIN("unwind",
+	  TEST(sizes),
+	  TEST(loads_own_process),
+	  TEST(slots_and_rows_run_out))
