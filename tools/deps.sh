@@ -20,6 +20,7 @@ PKGS=(
   libdebuginfod-dev debuginfod   # debuginfod client (dlopen) + a local server in tests
   elfutils                       # eu-addr2line: symbolization bench comparison
   libclang-rt-dev                # libFuzzer + sanitizer runtimes (make fuzz, tests/integration/fuzz.sh)
+  iproute2                       # ip: loopback of the debuginfod test's network namespace
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)
