@@ -514,6 +514,14 @@ int session__run(const struct config *cfg)
 		errorf("%s", msg);
 		goto out;
 	}
+	if (dbg && cfg->verbose) {
+		struct debuginfo_stats ds;
+
+		debuginfo__stats(dbg, &ds);
+		fprintf(stderr, "pmubpf: debug info: %zu objects, %zu with their own DWARF; debug files: %zu by build-id, %zu by debuglink (%zu CRC mismatches), %zu from debuginfod, %zu inside a process's namespace; %zu MiniDebugInfo; %zu over the fd budget\n",
+			ds.objects, ds.own_dwarf, ds.by_build_id, ds.by_debuglink, ds.crc_mismatch,
+			ds.by_debuginfod, ds.in_namespace, ds.minidebuginfo, ds.fd_budget);
+	}
 	ret = 0;
 	if (child) {
 		if (!child_done) {
