@@ -5,12 +5,14 @@
  * malformed and hostile lines skipped, the later of two entries for one
  * address winning, lookups at the edges; reading this process's own
  * /tmp/perf-PID.map through /proc/PID/root, refused when owned by another
- * user or a symlink. The vDSO of this process read from its memory and
+ * user or a symlink; a miss re-reads the map, rate-limited. The vDSO of
+ * this process read from its memory and
  * named; kernel frames in modules carry the module as their file.
  */
 #include "ksyms.h"
 #include "perfmap.h"
 #include "pprof.h"
+#include "procs.h"
 #include "procsyms.h"
 #include "symbolize.h"
 #include "testing.h"
@@ -110,6 +112,37 @@ static bool read_own(void)
 	return true;
 }
 
+/* A miss re-reads the map, at most once per PROCSYMS_JIT_REREAD_MS. */
+static bool jit_reread_rate_limited(void)
+{
+	struct proc pr;
+	char path[64];
+	FILE *f;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.tgid = (uint32_t)getpid();
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	procsyms__jit_snapshot(&pr, false); /* no map yet */
+	CHECK(!pr.jit);
+	CHECK((f = fopen(path, "w")) && fputs("5000 10 first\n", f) >= 0 && fclose(f) == 0);
+	usleep((PROCSYMS_JIT_REREAD_MS + 20) * 1000);
+	CHECK(procsyms__jit_lookup(&pr, 0x5004)); /* miss -> re-read -> hit */
+	CHECK_STR(procsyms__jit_lookup(&pr, 0x5004)->name, "first");
+	CHECK((f = fopen(path, "a")) && fputs("6000 10 second\n", f) >= 0 && fclose(f) == 0);
+	CHECK(!procsyms__jit_lookup(&pr, 0x6004)); /* too soon to re-read */
+	usleep((PROCSYMS_JIT_REREAD_MS + 20) * 1000);
+	CHECK(procsyms__jit_lookup(&pr, 0x6004));
+	CHECK_STR(procsyms__jit_lookup(&pr, 0x6004)->name, "second");
+	int reads = pr.jit_reads;
+	for (int i = 0; i < 5; i++)
+		CHECK(!procsyms__jit_lookup(&pr, 0x7000)); /* misses in a burst: one read */
+	CHECK(pr.jit_reads <= reads + 1);
+	unlink(path);
+	procsyms__release(&pr);
+	return true;
+}
+
 static bool vdso_named(void)
 {
 	struct procmaps maps = { 0 };
@@ -189,4 +222,4 @@ static bool kernel_module_file(void)
 }
 
 TEST_MAIN("perfmap", TEST(parse_basic), TEST(parse_hostile), TEST(read_own),
-	  TEST(vdso_named), TEST(kernel_module_file))
+	  TEST(jit_reread_rate_limited), TEST(vdso_named), TEST(kernel_module_file))
