@@ -6,8 +6,8 @@
  * address winning, lookups at the edges; reading this process's own
  * /tmp/perf-PID.map through /proc/PID/root, refused when owned by another
  * user or a symlink; a miss re-reads the map, rate-limited. The vDSO of
- * this process read from its memory and
- * named; kernel frames in modules carry the module as their file.
+ * this process read from its memory and named; kernel frames in modules
+ * carry the module as their file.
  */
 #include "ksyms.h"
 #include "perfmap.h"
