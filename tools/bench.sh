@@ -9,9 +9,9 @@
 #                                   results in build/bench/results
 #
 # Repetitions (defaults take about 20 minutes on a 2-CPU VM):
-#   BENCH_ROUNDS=5   overhead rounds      BENCH_RUNS=10   accuracy runs
+#   BENCH_ROUNDS=4   overhead rounds      BENCH_RUNS=10   accuracy runs
 #   BENCH_FREQS=99,999,9999  BENCH_ACC_FREQS=999,4999  BENCH_COST_SECS=10
-#   BENCH_WORK_SECS=1.5  BENCH_ACC_SECS=2  BENCH_QUIET_WAIT=30
+#   BENCH_WORK_SECS=1.5  BENCH_ACC_SECS=2  BENCH_QUIET_WAIT=10  BENCH_QUIET_BUDGET=120
 # e.g. a quick look: BENCH_ROUNDS=1 BENCH_RUNS=2 make bench
 #
 # Needs root: BPF, perf -a, and two sysctls it sets while measuring

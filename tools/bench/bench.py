@@ -24,15 +24,17 @@ runs); tools/bench/report.py turns those into docs/benchmarks.md. Nothing
 here judges speed: a slow machine gives slow numbers, never a failure.
 
 Settings (environment):
-  BENCH_ROUNDS=5        overhead rounds (each: every tool x frequency once)
+  BENCH_ROUNDS=4        overhead rounds (each: every tool x frequency once)
   BENCH_RUNS=10         accuracy runs per workload, tool and frequency
   BENCH_FREQS=99,999,9999      overhead and cost frequencies (Hz)
   BENCH_ACC_FREQS=999,4999     accuracy frequencies (Hz)
   BENCH_WORK_SECS=1.5   overhead workload length alone (calibrated)
   BENCH_ACC_SECS=2      accuracy workload length
   BENCH_COST_SECS=10    cost recording length
-  BENCH_QUIET_WAIT=30   seconds to wait for an idle machine before a run
+  BENCH_QUIET_WAIT=10   seconds to wait for an idle machine before a run
+  BENCH_QUIET_BUDGET=120  seconds of such waiting in all
 """
+import functools
 import json
 import os
 import random
@@ -62,14 +64,15 @@ def env_list(name, default):
     return [int(x) for x in (os.environ.get(name) or default).split(",") if x]
 
 
-ROUNDS = env_int("BENCH_ROUNDS", 5)
+ROUNDS = env_int("BENCH_ROUNDS", 4)
 RUNS = env_int("BENCH_RUNS", 10)
 FREQS = env_list("BENCH_FREQS", "99,999,9999")
 ACC_FREQS = env_list("BENCH_ACC_FREQS", "999,4999")
 WORK_SECS = float(os.environ.get("BENCH_WORK_SECS") or 1.5)
 ACC_SECS = float(os.environ.get("BENCH_ACC_SECS") or 2)
 COST_SECS = float(os.environ.get("BENCH_COST_SECS") or 10)
-QUIET_WAIT = float(os.environ.get("BENCH_QUIET_WAIT") or 30)
+QUIET_WAIT = float(os.environ.get("BENCH_QUIET_WAIT") or 10)
+QUIET_BUDGET = float(os.environ.get("BENCH_QUIET_BUDGET") or 120)
 QUIET_BUSY = 0.10        # a machine below 10% busy is "quiet"
 DISTURBED = 0.05         # a run where others used >5% of the CPUs
 NCPU = len(os.sched_getaffinity(0))
@@ -145,18 +148,26 @@ def busy_fraction(dt=0.25):
     return (b1 - b0) / TICK / (dt * NCPU)
 
 
+quiet_budget = [QUIET_BUDGET]
+
+
 def wait_quiet():
     """Wait (up to QUIET_WAIT s) until the machine is idle: other people's
-    jobs on a shared VM would otherwise land in the measurements. Returns
-    whether it got quiet."""
-    deadline = time.time() + QUIET_WAIT
-    while True:
-        if busy_fraction() < QUIET_BUSY:
-            return True
-        if time.time() > deadline:
-            log("machine still busy after %.0f s; measuring anyway (run marked)" % QUIET_WAIT)
-            return False
-        time.sleep(0.5)
+    jobs on a shared VM would otherwise land in the measurements. All the
+    waiting together is capped at QUIET_BUDGET s, so a machine that stays
+    busy costs minutes, not hours (the runs are then marked by Window).
+    Returns whether it got quiet."""
+    deadline = time.time() + min(QUIET_WAIT, quiet_budget[0])
+    t0 = time.time()
+    try:
+        while True:
+            if busy_fraction() < QUIET_BUSY:
+                return True
+            if time.time() > deadline:
+                return False
+            time.sleep(0.5)
+    finally:
+        quiet_budget[0] = max(0.0, quiet_budget[0] - (time.time() - t0))
 
 
 def our_ticks():
@@ -258,6 +269,22 @@ def stop(proc, sig=signal.SIGINT, timeout=120):
         proc.wait()
 
 
+def pmubpf_samples(stderr):
+    """Samples pmubpf took, from its summary lines (kept + idle left out)."""
+    m, idle = re.search(r": (\d+) samples", stderr), re.search(r"(\d+) idle samples", stderr)
+    return (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
+
+
+def perf_samples(stderr):
+    m = re.search(r"\((\d+) samples\)", stderr)
+    return int(m.group(1)) if m else None
+
+
+def bpftrace_samples(output):
+    """Sum of the counts bpftrace printed for its @[ustack, kstack] map."""
+    return sum(int(x) for x in re.findall(r"\]: (\d+)$", output.read_text(), re.M))
+
+
 def environment():
     cpuinfo = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpuinfo)
@@ -319,8 +346,9 @@ def work_result():
     return dict(zip(f[0::2], (int(x) for x in f[1::2])))
 
 
+@functools.lru_cache(maxsize=None)
 def calibrate(wl):
-    """Units for WORK_SECS of elapsed time alone."""
+    """Units for WORK_SECS of elapsed time alone (once per run of bench.py)."""
     run(work_cmd(wl, 100))
     guess = max(1, int(100 * WORK_SECS * 1e9 / work_result()["elapsed_ns"]))
     times = []
@@ -358,10 +386,7 @@ def measure(tool, event, freq, wl, units):
         with Window() as w:
             run(wcmd)
         stop(p)
-        text = err.read_text(errors="replace")
-        m = re.search(r": (\d+) samples", text)
-        idle = re.search(r"(\d+) idle samples", text)
-        samples = (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
+        samples = pmubpf_samples(err.read_text(errors="replace"))
         # pmubpf records a little before and after the workload: its own
         # span, from the profile, gives the sampling rate
         dump = run([BT / "pprof_dump", TMP / "o.pb.gz"]).stdout
@@ -369,12 +394,11 @@ def measure(tool, event, freq, wl, units):
     elif tool == "perf":
         with Window() as w:
             r = run(["perf", "record", "-e", event, "-F", freq, "-a", "-g", "-o", TMP / "perf.data", "--"] + wcmd)
-        m = re.search(r"\((\d+) samples\)", r.stderr)
-        samples = int(m.group(1)) if m else None
+        samples = perf_samples(r.stderr)
     elif tool == "bpftrace":
         with Window() as w:
             r = run(["bpftrace", "-o", TMP / "bt.out", "-e", BPFTRACE_PROG % freq, "-c", " ".join(wcmd)])
-        samples = sum(int(x) for x in re.findall(r"\]: (\d+)$", (TMP / "bt.out").read_text(), re.M))
+        samples = bpftrace_samples(TMP / "bt.out")
         rec["stack_errors"] = r.stderr.count("failed to look up stack id")
     res = work_result()
     rec.update(elapsed_ns=res["elapsed_ns"], cpu_ns=res["cpu_ns"], foreign=round(w.foreign, 4),
@@ -446,7 +470,7 @@ PROBE_PARTS = ["@ = count();", "@[kstack] = count();", "@[ustack] = count();", "
 
 def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
     """One tool recording system-wide for secs while both workloads keep
-    every CPU busy."""
+    every CPU busy; the tool runs under the rusage helper."""
     quiet = wait_quiet()
     reset_max_rate()
     long_units = {wl: int(u * (secs + 8) / WORK_SECS) for wl, u in units.items()}
@@ -462,19 +486,18 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
     else:
         cmd = ["bpftrace", "-o", out, "-e", (prog % freq) + " interval:s:%d { exit(); }" % secs]
     sysctl("kernel.bpf_stats_enabled", 1)
-    err = open(TMP / "cost.err", "w")
-    t0 = time.time()
-    helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
-                              stdout=subprocess.DEVNULL, stderr=err)
-    time.sleep(3)
-    pid = int(Path("/proc/%d/task/%d/children" % (helper.pid, helper.pid)).read_text().split()[0])
-    cpu_a = proc_cpu(pid)
-    time.sleep(max(0.0, t0 + secs - 0.5 - time.time()))
-    cpu_b, t_b = proc_cpu(pid), time.time()
-    run_ns, run_cnt, prog = bpf_sample_stats(pid)
-    map_bytes = sum(bpf_fds(pid)[1].values())
-    helper.wait()
-    err.close()
+    with open(TMP / "cost.err", "w") as err, Window() as w:
+        t0 = time.time()
+        helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
+                                  stdout=subprocess.DEVNULL, stderr=err)
+        time.sleep(3)
+        pid = int(Path("/proc/%d/task/%d/children" % (helper.pid, helper.pid)).read_text().split()[0])
+        cpu_a = proc_cpu(pid)
+        time.sleep(max(0.0, t0 + secs - 0.5 - time.time()))
+        cpu_b, t_b = proc_cpu(pid), time.time()
+        run_ns, run_cnt, prog_name = bpf_sample_stats(pid)
+        map_bytes = sum(bpf_fds(pid)[1].values())
+        helper.wait()
     sysctl("kernel.bpf_stats_enabled", BPF_STATS)
     for l in load:
         l.kill()
@@ -482,24 +505,20 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
     f = (TMP / "rusage").read_text().split()
     ru = dict(zip(f[0::2], (float(x) for x in f[1::2])))
     text = (TMP / "cost.err").read_text(errors="replace")
-    if tool == "pmubpf":
-        m, idle = re.search(r": (\d+) samples", text), re.search(r"(\d+) idle samples", text)
-        samples = (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
-    elif tool == "perf":
-        m = re.search(r"\((\d+) samples\)", text)
-        samples = int(m.group(1)) if m else None
+    if tool == "bpftrace":
+        samples = bpftrace_samples(out)
     else:
-        samples = sum(int(x) for x in re.findall(r"\]: (\d+)$", out.read_text(), re.M))
-    stack_errors = text.count("failed to look up stack id")
-    other_lines = [l for l in text.splitlines() if "failed to look up stack id" not in l]
-    return {"stack_errors": stack_errors, "stderr_tail": other_lines[-5:],"tool": tool, "event": event, "freq": freq, "quiet": quiet, "status": int(ru["status"]),
-            "cpu_s": ru["user_s"] + ru["sys_s"], "maxrss_kb": int(ru["maxrss_kb"]),
+        samples = (pmubpf_samples if tool == "pmubpf" else perf_samples)(text)
+    lost = "failed to look up stack id"
+    return {"tool": tool, "event": event, "freq": freq, "quiet": quiet, "foreign": round(w.foreign, 4),
+            "status": int(ru["status"]), "cpu_s": ru["user_s"] + ru["sys_s"], "maxrss_kb": int(ru["maxrss_kb"]),
             "record_cpu_frac": (cpu_b - cpu_a) / (t_b - t0 - 3),
-            "bpf_run_time_ns": run_ns, "bpf_run_cnt": run_cnt, "bpf_prog": prog,
+            "bpf_run_time_ns": run_ns, "bpf_run_cnt": run_cnt, "bpf_prog": prog_name,
             "bpf_ns_per_run": run_ns / run_cnt if run_cnt else None,
             "bpf_map_bytes": map_bytes, "samples": samples,
             "output_bytes": out.stat().st_size if out.exists() else None,
-            "throttled": throttled()}
+            "throttled": throttled(), "stack_errors": text.count(lost),
+            "stderr_tail": [l for l in text.splitlines() if lost not in l][-5:]}
 
 
 # --- write ----------------------------------------------------------------
@@ -612,7 +631,7 @@ def accuracy():
                 runs.append(rec)
         log("accuracy: run %d/%d done" % (i + 1, RUNS))
     save("accuracy", {"runs": RUNS, "freqs": ACC_FREQS, "events": evs, "secs": ACC_SECS,
-                      "go_gomaxprocs": NCPU}, runs)
+                      "go_gomaxprocs": NCPU, "disturbed": DISTURBED}, runs)
 
 
 # --- labels ---------------------------------------------------------------
@@ -637,23 +656,25 @@ def labels():
             reset_max_rate()
             prof = TMP / "labels.pb.gz"
             sysctl("kernel.bpf_stats_enabled", 1)
-            t0 = time.time()
-            p = subprocess.Popen([str(c) for c in [PMUBPF, "-F", 999, "-o", prof] + flags + ["--"] + cmd],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(max(0.0, t0 + secs - 0.3 - time.time()))
-            run_ns, run_cnt, _ = bpf_sample_stats(p.pid)
-            if p.wait():
-                raise RuntimeError("pmubpf %s failed (exit %d)" % (" ".join(flags), p.returncode))
+            with Window() as w:
+                t0 = time.time()
+                p = subprocess.Popen([str(c) for c in [PMUBPF, "-F", 999, "-o", prof] + flags + ["--"] + cmd],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(max(0.0, t0 + secs - 0.3 - time.time()))
+                run_ns, run_cnt, _ = bpf_sample_stats(p.pid)
+                if p.wait():
+                    raise RuntimeError("pmubpf %s failed (exit %d)" % (" ".join(flags), p.returncode))
             sysctl("kernel.bpf_stats_enabled", BPF_STATS)
             samples = check.load(str(prof))["samples"]
             labelled = sum(s["values"][0] for s in samples if "worker" in s["labels"])
-            runs.append({"variant": name, "config": config, "rep": rep, "quiet": quiet, "run_time_ns": run_ns,
+            runs.append({"variant": name, "config": config, "rep": rep, "quiet": quiet,
+                         "foreign": round(w.foreign, 4), "run_time_ns": run_ns,
                          "run_cnt": run_cnt, "ns_per_run": run_ns / run_cnt if run_cnt else None,
                          "samples": sum(s["values"][0] for s in samples), "labelled": labelled})
             log("labels %s, %s: %.0f ns/sample, %d of %d samples labelled" % (
                 name, config, runs[-1]["ns_per_run"] or 0, labelled, runs[-1]["samples"]))
     save("labels", {"micro_iterations": int(micro["iterations"]), "micro_repeats": int(micro["repeats"]),
-                    "load_secs": secs, "freq": 999}, {"micro": micro, "bpf": runs})
+                    "load_secs": secs, "freq": 999, "disturbed": DISTURBED}, {"micro": micro, "bpf": runs})
 
 
 PARTS = {"overhead": overhead, "cost": cost, "write": write, "accuracy": accuracy, "labels": labels}

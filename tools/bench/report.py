@@ -197,7 +197,7 @@ def overhead_plot(res, st):
                          "$%s_%s using 1:2:3:4 with yerrorlines %s lw 2 title '%s'" % (wl, t, styles[t], t)
                          for t in TOOLS))
     script = "\n".join(data) + """
-set terminal pngcairo size 1100,450 font 'sans,10'
+set terminal pngcairo size 1100,450 font 'sans,10' noenhanced
 set output '%s'
 set multiplot layout 1,2 title 'Slowdown of a fixed job vs sampling frequency (median, min-max over rounds)'
 set logscale x
@@ -226,14 +226,16 @@ def cost_block(res):
            "while the tool ran, with kernel.bpf_stats_enabled=1 for the run only (that "
            "switch adds two clock reads per run). perf runs no BPF: its in-kernel cost "
            "(copying each stack into the ring buffer) shows only in the overhead tables. "
-           "**BPF maps** is the memory the kernel charged for the tool's maps (memlock)."
-           % (cfg["secs"], cfg["load"]), ""]
+           "**BPF maps** is the memory the kernel charged for the tool's maps (memlock). "
+           "One run each; † marks a run during which other processes used more than 5%% of "
+           "the CPUs." % (cfg["secs"], cfg["load"]), ""]
     for ev in cfg["events"]:
         rows = []
         for r in res["data"]["runs"]:
             if r["event"] != ev:
                 continue
-            rows.append([r["freq"], r["tool"], r["samples"] if r["samples"] is not None else "–",
+            rows.append([r["freq"], r["tool"] + (" †" if r.get("foreign", 0) > 0.05 else ""),
+                         r["samples"] if r["samples"] is not None else "–",
                          f(100 * r["record_cpu_frac"]), f(r["cpu_s"], 2), f(r["maxrss_kb"] / 1024),
                          f(r["bpf_ns_per_run"], 0) if r["bpf_ns_per_run"] else "–",
                          f(r["bpf_map_bytes"] / 2**20) if r["bpf_map_bytes"] else "–",
@@ -348,7 +350,19 @@ def fn_stats(runs):
 
 def accuracy_block(res):
     cfg, g = res["config"], acc_groups(res)
-    stats = {k: fn_stats(v) for k, v in g.items()}
+    # Runs during which other processes used more than the overhead
+    # part's limit of the CPUs are kept apart: contention changes what a
+    # per-CPU timer sees, so they get their own summary rows.
+    limit = cfg.get("disturbed", 0.05)
+    stats, contended, fallback = {}, {}, set()
+    for k, v in g.items():
+        quiet = [r for r in v if r.get("foreign", 0) <= limit]
+        busy = [r for r in v if r.get("foreign", 0) > limit]
+        stats[k] = fn_stats(quiet or v)
+        if not quiet:
+            fallback.add(k)
+        elif busy:
+            contended[k] = fn_stats(busy)
     out = ["## Accuracy", "", measured_line(res), "",
            "Shares of CPU time per function against ground truth the workloads measure "
            "themselves (each function's or thread's CPU time from CLOCK_THREAD_CPUTIME_ID), "
@@ -377,14 +391,22 @@ def accuracy_block(res):
              ("go-goroutines", "Go goroutines")]
     for wl, title in order:
         for k in sorted((k for k in stats if k[0] == wl), key=lambda k: (k[2], k[3], k[1] != "pmubpf")):
-            s = stats[k][1]
-            rows.append([title, k[1], k[2], k[3], s["runs"], f(s["n"], 0), f(s["other"]),
-                         f(s["abserr"], 2), f(s["maxerr"], 2), f(s["z"], 2), f(s["maxz"], 2),
-                         f(s["cv"]), f(s["cvb"])])
+            for cond, st in (("quiet" if k not in fallback else "all †", stats), ("contended", contended)):
+                if k not in st:
+                    continue
+                s = st[k][1]
+                rows.append([title, k[1], k[2], k[3], cond, s["runs"], f(s["n"], 0), f(s["other"]),
+                             f(s["abserr"], 2), f(s["maxerr"], 2), f(s["z"], 2), f(s["maxz"], 2),
+                             f(s["cv"]), f(s["cvb"])])
+    nbusy = sum(1 for r in res["data"] if r.get("foreign", 0) > limit)
     out += ["### Summary", "",
-            table(["workload", "tool", "event", "Hz", "runs", "samples/run", "outside %",
+            "*Runs* says which runs a row summarizes: **quiet** ones, during which other processes "
+            "used at most %d%% of the CPUs, and, in their own rows, **contended** ones (%d of "
+            "%d runs here); † marks a configuration with no quiet run. Per-function tables "
+            "use the quiet runs." % (100 * limit, nbusy, len(res["data"])), "",
+            table(["workload", "tool", "event", "Hz", "runs", "count", "samples/run", "outside %",
                    "mean abs. error (pp)", "max abs. error (pp)", "mean err/σ", "max err/σ", "mean CV %",
-                   "binomial CV %"], rows, ["l", "l", "l"] + ["r"] * 10), ""]
+                   "binomial CV %"], rows, ["l", "l", "l", "r", "l"] + ["r"] * 9), ""]
 
     def per_fn(title, wl, ev, freq, tools):
         keys = [(wl, t, e or ev, fr or freq) for t, e, fr in tools]
@@ -447,13 +469,13 @@ def accuracy_plot(res, stats):
         xt = ", ".join("'%s' %d" % (n.split(".")[-1], j + 1) for j, n in enumerate(names))
         plots.append("set title '%s'\nset xtics (%s)\nplot %s" % (title, xt, ", \\\n     ".join(series)))
     script = "\n".join(data) + """
-set terminal pngcairo size 1100,800 font 'sans,10'
+set terminal pngcairo size 1100,800 font 'sans,10' noenhanced
 set output '%s'
 set multiplot layout 2,2 title 'Share of CPU time per function: truth vs profilers (mean, min-max over runs)'
 set xrange [0.4:10.6]
 set yrange [0:*]
 set ylabel 'share (%%)'
-set key top left
+set key bottom right
 set grid
 """ % (IMG / "accuracy.png") + "\n".join(plots) + "\nunset multiplot\n"
     gnuplot(script)
@@ -466,12 +488,15 @@ def labels_block(res):
     desc = {"plain": "no header (no record registered)",
             "unset": "header, record registered, no set current",
             "set": "header, a set current around every unit"}
-    rows = []
+    rows, limit = [], cfg.get("disturbed", 0.05)
+    nbusy = sum(1 for r in runs if r.get("foreign", 0) > limit)
     for config in ("stacks", "no user stacks"):
         per = {}
         for r in runs:
             if r.get("config", "stacks") == config and r["ns_per_run"]:
                 per.setdefault(r["variant"], []).append(r)
+        for k, v in per.items():  # leave out disturbed runs, unless all are
+            per[k] = [r for r in v if r.get("foreign", 0) <= limit] or v
         ns = {k: med([r["ns_per_run"] for r in v]) for k, v in per.items()}
         for k in ("plain", "unset", "set"):
             if k not in per:
@@ -503,7 +528,9 @@ def labels_block(res):
            "to *plain* is what the label path adds: a lookup of the process's label slot, "
            "reading the thread's TLS word and the set's id from user memory, and a lookup "
            "of the (process, id) pair already announced. Differences within the min–max "
-           "spread of the stacks rows are noise." % (cfg["load_secs"], cfg["freq"]), "",
+           "spread are noise. Runs during which other processes used more than %d%% of "
+           "the CPUs are left out (%d of %d), unless a row has no other." % (
+               cfg["load_secs"], cfg["freq"], 100 * limit, nbusy, len(runs)), "",
            table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain",
                   "labelled / samples"], rows, ["l", "l", "l", "r", "r", "r", "r"]), ""]
     return "\n".join(out)
@@ -528,7 +555,7 @@ def intro_block(results):
            "Run everything with `sudo make bench` (about 20 minutes on 2 CPUs), or one part "
            "with `sudo make bench-overhead` (bench-cost, bench-write, bench-accuracy, "
            "bench-labels); `make bench-report` rewrites this file from the last results. "
-           "Repetitions: BENCH_ROUNDS (overhead, default 5), BENCH_RUNS (accuracy, default "
+           "Repetitions: BENCH_ROUNDS (overhead, default 4), BENCH_RUNS (accuracy, default "
            "10); see tools/bench.sh. Benchmarks are not tests: they never fail on speed.", "",
            "Machine and tool versions (of the most recent part; each section names its own "
            "date and commit):", "", table(["", ""], rows, ["l", "l"]), ""]
