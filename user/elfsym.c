@@ -408,23 +408,25 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	GElf_Ehdr eh;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		fail(fd, elf, ENOEXEC); /* elf_end before the image goes */
 		free(mem);
-		return fail(fd, elf, ENOEXEC);
+		return NULL;
 	}
 	key = *id;
 	elfutil__build_id(elf, key.build_id);
 	o = cache_find(c, &key);
 	if (o) {
 		c->hits++;
-		free(mem);
 		elf_end(elf);
+		free(mem);
 		if (fd >= 0)
 			close(fd);
 		return o;
 	}
 	if (c->nobjs >= SYMCACHE_MAX_OBJECTS || !(o = malloc(sizeof(*o)))) {
+		fail(fd, elf, c->nobjs >= SYMCACHE_MAX_OBJECTS ? ENOSPC : ENOMEM);
 		free(mem);
-		return fail(fd, elf, c->nobjs >= SYMCACHE_MAX_OBJECTS ? ENOSPC : ENOMEM);
+		return NULL;
 	}
 	*o = key;
 	o->cache = c;
