@@ -77,11 +77,12 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 
 	if (m)
 		obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
-	if (!obj && pr && !opts.no_symbol) {
+	if (!obj && pr && !opts.no_symbol &&
+	    (!m || !m->path[0] || !strncmp(m->path, "[anon", 5))) {
 		/* Anonymous executable memory, or mapped after the last read. */
 		const struct perfmap_sym *js = procsyms__jit_lookup(pr, pc);
 
-		if (js && (!m || !m->path[0] || !strncmp(m->path, "[anon", 5)))
+		if (js)
 			return jit_location(p, pr, m, ip, js, st);
 	}
 	if (m) {
