@@ -322,9 +322,13 @@ def environment():
     }
 
 
+PART_START = [time.time()]
+
+
 def save(part, config, data):
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = {"part": part, "env": environment(), "config": config, "data": data}
+    out = {"part": part, "env": environment(), "seconds": round(time.time() - PART_START[0]),
+           "config": config, "data": data}
     tmp = RESULTS / (part + ".json.tmp")
     tmp.write_text(json.dumps(out, indent=1) + "\n")
     tmp.rename(RESULTS / (part + ".json"))
@@ -687,10 +691,10 @@ def main():
         sys.exit("bench.py: unknown part %s (parts: %s)" % (", ".join(bad), " ".join(PARTS)))
     try:
         for part in parts:
-            t0 = time.time()
+            PART_START[0] = time.time()
             log("%s: starting" % part)
             PARTS[part]()
-            log("%s: %.0f s" % (part, time.time() - t0))
+            log("%s: %.0f s" % (part, time.time() - PART_START[0]))
     finally:
         subprocess.run(["rm", "-rf", str(TMP)])
 

@@ -10,7 +10,8 @@
  *   - stacks: --stacks distinct ones (default 100000), each with 4-32 user
  *     frames and, for half of them, 1-16 kernel frames; every frame is
  *     drawn from a pool of 50000 user and 20000 kernel addresses with a
- *     power-law skew (a few hot frames, a long tail), as in real profiles;
+ *     power-law skew (a few hot frames, a long tail), as in real profiles
+ *     (the constants below);
  *   - user addresses lie in this process's own executable mappings
  *     (write_bench, libc, libelf, libdw, libbpf, libz, libprotobuf-c, ...)
  *     and are symbolized against those files' symbol tables through a
@@ -45,6 +46,9 @@
 
 #define USER_POOL 50000
 #define KERNEL_POOL 20000
+#define MIN_USER_DEPTH 4
+#define MAX_USER_DEPTH 32
+#define MAX_KERNEL_DEPTH 16
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -224,7 +228,8 @@ usage:
 	if (!upool || !kpool || !first || !nk || !counts || !frames)
 		return 1;
 	for (size_t i = 0; i < nstacks; i++) {
-		size_t k = (rnd() & 1) ? 1 + rnd() % 16 : 0, u = 4 + rnd() % 29;
+		size_t k = (rnd() & 1) ? 1 + rnd() % MAX_KERNEL_DEPTH : 0;
+		size_t u = MIN_USER_DEPTH + rnd() % (MAX_USER_DEPTH - MIN_USER_DEPTH + 1);
 
 		if (used + k + u > cap) {
 			cap *= 2;
@@ -305,10 +310,12 @@ usage:
 	struct stat sb;
 	stat(out, &sb);
 	printf("{\"mode\": \"%s\", \"samples\": %zu, \"stacks\": %zu, \"frames\": %zu, "
+	       "\"user_pool\": %d, \"kernel_pool\": %d, \"user_depth\": [%d, %d], \"kernel_depth\": [1, %d], "
 	       "\"locations\": %" PRIu64 ", \"user_unknown\": %" PRIu64 ", \"kernel_unknown\": %" PRIu64 ", "
 	       "\"setup_ms\": %.1f, \"build_ms\": %.1f, \"write_ms\": %.1f, "
 	       "\"rss_before_kb\": %ld, \"peak_rss_kb\": %ld, \"file_bytes\": %lld}\n",
-	       raw ? "raw" : "symbolized", nsamples, nstacks, used, maxloc,
+	       raw ? "raw" : "symbolized", nsamples, nstacks, used,
+	       USER_POOL, KERNEL_POOL, MIN_USER_DEPTH, MAX_USER_DEPTH, MAX_KERNEL_DEPTH, maxloc,
 	       st.user_unknown, st.kernel_unknown, setup_ms, build_ms, write_ms,
 	       rss_before, status_kb("VmHWM"), (long long)sb.st_size);
 	pprof__free(p);
