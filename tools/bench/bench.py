@@ -151,9 +151,18 @@ def busy_fraction(dt=0.25):
 quiet_budget = [QUIET_BUDGET]
 
 
+def other_profilers():
+    """perf_event BPF programs loaded now (by someone else: called before
+    this benchmark starts a tool). Their work in every sampling interrupt
+    would be charged to our workload, unseen by Window."""
+    out = json.loads(run(["bpftool", "prog", "show", "-j"]).stdout or "[]")
+    return sum(1 for p in out if p.get("type") == "perf_event")
+
+
 def wait_quiet():
-    """Wait (up to QUIET_WAIT s) until the machine is idle: other people's
-    jobs on a shared VM would otherwise land in the measurements. All the
+    """Wait (up to QUIET_WAIT s) until the machine is idle and no other
+    profiler is attached: other people's jobs on a shared VM would
+    otherwise land in the measurements. All the
     waiting together is capped at QUIET_BUDGET s, so a machine that stays
     busy costs minutes, not hours (the runs are then marked by Window).
     Returns whether it got quiet."""
@@ -161,7 +170,7 @@ def wait_quiet():
     t0 = time.time()
     try:
         while True:
-            if busy_fraction() < QUIET_BUSY:
+            if busy_fraction() < QUIET_BUSY and not other_profilers():
                 return True
             if time.time() > deadline:
                 return False
@@ -207,6 +216,11 @@ class Window:
         self.foreign = max(0.0, ((b1 - self.b0) - (o1 - self.o0)) / TICK / cap)
         self.steal = (s1 - self.s0) / TICK / cap
         return False
+
+    def disturbed(self, quiet):
+        """Did others get in the way: busy (or profiling) when the run
+        started, or using more than DISTURBED of the CPUs during it?"""
+        return not quiet or self.foreign > DISTURBED
 
 
 def proc_cpu(pid):
@@ -406,6 +420,7 @@ def measure(tool, event, freq, wl, units):
         rec["stack_errors"] = r.stderr.count("failed to look up stack id")
     res = work_result()
     rec.update(elapsed_ns=res["elapsed_ns"], cpu_ns=res["cpu_ns"], foreign=round(w.foreign, 4),
+               disturbed=w.disturbed(quiet),
                steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
     if samples is not None:
         rec["samples"] = samples
@@ -434,7 +449,7 @@ def overhead():
                 log("overhead %d/%d %s %s%s: %.3f s%s" % (
                     r + 1, ROUNDS, wl, tool, " %s %d Hz" % (ev, freq) if ev else "",
                     rec["elapsed_ns"] / 1e9, " (others used %.0f%%)" % (100 * rec["foreign"])
-                    if rec["foreign"] > DISTURBED else ""))
+                    if rec["disturbed"] else ""))
     save("overhead", {"rounds": ROUNDS, "freqs": FREQS, "events": evs, "units": units,
                       "work_secs": WORK_SECS, "threads": NCPU, "disturbed": DISTURBED,
                       "bpftrace": BPFTRACE_PROG}, runs)
@@ -515,6 +530,7 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
         samples = (pmubpf_samples if tool == "pmubpf" else perf_samples)(text)
     lost = "failed to look up stack id"
     return {"tool": tool, "event": event, "freq": freq, "quiet": quiet, "foreign": round(w.foreign, 4),
+            "disturbed": w.disturbed(quiet),
             "status": int(ru["status"]), "cpu_s": ru["user_s"] + ru["sys_s"], "maxrss_kb": int(ru["maxrss_kb"]),
             "record_cpu_frac": (cpu_b - cpu_a) / (t_b - t0 - 3),
             "bpf_run_time_ns": run_ns, "bpf_run_cnt": run_cnt, "bpf_prog": prog_name,
@@ -597,7 +613,7 @@ def acc_run(tool, event, freq, wl):
     counts, other = (leaf_counts if tool == "pmubpf" else perf_leaf_counts)(prof, truth)
     return {"workload": wl, "tool": tool, "event": event, "freq": freq, "truth": truth,
             "counts": counts, "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
-            "throttled": throttled()}
+            "disturbed": w.disturbed(quiet), "throttled": throttled()}
 
 
 def go_run(variant):
@@ -614,7 +630,8 @@ def go_run(variant):
         counts, other = leaf_counts(path, truth)
         recs.append({"workload": "go-" + variant, "tool": tool, "event": "cpu-clock" if tool == "pmubpf"
                      else "setitimer/timer_create", "freq": freq, "truth": truth, "counts": counts,
-                     "other": other, "quiet": quiet, "foreign": round(w.foreign, 4)})
+                     "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
+                     "disturbed": w.disturbed(quiet)})
     return recs
 
 
@@ -672,7 +689,7 @@ def labels():
             samples = check.load(str(prof))["samples"]
             labelled = sum(s["values"][0] for s in samples if "worker" in s["labels"])
             runs.append({"variant": name, "config": config, "rep": rep, "quiet": quiet,
-                         "foreign": round(w.foreign, 4), "run_time_ns": run_ns,
+                         "foreign": round(w.foreign, 4), "disturbed": w.disturbed(quiet), "run_time_ns": run_ns,
                          "run_cnt": run_cnt, "ns_per_run": run_ns / run_cnt if run_cnt else None,
                          "samples": sum(s["values"][0] for s in samples), "labelled": labelled})
             log("labels %s, %s: %.0f ns/sample, %d of %d samples labelled" % (

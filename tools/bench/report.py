@@ -12,7 +12,8 @@ section, which another part of the project writes) is kept as it is. A
 block whose part has no results yet keeps its old text (or says how to
 produce it). Plots are drawn with gnuplot (pngcairo).
 
-    tools/bench/report.py        (tools/bench.sh runs it; so does make bench-report)
+    tools/bench/report.py [--doc PATH]   (tools/bench.sh runs it; so does
+                                          make bench-report; --doc: another file)
 """
 import json
 import math
@@ -37,6 +38,19 @@ def load(part):
         return json.loads((RESULTS / (part + ".json")).read_text())
     except (OSError, ValueError):
         return None
+
+
+def disturb_rule(limit):
+    return ("*disturbed* means: the run started while the machine was busy or another "
+            "profiler's BPF program was attached (the benchmark waits for neither to be "
+            "the case, within a time budget), or other processes used more than %d%% of "
+            "the CPUs during it" % (100 * limit))
+
+
+def disturbed(run, limit):
+    """Others got in the way of this run (bench.py decides; older results
+    only have the CPU share others used)."""
+    return run.get("disturbed", run.get("foreign", 0) > limit)
 
 
 def med(v):
@@ -74,8 +88,8 @@ def natural(name):
 def overhead_stats(res):
     """{(workload, event, freq, tool): {...}} with slowdowns in % against
     the median of the same round's undisturbed alone runs."""
-    runs, limit = res["data"], res["config"]["disturbed"]
-    clean = lambda r: r["foreign"] <= limit
+    runs = res["data"]
+    clean = lambda r: not disturbed(r, res["config"]["disturbed"])
     base = {}
     for key in {(r["round"], r["workload"]) for r in runs}:
         alone = [r for r in runs if (r["round"], r["workload"]) == key and r["tool"] == "alone"]
@@ -114,7 +128,7 @@ def overhead_stats(res):
 def overhead_block(res):
     cfg, st = res["config"], overhead_stats(res)
     nruns = len(res["data"])
-    excluded = sum(1 for r in res["data"] if r["foreign"] > cfg["disturbed"])
+    excluded = sum(1 for r in res["data"] if disturbed(r, cfg["disturbed"]))
     out = ["## Overhead", "", measured_line(res), "",
            "How much longer a fixed job takes while a profiler samples the whole machine. "
            "Two workloads (tools/bench/), each %d threads (one per CPU), built with "
@@ -145,11 +159,10 @@ def overhead_block(res):
            "profiler's own cost is the distance above the floor, not the distance above zero. "
            "**Samples/s/CPU** checks that each tool really sampled at the requested rate."
            % cfg["rounds"], "",
-           "This VM is shared: before each run the benchmark waits for the machine to be idle, "
-           "and a run during which other processes still used more than %d%% of the CPUs is "
-           "left out (%d of %d runs here); a cell marked † had no clean run and shows all of "
-           "them. Single runs vary by a few percent, so differences below that are noise."
-           % (100 * cfg["disturbed"], excluded, nruns), ""]
+           "This VM is shared, so disturbed runs are left out (%d of %d here; %s); a cell "
+           "marked † had no undisturbed run and shows all of them. Single runs vary by a few "
+           "percent, so differences below that are noise."
+           % (excluded, nruns, disturb_rule(cfg["disturbed"])), ""]
     for ev in cfg["events"]:
         for wl in ("cpu_work", "syscall_work"):
             rows = []
@@ -228,14 +241,13 @@ def cost_block(res):
            "switch adds two clock reads per run). perf runs no BPF: its in-kernel cost "
            "(copying each stack into the ring buffer) shows only in the overhead tables. "
            "**BPF maps** is the memory the kernel charged for the tool's maps (memlock). "
-           "One run each; † marks a run during which other processes used more than 5%% of "
-           "the CPUs." % (cfg["secs"], cfg["load"]), ""]
+           "One run each; † marks a disturbed one (%s)." % (cfg["secs"], cfg["load"], disturb_rule(0.05)), ""]
     for ev in cfg["events"]:
         rows = []
         for r in res["data"]["runs"]:
             if r["event"] != ev:
                 continue
-            rows.append([r["freq"], r["tool"] + (" †" if r.get("foreign", 0) > 0.05 else ""),
+            rows.append([r["freq"], r["tool"] + (" †" if disturbed(r, 0.05) else ""),
                          r["samples"] if r["samples"] is not None else "–",
                          f(100 * r["record_cpu_frac"]), f(r["cpu_s"], 2), f(r["maxrss_kb"] / 1024),
                          f(r["bpf_ns_per_run"], 0) if r["bpf_ns_per_run"] else "–",
@@ -358,8 +370,8 @@ def accuracy_block(res):
     limit = cfg.get("disturbed", 0.05)
     stats, contended, fallback = {}, {}, set()
     for k, v in g.items():
-        quiet = [r for r in v if r.get("foreign", 0) <= limit]
-        busy = [r for r in v if r.get("foreign", 0) > limit]
+        quiet = [r for r in v if not disturbed(r, limit)]
+        busy = [r for r in v if disturbed(r, limit)]
         stats[k] = fn_stats(quiet or v)
         if not quiet:
             fallback.add(k)
@@ -400,12 +412,12 @@ def accuracy_block(res):
                 rows.append([title, k[1], k[2], k[3], cond, s["runs"], f(s["n"], 0), f(s["other"]),
                              f(s["abserr"], 2), f(s["maxerr"], 2), f(s["z"], 2), f(s["maxz"], 2),
                              f(s["cv"]), f(s["cvb"])])
-    nbusy = sum(1 for r in res["data"] if r.get("foreign", 0) > limit)
+    nbusy = sum(1 for r in res["data"] if disturbed(r, limit))
     out += ["### Summary", "",
-            "*Runs* says which runs a row summarizes: **quiet** ones, during which other processes "
-            "used at most %d%% of the CPUs, and, in their own rows, **contended** ones (%d of "
-            "%d runs here); † marks a configuration with no quiet run. Per-function tables "
-            "use the quiet runs." % (100 * limit, nbusy, len(res["data"])), "",
+            "*Runs* says which runs a row summarizes: **quiet** ones and, in their own rows, "
+            "**contended** ones, disturbed by other processes (%d of %d runs here; %s); † marks "
+            "a configuration with no quiet run. Per-function tables use the quiet runs."
+            % (nbusy, len(res["data"]), disturb_rule(limit)), "",
             table(["workload", "tool", "event", "Hz", "runs", "count", "samples/run", "outside %",
                    "mean abs. error (pp)", "max abs. error (pp)", "mean err/σ", "max err/σ", "mean CV %",
                    "binomial CV %"], rows, ["l", "l", "l", "r", "l"] + ["r"] * 9), ""]
@@ -491,14 +503,14 @@ def labels_block(res):
             "unset": "header, record registered, no set current",
             "set": "header, a set current around every unit"}
     rows, limit = [], cfg.get("disturbed", 0.05)
-    nbusy = sum(1 for r in runs if r.get("foreign", 0) > limit)
+    nbusy = sum(1 for r in runs if disturbed(r, limit))
     for config in ("stacks", "no user stacks"):
         per = {}
         for r in runs:
             if r.get("config", "stacks") == config and r["ns_per_run"]:
                 per.setdefault(r["variant"], []).append(r)
         for k, v in per.items():  # leave out disturbed runs, unless all are
-            per[k] = [r for r in v if r.get("foreign", 0) <= limit] or v
+            per[k] = [r for r in v if not disturbed(r, limit)] or v
         ns = {k: med([r["ns_per_run"] for r in v]) for k, v in per.items()}
         for k in ("plain", "unset", "set"):
             if k not in per:
@@ -530,9 +542,8 @@ def labels_block(res):
            "to *plain* is what the label path adds: a lookup of the process's label slot, "
            "reading the thread's TLS word and the set's id from user memory, and a lookup "
            "of the (process, id) pair already announced. Differences within the min–max "
-           "spread are noise. Runs during which other processes used more than %d%% of "
-           "the CPUs are left out (%d of %d), unless a row has no other." % (
-               cfg["load_secs"], cfg["freq"], 100 * limit, nbusy, len(runs)), "",
+           "spread are noise. Disturbed runs are left out unless a row has no other (%d of "
+           "%d; %s)." % (cfg["load_secs"], cfg["freq"], nbusy, len(runs), disturb_rule(limit)), "",
            table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain",
                   "labelled / samples"], rows, ["l", "l", "l", "r", "r", "r", "r"]), ""]
     return "\n".join(out)
@@ -682,13 +693,14 @@ def main():
     if "labels" in results:
         blocks["labels"] = labels_block(results["labels"])
     blocks["summary"] = summary_block(results, ov, acc)
-    doc = DOC.read_text() if DOC.exists() else "# pmubpf benchmarks\n\n"
+    path = Path(sys.argv[2]) if sys.argv[1:2] == ["--doc"] else DOC
+    doc = path.read_text() if path.exists() else "# pmubpf benchmarks\n\n"
     doc = splice(doc, blocks)
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    tmp = DOC.with_suffix(".md.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".md.tmp")
     tmp.write_text(doc)
-    tmp.rename(DOC)
-    print("report: wrote %s (%s)" % (DOC.relative_to(ROOT), ", ".join(sorted(results))))
+    tmp.rename(path)
+    print("report: wrote %s (%s)" % (path, ", ".join(sorted(results))))
 
 
 if __name__ == "__main__":
