@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "elfutil.h"
@@ -30,6 +31,7 @@
 #define MAX_XZ_MEM      (64u << 20)  /* xz decoder memory cap */
 #define MAX_DEBUGDATA   (64u << 20)  /* .gnu_debugdata section cap */
 #define FD_RESERVE      256          /* fds left for everything else */
+#define DEBUGINFOD_BUDGET_NS (60LL * 1000000000) /* all queries of a run */
 
 struct debuginfo {
 	char *dirs[MAX_DIRS + 1];    /* user dirs, then /usr/lib/debug */
@@ -39,6 +41,7 @@ struct debuginfo {
 	size_t fds_kept, fds_max;
 	void *dl;                    /* libdebuginfod */
 	debuginfod_client *client;
+	int64_t debuginfod_ns;       /* time spent asking, against the budget */
 	debuginfod_client *(*d_begin)(void);
 	int (*d_find)(debuginfod_client *, const unsigned char *, int, char **);
 	void (*d_end)(debuginfod_client *);
@@ -82,8 +85,10 @@ static void load_debuginfod(struct debuginfo *dbg)
 	*(void **)&dbg->d_begin = dlsym(dbg->dl, "debuginfod_begin");
 	*(void **)&dbg->d_find = dlsym(dbg->dl, "debuginfod_find_debuginfo");
 	*(void **)&dbg->d_end = dlsym(dbg->dl, "debuginfod_end");
-	/* A profile should not wait minutes on a slow server. */
+	/* A profile should not wait minutes on a slow server: 10 s per
+	 * connection, 60 s per download, 60 s for the whole run. */
 	setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, "10", 0);
+	setenv(DEBUGINFOD_MAXTIME_ENV_VAR, "60", 0);
 	if (dbg->d_begin && dbg->d_find && dbg->d_end)
 		dbg->client = dbg->d_begin();
 }
@@ -393,9 +398,14 @@ static int from_debuginfod(struct debuginfo *dbg, const char *bid)
 	char *path = NULL;
 	int fd;
 
-	if (!dbg->client || !*bid)
+	struct timespec t0, t1;
+
+	if (!dbg->client || !*bid || dbg->debuginfod_ns >= DEBUGINFOD_BUDGET_NS)
 		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fd = dbg->d_find(dbg->client, (const unsigned char *)bid, 0, &path);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dbg->debuginfod_ns += (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
 	free(path);
 	return fd >= 0 ? fd : -1;
 }

@@ -4,7 +4,8 @@
  * build-id (DIR/.build-id/xx/rest.debug), by .gnu_debuglink (name and
  * CRC32, next to the binary, in .debug/ beside it, under DIR/<bindir>),
  * or fetched by build-id from debuginfod servers (DEBUGINFOD_URLS,
- * elfutils' client, loaded with dlopen). DIR is each --debuginfo-dir,
+ * elfutils' client, loaded with dlopen; at most 60 s of queries a run,
+ * DEBUGINFOD_TIMEOUT 10 s and DEBUGINFOD_MAXTIME 60 s unless set). DIR is each --debuginfo-dir,
  * then /usr/lib/debug. A stripped binary may also carry MiniDebugInfo
  * (.gnu_debugdata: an xz-compressed ELF holding a .symtab).
  *
