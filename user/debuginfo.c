@@ -108,15 +108,10 @@ struct debuginfo *debuginfo__new(const char *const *dirs, int ndirs)
 	if (!(dbg->syms = symcache__new()))
 		goto nomem;
 	dbg->own_mntns = mntns_of("self");
-	/* Kept fds: raise the soft limit to the hard one, use half of it. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		if (rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-			getrlimit(RLIMIT_NOFILE, &rl);
-		}
+	/* Kept fds: half of what the soft limit leaves after a reserve (the
+	 * limit is not raised: a command we start would inherit it). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
 		dbg->fds_max = rl.rlim_cur > 2 * FD_RESERVE ? (rl.rlim_cur - FD_RESERVE) / 2 : 0;
-	}
 	load_debuginfod(dbg);
 	return dbg;
 nomem:
