@@ -154,18 +154,15 @@ struct pmubpf_umap {
 
 #define PMUBPF_UW_MAX_MAPS 128 /* per process; more are left out (counted) */
 
-/* unwind_slots[slot]: a process's mappings, sorted by start. */
-struct pmubpf_uproc {
-	__u32 nmaps;
-	__u32 pad;
-	struct pmubpf_umap maps[PMUBPF_UW_MAX_MAPS];
-};
-
-/* unwind_pids[tgid]: which slot holds the process's mappings, and for
- * which generation (a reused pid must not use a dead process's slot). */
+/* unwind_pids[tgid]: the process's mappings are unwind_slots[slot *
+ * PMUBPF_UW_MAX_MAPS + i] for i < nmaps (struct pmubpf_umap, sorted by
+ * start), for generation pgen (a reused pid must not use a dead
+ * process's slot). */
 struct pmubpf_upid {
 	__u32 slot;
 	__u32 pgen;
+	__u32 nmaps;
+	__u32 pad;
 };
 
 /* Target filter: key of the targets map. */

@@ -41,11 +41,15 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } unwind_tables SEC(".maps");
 
+/* Every slot's mappings, PMUBPF_UW_MAX_MAPS per slot (mmapped). One
+ * entry per lookup: a search in an inline array would give the verifier
+ * variable-offset pointers to track, and it explored them per value. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__type(value, struct pmubpf_uproc);
-	__uint(max_entries, 1); /* sized by the loader */
+	__type(value, struct pmubpf_umap);
+	__uint(max_entries, 1); /* sized by the loader: slots * MAX_MAPS */
+	__uint(map_flags, BPF_F_MMAPABLE);
 } unwind_slots SEC(".maps");
 
 struct {
@@ -75,7 +79,7 @@ struct uw_ctx {
 	__u64 pc, sp, bp;
 	__u64 m_start, m_end, m_bias; /* the mapping of the last pc */
 	__u32 m_off, m_len;           /* its rows (m_len 0: none) */
-	__u32 slot;
+	__u32 slot, nmaps;            /* the process's mappings */
 	__u32 n;                      /* frames recorded */
 	__u32 stop, reason;
 	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
@@ -95,36 +99,39 @@ struct {
 /* Find the mapping of c->pc in the process's slot; cache it in c. */
 static __always_inline int uw_find_map(struct uw_ctx *c)
 {
-	struct pmubpf_uproc *p = bpf_map_lookup_elem(&unwind_slots, &c->slot);
-	__u32 lo = 0, hi, idx;
+	/* hi is not clamped: userspace writes nmaps <= PMUBPF_UW_MAX_MAPS,
+	 * the lookups bound-check, and an unknown range keeps the verifier
+	 * from exploring the search once per possible (lo, hi). */
+	__u32 lo = 0, hi = c->nmaps, base = c->slot * PMUBPF_UW_MAX_MAPS, idx, tid;
+	struct pmubpf_umap *m;
 
-	if (!p)
-		return -1;
-	hi = p->nmaps;
-	if (hi > PMUBPF_UW_MAX_MAPS)
-		hi = PMUBPF_UW_MAX_MAPS;
 	for (int i = 0; i < UW_MAP_STEPS; i++) {
 		__u32 mid;
 
 		if (lo >= hi)
 			break;
 		mid = (lo + hi) / 2;
-		if (p->maps[mid & (PMUBPF_UW_MAX_MAPS - 1)].start <= c->pc)
+		idx = base + mid;
+		m = bpf_map_lookup_elem(&unwind_slots, &idx);
+		if (!m)
+			return -1;
+		if (m->start <= c->pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return -1;
-	idx = (lo - 1) & (PMUBPF_UW_MAX_MAPS - 1);
-	if (c->pc >= p->maps[idx].end)
+	idx = base + lo - 1;
+	m = bpf_map_lookup_elem(&unwind_slots, &idx);
+	if (!m || c->pc >= m->end)
 		return -1;
-	c->m_start = p->maps[idx].start;
-	c->m_end = p->maps[idx].end;
-	c->m_bias = p->maps[idx].bias;
+	c->m_start = m->start;
+	c->m_end = m->end;
+	c->m_bias = m->bias;
 	c->m_off = 0;
 	c->m_len = 0;
-	__u32 tid = p->maps[idx].table;
+	tid = m->table;
 	if (tid != PMUBPF_UW_NO_TABLE) {
 		struct pmubpf_utable *t = bpf_map_lookup_elem(&unwind_tables, &tid);
 
@@ -327,6 +334,7 @@ static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, _
 		return PMUBPF_STACK_ERROR;
 	__builtin_memset(c, 0, sizeof(*c));
 	c->slot = up->slot;
+	c->nmaps = up->nmaps;
 	c->pc = pc;
 	c->sp = sp;
 	c->bp = bp;

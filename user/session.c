@@ -327,7 +327,7 @@ int session__run(const struct config *cfg)
 	skel->rodata->call_graph_dwarf = dwarf;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, uwm.max_rows);
 	bpf_map__set_max_entries(skel->maps.unwind_tables, uwm.max_tables);
-	bpf_map__set_max_entries(skel->maps.unwind_slots, uwm.max_slots);
+	bpf_map__set_max_entries(skel->maps.unwind_slots, uwm.max_slots * PMUBPF_UW_MAX_MAPS);
 	bpf_map__set_max_entries(skel->maps.unwind_pids, uwm.max_slots);
 	err = pmubpf_bpf__load(skel);
 	if (err) {

@@ -46,6 +46,8 @@ struct unwind {
 	struct unwind_maps m;
 	struct pmubpf_urow *rows; /* mmapped unwind_rows */
 	size_t rows_bytes;
+	struct pmubpf_umap *maps; /* mmapped unwind_slots */
+	size_t maps_bytes;
 	uint32_t next_row, next_table;
 	struct tab *tabs;
 	size_t ntabs, cap;
@@ -59,12 +61,17 @@ struct unwind {
 	int verbose;
 };
 
-static int64_t now_ns(void)
+static int64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
@@ -101,6 +108,14 @@ struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 		unwind__free(u);
 		return NULL;
 	}
+	u->maps_bytes = ((size_t)m->max_slots * PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
+			 page - 1) & ~(size_t)(page - 1);
+	u->maps = mmap(NULL, u->maps_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->slots_fd, 0);
+	if (u->maps == MAP_FAILED) {
+		u->maps = NULL;
+		unwind__free(u);
+		return NULL;
+	}
 	u->index = hashtab__new(tab_eq, u);
 	u->slots = calloc(m->max_slots, sizeof(*u->slots));
 	u->free_slots = calloc(m->max_slots, sizeof(*u->free_slots));
@@ -115,7 +130,8 @@ struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 	u->st.max_slots = m->max_slots;
 	u->st.bpf_bytes = (uint64_t)m->max_rows * sizeof(struct pmubpf_urow) +
 			  (uint64_t)m->max_tables * sizeof(struct pmubpf_utable) +
-			  (uint64_t)m->max_slots * (sizeof(struct pmubpf_uproc) + PID_ENTRY_BYTES);
+			  (uint64_t)m->max_slots * (PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
+						    PID_ENTRY_BYTES);
 	return u;
 }
 
@@ -125,6 +141,8 @@ void unwind__free(struct unwind *u)
 		return;
 	if (u->rows)
 		munmap(u->rows, u->rows_bytes);
+	if (u->maps)
+		munmap(u->maps, u->maps_bytes);
 	hashtab__free(u->index);
 	free(u->tabs);
 	free(u->slots);
@@ -171,7 +189,7 @@ static void publish(struct unwind *u, const char *name, struct ehf_table *et, st
 	u->st.rows = u->next_row;
 	u->st.unsupported += et->st.unsupported;
 	if (u->verbose)
-		fprintf(stderr, "pmubpf: unwind: %s: %zu rows (%zu KiB), %llu FDEs, %llu unsupported, %.1f ms\n",
+		fprintf(stderr, "pmubpf: unwind: %s: %zu rows (%zu KiB), %llu FDEs, %llu unsupported, %.1f ms CPU\n",
 			name, et->n, ehf__bytes(et) >> 10, (unsigned long long)et->st.fdes,
 			(unsigned long long)et->st.unsupported, (double)build_ns / 1e6);
 }
@@ -208,10 +226,10 @@ static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 		u->tabs = nv;
 		u->cap = cap;
 	}
-	int64_t t0 = now_ns();
+	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
 	err = ehf__build_fd(fd, &et);
 	close(fd);
-	int64_t dt = now_ns() - t0;
+	int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	u->st.build_ns += (uint64_t)dt;
 	struct tab *t = &u->tabs[u->ntabs];
 	t->obj = obj;
@@ -303,10 +321,11 @@ static int find_current(const struct unwind *u, uint32_t tgid)
 void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
-	static struct pmubpf_uproc up; /* 4 KiB: not on the stack */
+	static struct pmubpf_umap up[PMUBPF_UW_MAX_MAPS]; /* 4 KiB: not on the stack */
+	uint32_t n = 0;
 	uint64_t dropped = 0;
 
-	memset(&up, 0, sizeof(up));
+	memset(up, 0, sizeof(up));
 	for (size_t i = 0; i < pr->maps.n; i++) {
 		const struct procmap *m = &pr->maps.maps[i];
 		const struct elfobj *obj = pr->objs ? pr->objs[i] : NULL;
@@ -329,19 +348,18 @@ void unwind__proc(void *ctx, const struct proc *pr)
 			if (t)
 				bias = m->start - mv + t->base;
 		}
-		if (up.nmaps == PMUBPF_UW_MAX_MAPS) {
+		if (n == PMUBPF_UW_MAX_MAPS) {
 			dropped++;
 			continue;
 		}
-		up.maps[up.nmaps++] = (struct pmubpf_umap){
+		up[n++] = (struct pmubpf_umap){
 			.start = m->start, .end = m->end, .bias = bias,
 			.table = t ? t->id : PMUBPF_UW_NO_TABLE,
 		};
 	}
-	if (!up.nmaps)
+	if (!n)
 		return; /* kernel thread, or gone */
-	size_t len = offsetof(struct pmubpf_uproc, maps) + up.nmaps * sizeof(up.maps[0]);
-	uint64_t h = hashtab__hash_bytes(&up, len);
+	uint64_t h = hashtab__hash_bytes(up, n * sizeof(up[0]));
 	int old = find_current(u, pr->tgid);
 	if (old >= 0 && u->slots[old].pgen == pr->pgen && u->slots[old].hash == h)
 		return; /* nothing changed for unwinding */
@@ -353,9 +371,11 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		return; /* BPF keeps the old slot, or walks by frame pointer */
 	}
 	uint32_t s = u->free_slots[--u->nfree];
-	struct pmubpf_upid pid = { .slot = s, .pgen = pr->pgen };
-	if (bpf_map_update_elem(u->m.slots_fd, &s, &up, BPF_ANY) ||
-	    bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
+	struct pmubpf_upid pid = { .slot = s, .pgen = pr->pgen, .nmaps = n };
+	/* The slot is free (no pid entry points at it): fill it, then
+	 * publish it (the syscall orders the stores before it). */
+	memcpy(u->maps + (size_t)s * PMUBPF_UW_MAX_MAPS, up, n * sizeof(up[0]));
+	if (bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
 		u->free_slots[u->nfree++] = s;
 		u->st.slots_full++;
 		return;
@@ -378,7 +398,7 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 	snprintf(buf, len,
 		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
 		 "%llu objects without CFI, %llu left out (full); %llu processes, slots %llu/%llu in use, "
-		 "%llu without a slot, %llu mappings over %d; %llu KiB of BPF maps; %.1f ms parsing",
+		 "%llu without a slot, %llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
 		 (unsigned long long)st->objects, (unsigned long long)st->rows,
 		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)(st->max_rows * sizeof(struct pmubpf_urow) >> 10),

@@ -25,7 +25,9 @@
 
 struct unwind;
 
-/* The BPF maps (fds) and their sizes, as loaded. */
+/* The BPF maps (fds) and their sizes, as loaded: unwind_rows (max_rows
+ * entries), unwind_tables (max_tables), unwind_slots (max_slots *
+ * PMUBPF_UW_MAX_MAPS), unwind_pids (max_slots). */
 struct unwind_maps {
 	int rows_fd, tables_fd, slots_fd, pids_fd;
 	uint32_t max_rows, max_tables, max_slots;

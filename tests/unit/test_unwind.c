@@ -27,13 +27,15 @@ struct fixture {
 static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE_);
+	LIBBPF_OPTS(bpf_map_create_opts, ms, .map_flags = BPF_F_MMAPABLE_);
 
 	m->max_rows = rows;
 	m->max_tables = 64;
 	m->max_slots = slots;
 	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, &mm);
 	m->tables_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_tables", 4, sizeof(struct pmubpf_utable), 64, NULL);
-	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_uproc), slots, NULL);
+	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_umap),
+				     slots * PMUBPF_UW_MAX_MAPS, &ms);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
 	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0;
 }
@@ -90,18 +92,22 @@ static bool loads_own_process(void)
 	struct pmubpf_upid pid;
 	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
 	CHECK_EQ_INT(pid.pgen, 7);
-	struct pmubpf_uproc *up = malloc(sizeof(*up));
+	CHECK(pid.nmaps > 0 && pid.nmaps <= PMUBPF_UW_MAX_MAPS);
+	struct pmubpf_umap *up = calloc(pid.nmaps, sizeof(*up));
 	CHECK(up);
-	CHECK_EQ_INT(bpf_map_lookup_elem(m.slots_fd, &pid.slot, up), 0);
-	CHECK(up->nmaps > 0);
+	for (uint32_t i = 0; i < pid.nmaps; i++) {
+		uint32_t idx = pid.slot * PMUBPF_UW_MAX_MAPS + i;
+
+		CHECK_EQ_INT(bpf_map_lookup_elem(m.slots_fd, &idx, &up[i]), 0);
+	}
 
 	/* Every mapping: sorted, and libc's with a table whose rows are
 	 * ehf__build's, at the right bias. */
 	bool libc = false, vdso = false;
-	for (uint32_t i = 0; i < up->nmaps; i++) {
-		const struct pmubpf_umap *um = &up->maps[i];
+	for (uint32_t i = 0; i < pid.nmaps; i++) {
+		const struct pmubpf_umap *um = &up[i];
 
-		CHECK(!i || up->maps[i - 1].start < um->start);
+		CHECK(!i || up[i - 1].start < um->start);
 		const struct procmap *pm = procmaps__find(&pr.maps, um->start);
 		CHECK(pm && pm->start == um->start && pm->end == um->end);
 		if (!strcmp(pm->path, "[vdso]"))

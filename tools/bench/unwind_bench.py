@@ -71,9 +71,14 @@ def prog_stats(pid):
 
 
 def pair(cmd):
-    """A shell command running two copies of cmd (a list) and waiting."""
-    c = " ".join("'%s'" % a for a in cmd)
+    """A shell command running two copies of cmd (a list), each under
+    GNU time (its CPU time on stderr as "cpu USER SYS"), and waiting."""
+    c = " ".join("'%s'" % a for a in ["/usr/bin/time", "-f", "cpu %U %S"] + cmd)
     return ["sh", "-c", "%s & %s; wait" % (c, c)]
+
+
+def cpu_secs(text):
+    return sum(float(u) + float(s) for u, s in re.findall(r"^cpu ([\d.]+) ([\d.]+)$", text, re.M))
 
 
 def throughput(text):
@@ -115,10 +120,11 @@ def record(mode, mk, tag):
             time.sleep(0.2)
         stdout = p.stdout.read()
     samples, depth = profile_stats(out)
+    cpu = cpu_secs(err.read_text(errors="replace"))
     return {"mode": mode, "run_time_ns": last[0], "run_cnt": last[1],
             "ns_per_run": last[0] / last[1] if last[1] else None,
             "samples": samples, "user_depth": depth,
-            "throughput": throughput(stdout) / (SECS + 1)}
+            "throughput": throughput(stdout) / cpu if cpu else None}
 
 
 def per_sample(r, reject_ns):
@@ -152,8 +158,10 @@ def reject_cost():
 
 
 def baseline(mk):
+    """Work per CPU-second of the workload without a profiler."""
     r = run(pair(mk(SECS + 1)))
-    return throughput(r.stdout) / (SECS + 1)
+    cpu = cpu_secs(r.stderr)
+    return throughput(r.stdout) / cpu if cpu else None
 
 
 def memory():
@@ -169,7 +177,7 @@ def memory():
         r = run([PMUBPF, "-v", "--call-graph", "dwarf", "-F", FREQ, "-o", OUT / "mem.pb.gz", "--"] + cmd)
         objs = []
         for m in re.finditer(r"^pmubpf: unwind: (\S+): (\d+) rows \((\d+) KiB\), (\d+) FDEs, "
-                             r"(\d+) unsupported, ([\d.]+) ms", r.stderr, re.M):
+                             r"(\d+) unsupported, ([\d.]+) ms CPU", r.stderr, re.M):
             objs.append({"object": m.group(1), "rows": int(m.group(2)), "kib": int(m.group(3)),
                          "fdes": int(m.group(4)), "unsupported": int(m.group(5)),
                          "ms": float(m.group(6))})
@@ -230,41 +238,61 @@ def fmt(x, f="%.0f"):
     return "–" if x is None else f % x
 
 
+def spread(xs, f="%.1f%%"):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "–"
+    return (f + " (%s … %s)") % (statistics.median(xs), f % min(xs), f % max(xs))
+
+
 def section(res):
     L = ["## Unwinding", "",
          "*Measured %s on pmubpf %s, kernel %s, by `make bench-unwind` (tools/bench/unwind_bench.sh): "
          "cpu-clock at %d Hz, two copies of each workload (both CPUs busy), %g s per run, "
-         "%d runs, medians. Results: build/bench/unwind/results.json.*" % (
-             res["date"], res["commit"], res["kernel"], res["freq"], res["secs"], res["reps"]), "",
-         "BPF time per sample: on_sample's `run_time_ns` (kernel.bpf_stats_enabled=1, from "
-         "`bpftool prog show`), less its runs that rejected a sample of another task (%s ns "
-         "each, measured with `-p` of a sleeping process), over the samples in the profile. "
-         "It is the whole program: filter, generation, label, user and kernel stacks, counts. "
-         "*frames* is the mean number of user frames recorded per sample. Load average at the "
-         "end: %.1f (other work on the machine adds noise)." % (fmt(res.get("reject_ns")),
-                                                                res.get("load", 0)), "",
-         "| workload | fp ns/sample | fp frames | dwarf ns/sample | dwarf frames | dwarf / fp | "
-         "dwarf ns per extra frame |",
-         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+         "%d runs interleaved (none, fp, dwarf), medians. Load average at the end: %.1f: other work "
+         "on the machine shares the CPUs. Results: build/bench/unwind/results.json.*" % (
+             res["date"], res["commit"], res["kernel"], res["freq"], res["secs"], res["reps"],
+             res.get("load", 0)), "",
+         "**BPF time per sample.** *per run*: on_sample's `run_time_ns / run_cnt` "
+         "(kernel.bpf_stats_enabled=1, `bpftool prog show`); runs include the samples of other "
+         "tasks that the target filter rejects (same share in both modes). *per sample*: "
+         "`run_time_ns` less the rejected runs at %s ns each (measured with `-p` of a sleeping "
+         "process), over the samples in the profile. Either is the whole program: filter, "
+         "generation, label, user and kernel stacks, counts. *frames*: mean user frames recorded "
+         "per sample (fp on code without frame pointers stops after the leaf)." % fmt(res.get("reject_ns")), "",
+         "| workload | frames fp / dwarf | fp ns/run | dwarf ns/run | dwarf / fp | fp ns/sample | "
+         "dwarf ns/sample | dwarf / fp |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in res["rows"]:
+        fr = med([x["ns_per_run"] for x in r["fp"]])
+        dr = med([x["ns_per_run"] for x in r["dwarf"]])
         f = med([x["ns_per_sample"] for x in r["fp"]])
         d = med([x["ns_per_sample"] for x in r["dwarf"]])
         ff = med([x["user_depth"] for x in r["fp"]])
         df = med([x["user_depth"] for x in r["dwarf"]])
-        extra = (d - f) / (df - ff) if f and d and df and ff and df - ff > 1 else None
-        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            r["name"], fmt(f), fmt(ff, "%.1f"), fmt(d), fmt(df, "%.1f"),
-            fmt(d / f if f and d else None, "%.2f×"), fmt(extra)))
-    L += ["", "Workload throughput (its own count of work per second, two copies summed) and "
-          "the slowdown under each mode:", "",
-          "| workload | no profiler | fp slowdown | dwarf slowdown |", "| --- | ---: | ---: | ---: |"]
+        L.append("| %s | %s / %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], fmt(ff, "%.1f"), fmt(df, "%.1f"), fmt(fr), fmt(dr),
+            fmt(dr / fr if fr and dr else None, "%.2f×"), fmt(f), fmt(d),
+            fmt(d / f if f and d else None, "%.2f×")))
+    L += ["", "**Workload slowdown.** *expected*: the CPU share of the BPF program at %d Hz "
+          "(frequency × ns per sample). *measured*: the drop of the workload's work per CPU-second "
+          "(its own count of work, two copies summed, over their user + system time from GNU time, "
+          "which includes the interrupts and BPF programs run on their behalf: other load on the "
+          "machine does not enter) against runs without a profiler, median (min … max)." % res["freq"], "",
+          "| workload | no profiler (work/CPU-s) | expected fp / dwarf | measured fp | measured dwarf |",
+          "| --- | ---: | ---: | ---: | ---: |"]
     for r in res["rows"]:
         b = med(r["base"])
-        L.append("| %s | %s/s | %s | %s |" % (
-            r["name"], fmt(b, "%.1f"), fmt(pct(med([x["throughput"] for x in r["fp"]]), b), "%.1f%%"),
-            fmt(pct(med([x["throughput"] for x in r["dwarf"]]), b), "%.1f%%")))
-    L += ["", "Unwind table memory (rows of 8 bytes in the BPF array, shared by every process "
-          "mapping the object; built once per object, cached by build-id):", "",
+        f = med([x["ns_per_sample"] for x in r["fp"]])
+        d = med([x["ns_per_sample"] for x in r["dwarf"]])
+        L.append("| %s | %s/s | %s / %s | %s | %s |" % (
+            r["name"], fmt(b, "%.1f"),
+            fmt(res["freq"] * f / 1e7 if f else None, "%.2f%%"),
+            fmt(res["freq"] * d / 1e7 if d else None, "%.2f%%"),
+            spread([pct(x["throughput"], b) for x in r["fp"]]),
+            spread([pct(x["throughput"], b) for x in r["dwarf"]])))
+    L += ["", "**Unwind table memory** (rows of 8 bytes in the BPF array, shared by every process "
+          "mapping the object; built once per object, cached by build-id; parse time is CPU time):", "",
           "| process | object | FDEs | rows | KiB | rows by frame pointer | parse ms |",
           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for name, m in res["memory"].items():
