@@ -10,7 +10,7 @@
 # here; the vDSO is named; C++ is demangled with the mangled name kept;
 # --no-symbol writes addresses only and go tool pprof re-symbolizes them.
 source "$(dirname "$0")/lib.sh"
-CHECKS="inline_frames inline_valid inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
+CHECKS="inline_frames inline_valid inline_start_line inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
  stripped_build_id_dir debuglink_dot_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
  no_symbol_resymbolize debuginfod"
@@ -21,6 +21,7 @@ CFL="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 export HOME=${HOME:-/root} GOCACHE=$TMP/gocache GOFLAGS=
 INNER=$(grep -n '/\* INNER \*/' "$SYM/inline.c" | cut -d: -f1)
 OUTER=$(grep -n '/\* OUTER \*/' "$SYM/inline.c" | cut -d: -f1)
+DECL=$(grep -n '^__attribute__((noinline)) unsigned long hot_outer(' "$SYM/inline.c" | cut -d: -f1)
 
 if ! clang $CFL "$SYM/inline.c" -o "$TMP/inline" ||
 	! clang++ $CFL "$SYM/cxx.cc" -o "$TMP/cxx"; then
@@ -44,6 +45,7 @@ if out=$(record inline -- "$TMP/inline" 2); then
 	check inline_frames $SYMCHECK inline "$TMP/inline.pb.gz" \
 		"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
 	check inline_valid valid_profile "$TMP/inline.pb.gz"
+	check inline_start_line $SYMCHECK frame "$TMP/inline.pb.gz" hot_outer --file symbols/inline.c --start-line "$DECL"
 	check inline_comment $CHECK expect "$TMP/inline.pb.gz" \
 		--comment '^symbols: [0-9]+ user locations .*[1-9][0-9]* with source lines, [1-9][0-9]* with inlined frames'
 	lines=$(go tool pprof -lines -top "$TMP/inline.pb.gz" 2>&1)
