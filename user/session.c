@@ -485,6 +485,8 @@ int session__run(const struct config *cfg)
 	ring_buffer__consume(rb); /* notices of the last samples */
 	if (mw)
 		mmapwatch__consume(mw);
+	if (uw)
+		unwind__stop(uw);  /* no tables needed any more */
 	procs__rescan_all(procs);  /* libraries mapped since the last read */
 
 	struct report_in in = {

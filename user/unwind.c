@@ -59,6 +59,7 @@ struct unwind {
 	uint32_t *free_slots, nfree;
 	struct unwind_stats st;
 	int verbose;
+	bool stopped;
 };
 
 static int64_t clock_ns(clockid_t clk)
@@ -325,6 +326,8 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	uint32_t n = 0;
 	uint64_t dropped = 0;
 
+	if (u->stopped)
+		return;
 	memset(up, 0, sizeof(up));
 	for (size_t i = 0; i < pr->maps.n; i++) {
 		const struct procmap *m = &pr->maps.maps[i];
@@ -386,6 +389,11 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		u->slots[old].retired_ns = now_ns();
 	else
 		u->st.procs++;
+}
+
+void unwind__stop(struct unwind *u)
+{
+	u->stopped = true;
 }
 
 void unwind__stats(const struct unwind *u, struct unwind_stats *st)

@@ -58,6 +58,8 @@ void unwind__free(struct unwind *u);
 
 /* procs_maps_hook: (re)load pr's mappings and their tables. */
 void unwind__proc(void *u, const struct proc *pr);
+/* Sampling has stopped: later maps re-reads need no tables. */
+void unwind__stop(struct unwind *u);
 
 void unwind__stats(const struct unwind *u, struct unwind_stats *st);
 /* One line for the profile's comments and -v: tables, rows, memory. */

@@ -141,7 +141,8 @@ def reject_cost():
     """ns per on_sample run that rejects the sample (not a target): two
     busy loops profiled with -p of a sleeping process."""
     sleeper = subprocess.Popen(["sleep", str(SECS + 5)])
-    busy = subprocess.Popen(pair([OUT / "deep_fp", SECS + 2, 8]), stdout=subprocess.DEVNULL)
+    busy = subprocess.Popen(pair([OUT / "deep_fp", SECS + 2, 8]), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     p = subprocess.Popen([str(a) for a in [PMUBPF, "-F", FREQ, "-d", SECS, "-p", sleeper.pid,
                                            "-o", OUT / "reject.pb.gz"]],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
