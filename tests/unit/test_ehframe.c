@@ -193,6 +193,13 @@ static bool compare_readelf(const char *path, const char *section, struct cmp_st
 	return cs->mismatches == 0 && cs->fdes > 0;
 }
 
+/* The parser reads x86-64 objects only (ehf__build_fd: -ENOTSUP else). */
+#if defined(__x86_64__)
+#define NEED_X86_64() do { } while (0)
+#else
+#define NEED_X86_64() SKIP("x86-64 objects only")
+#endif
+
 static bool readelf_ok(const char *path, unsigned min_fdes)
 {
 	struct cmp_stats cs;
@@ -207,18 +214,21 @@ static bool readelf_ok(const char *path, unsigned min_fdes)
 
 static bool libc_matches_readelf(void)
 {
+	NEED_X86_64();
 	CHECK(readelf_ok("/lib/x86_64-linux-gnu/libc.so.6", 1000));
 	return true;
 }
 
 static bool ldso_matches_readelf(void)
 {
+	NEED_X86_64();
 	CHECK(readelf_ok("/lib64/ld-linux-x86-64.so.2", 100));
 	return true;
 }
 
 static bool libstdcxx_matches_readelf(void)
 {
+	NEED_X86_64();
 	const char *p = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
 
 	if (access(p, R_OK))
@@ -229,6 +239,7 @@ static bool libstdcxx_matches_readelf(void)
 
 static bool libgcc_matches_readelf(void)
 {
+	NEED_X86_64();
 	const char *p = "/lib/x86_64-linux-gnu/libgcc_s.so.1";
 
 	if (access(p, R_OK))
@@ -239,6 +250,7 @@ static bool libgcc_matches_readelf(void)
 
 static bool python_matches_readelf(void)
 {
+	NEED_X86_64();
 	const char *p = "/usr/bin/python3.11";
 
 	if (access(p, R_OK))
@@ -274,6 +286,7 @@ static bool compile_ok(const char *compiler, const char *flags, const char *out)
 
 static bool compiled_programs_match(void)
 {
+	NEED_X86_64();
 	static const struct { const char *cc, *flags, *out; } v[] = {
 		{ "clang", "-O2 -fomit-frame-pointer -g", "nofp_clang" },
 		{ "gcc", "-O2 -fomit-frame-pointer", "nofp_gcc" },
@@ -297,6 +310,7 @@ static bool compiled_programs_match(void)
 
 static bool debug_frame_only(void)
 {
+	NEED_X86_64();
 	struct cmp_stats cs;
 	char path[128];
 
@@ -329,6 +343,7 @@ static bool debug_frame_only(void)
 
 static bool vdso_matches_readelf(void)
 {
+	NEED_X86_64();
 	const uint8_t *vdso = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
 	struct cmp_stats cs;
 	char path[128];

@@ -77,6 +77,9 @@ static bool need_bpf(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 
 static bool loads_own_process(void)
 {
+#if !defined(__x86_64__)
+	SKIP("x86-64 only (the unwinder is)");
+#endif
 	struct unwind_maps m;
 	struct symcache *sc = symcache__new();
 	struct proc pr;
@@ -181,6 +184,9 @@ static bool loads_own_process(void)
 
 static bool slots_and_rows_run_out(void)
 {
+#if !defined(__x86_64__)
+	SKIP("x86-64 only (the unwinder is)");
+#endif
 	struct unwind_maps m;
 	struct symcache *sc = symcache__new();
 	struct proc pr;

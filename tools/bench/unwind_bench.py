@@ -47,11 +47,12 @@ def run(cmd, **kw):
 
 
 def prog_stats(pid):
-    """(run_time_ns, run_cnt) of pid's perf_event program (on_sample)."""
+    """(run_time_ns, run_cnt) of pid's perf_event program (on_sample),
+    from /proc/PID/fdinfo of its program fd (no bpftool process per poll:
+    the measurement should not load the machine it measures)."""
     best = (0, 0)
-    fdinfo = Path("/proc/%d/fdinfo" % pid)
     try:
-        fds = list(fdinfo.iterdir())
+        fds = list(Path("/proc/%d/fdinfo" % pid).iterdir())
     except OSError:
         return best
     for fd in fds:
@@ -61,28 +62,43 @@ def prog_stats(pid):
             continue
         if info.get("prog_type", "").strip() != "7":  # BPF_PROG_TYPE_PERF_EVENT
             continue
-        r = run(["bpftool", "prog", "show", "id", info["prog_id"].strip(), "-j"])
-        if r.returncode:
-            continue
-        p = json.loads(r.stdout)
-        if p.get("run_cnt", 0) >= best[1]:
-            best = (p.get("run_time_ns", 0), p.get("run_cnt", 0))
+        st = (int(info.get("run_time_ns", "0")), int(info.get("run_cnt", "0")))
+        if st[1] >= best[1]:
+            best = st
     return best
 
 
-def pair(cmd):
-    """A shell command running two copies of cmd (a list), each under
-    GNU time (its CPU time on stderr as "cpu USER SYS"), and waiting."""
-    c = " ".join("'%s'" % a for a in ["/usr/bin/time", "-f", "cpu %U %S"] + cmd)
-    return ["sh", "-c", "%s & %s; wait" % (c, c)]
+def pair(cmd, tag):
+    """A shell command running two copies of cmd (a list), each under GNU
+    time, with its own output and CPU time in OUT/tag.N.out and .cpu."""
+    cs = []
+    for i in (1, 2):
+        t = ["/usr/bin/time", "-o", OUT / ("%s.%d.cpu" % (tag, i)), "-f", "cpu %U %S"] + cmd
+        cs.append(" ".join("'%s'" % a for a in t) + " > '%s'" % (OUT / ("%s.%d.out" % (tag, i))))
+    for i in (1, 2):
+        for ext in ("cpu", "out"):
+            (OUT / ("%s.%d.%s" % (tag, i, ext))).unlink(missing_ok=True)
+    return ["sh", "-c", "%s & %s; wait" % (cs[0], cs[1])]
 
 
-def cpu_secs(text):
-    return sum(float(u) + float(s) for u, s in re.findall(r"^cpu ([\d.]+) ([\d.]+)$", text, re.M))
+def work_per_cpu(tag):
+    """Work per CPU-second, summed over the copies that reported both their
+    count of work and their CPU time."""
+    work = cpu = 0.0
+    for i in (1, 2):
+        try:
+            w = throughput((OUT / ("%s.%d.out" % (tag, i))).read_text())
+            m = re.search(r"^cpu ([\d.]+) ([\d.]+)$", (OUT / ("%s.%d.cpu" % (tag, i))).read_text(), re.M)
+        except OSError:
+            continue
+        if w and m:
+            work += w
+            cpu += float(m.group(1)) + float(m.group(2))
+    return work / cpu if cpu else None
 
 
 def throughput(text):
-    """Sum of the workload copies' own counts ("iterations N" / "N rounds")."""
+    """The workload's own count of work ("iterations N" / "N rounds")."""
     n = [int(m) for m in re.findall(r"iterations (\d+)", text)]
     n += [int(m) for m in re.findall(r"^(\d+) rounds", text, re.M)]
     return sum(n)
@@ -104,27 +120,24 @@ def profile_stats(path):
 
 
 def record(mode, mk, tag):
-    """pmubpf on two copies of mk(seconds); BPF stats, profile stats,
-    throughput."""
+    """pmubpf running two copies of mk(seconds) (it exits with them); BPF
+    stats, profile stats, work per CPU-second."""
     out = OUT / ("%s.pb.gz" % tag)
     err = OUT / ("%s.err" % tag)
-    argv = [PMUBPF, "-v", "-F", FREQ, "-d", SECS, "-o", out, "--call-graph", mode]
+    argv = [PMUBPF, "-v", "-F", FREQ, "-o", out, "--call-graph", mode]
     with open(err, "w") as ef:
-        p = subprocess.Popen([str(a) for a in argv + ["--"] + pair(mk(SECS + 1))],
-                             stdout=subprocess.PIPE, stderr=ef, text=True)
+        p = subprocess.Popen([str(a) for a in argv + ["--"] + pair(mk(SECS), tag)],
+                             stdout=subprocess.DEVNULL, stderr=ef)
         last = (0, 0)
         while p.poll() is None:
             st = prog_stats(p.pid)
             if st[1]:
                 last = st
-            time.sleep(0.2)
-        stdout = p.stdout.read()
+            time.sleep(0.25)
     samples, depth = profile_stats(out)
-    cpu = cpu_secs(err.read_text(errors="replace"))
     return {"mode": mode, "run_time_ns": last[0], "run_cnt": last[1],
             "ns_per_run": last[0] / last[1] if last[1] else None,
-            "samples": samples, "user_depth": depth,
-            "throughput": throughput(stdout) / cpu if cpu else None}
+            "samples": samples, "user_depth": depth, "throughput": work_per_cpu(tag)}
 
 
 def per_sample(r, reject_ns):
@@ -141,8 +154,8 @@ def reject_cost():
     """ns per on_sample run that rejects the sample (not a target): two
     busy loops profiled with -p of a sleeping process."""
     sleeper = subprocess.Popen(["sleep", str(SECS + 5)])
-    busy = subprocess.Popen(pair([OUT / "deep_fp", SECS + 2, 8]), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    busy = subprocess.Popen(pair([OUT / "deep_fp", SECS + 2, 8], "reject"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     p = subprocess.Popen([str(a) for a in [PMUBPF, "-F", FREQ, "-d", SECS, "-p", sleeper.pid,
                                            "-o", OUT / "reject.pb.gz"]],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -158,11 +171,10 @@ def reject_cost():
     return last[0] / last[1] if last[1] else None
 
 
-def baseline(mk):
+def baseline(mk, tag):
     """Work per CPU-second of the workload without a profiler."""
-    r = run(pair(mk(SECS + 1)))
-    cpu = cpu_secs(r.stderr)
-    return throughput(r.stdout) / cpu if cpu else None
+    run(pair(mk(SECS), tag))
+    return work_per_cpu(tag)
 
 
 def memory():
@@ -195,11 +207,11 @@ def perf_dwarf():
     for size in (8192, 32768):
         data = OUT / ("perf-%d.data" % size)
         mk = lambda s: [OUT / "deep_nofp", s, 32]
+        tag = "perf_%d" % size
         r = run(["perf", "record", "-q", "-F", FREQ, "--call-graph", "dwarf,%d" % size,
-                 "-o", data, "--"] + pair(mk(SECS)))
+                 "-o", data, "--"] + pair(mk(SECS), tag))
         if r.returncode or not data.exists():
             continue
-        cpu = cpu_secs(r.stderr)
         t0 = os.times()
         rep = run(["perf", "report", "-i", data, "--stdio", "--no-children"])
         t1 = os.times()
@@ -210,7 +222,7 @@ def perf_dwarf():
             samples = max(samples, round(int(n.group(1)) / (1e9 / FREQ)))
         report_cpu = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
         res[size] = {"bytes": data.stat().st_size, "samples": samples,
-                     "report_cpu_s": report_cpu, "throughput": throughput(r.stdout) / cpu if cpu else None}
+                     "report_cpu_s": report_cpu, "throughput": work_per_cpu(tag)}
         data.unlink()
     return res
 
@@ -240,7 +252,7 @@ def main():
         tag = re.sub(r"\W+", "_", name).strip("_")
         base, fp, dw = [], [], []
         for rep in range(REPS):
-            base.append(baseline(mk))
+            base.append(baseline(mk, "%s_none_%d" % (tag, rep)))
             fp.append(record("fp", mk, "%s_fp_%d" % (tag, rep)))
             dw.append(record("dwarf", mk, "%s_dwarf_%d" % (tag, rep)))
         for r in fp + dw:
@@ -285,7 +297,8 @@ def section(res):
              res["date"], res["commit"], res["kernel"], res["freq"], res["secs"], res["reps"],
              res.get("load", 0)), "",
          "**BPF time per sample.** *per run*: on_sample's `run_time_ns / run_cnt` "
-         "(kernel.bpf_stats_enabled=1, `bpftool prog show`); runs include the samples of other "
+         "(kernel.bpf_stats_enabled=1: what `bpftool prog show` prints, read from pmubpf's "
+         "/proc/PID/fdinfo); runs include the samples of other "
          "tasks that the target filter rejects (same share in both modes). *per sample*: "
          "`run_time_ns` less the rejected runs at %s ns each (measured with `-p` of a sleeping "
          "process), over the samples in the profile. Either is the whole program: filter, "
