@@ -347,7 +347,11 @@ def section(res):
           "(frequency × ns per sample). *measured*: the drop of the workload's work per CPU-second "
           "(its own count of work, two copies summed, over their user + system time from GNU time, "
           "which includes the interrupts and BPF programs run on their behalf: other load on the "
-          "machine does not enter) against runs without a profiler, median (min … max)." % res["freq"], "",
+          "machine does not enter) against runs without a profiler, median (min … max). On a "
+          "shared VM, contention from other processes still moves the work per CPU-second by "
+          "tens of percent between runs (cache and context-switch effects): these columns bound "
+          "the slowdown, they do not resolve differences of a fraction of a percent; the BPF time "
+          "above is the precise measure, and the expected column follows from it." % res["freq"], "",
           "| workload | no profiler (work/CPU-s) | expected fp / dwarf | measured fp | measured dwarf |",
           "| --- | ---: | ---: | ---: | ---: |"]
     for r in res["rows"]:
