@@ -5,8 +5,9 @@
 
 PART is one of:
   overhead  slowdown of two workloads (cpu_work, syscall_work) under the
-            floor (perf events, nothing attached), pmubpf -a, perf record
-            -a -g and bpftrace's profile probe, at each frequency;
+            floor (perf events, nothing attached), pmubpf -a (and, at 999 Hz,
+            pmubpf -a --call-graph fp), perf record -a -g and bpftrace's
+            profile probe, at each frequency;
             interleaved: alone, tool, alone, tool, ..., in a shuffled
             order per round; ratios against the same round's alone runs
   cost      each profiler's own CPU time, peak RSS, BPF run time per sample
@@ -289,6 +290,13 @@ def pmubpf_samples(stderr):
     return (int(m.group(1)) if m else 0) + (int(idle.group(1)) if idle else 0)
 
 
+def call_graph(comments):
+    """pmubpf's user-stack mode (fp, dwarf), from its profile's comments
+    (or pprof_dump's whole JSON text)."""
+    m = re.search(r"call graph: (\w+)", comments)
+    return m.group(1) if m else "fp"
+
+
 def perf_samples(stderr):
     m = re.search(r"\((\d+) samples\)", stderr)
     return int(m.group(1)) if m else None
@@ -395,20 +403,24 @@ def measure(tool, event, freq, wl, units):
         with Window() as w:
             run(wcmd)
         stop(p, signal.SIGTERM)
-    elif tool == "pmubpf":
+    elif tool in ("pmubpf", "pmubpf-fp"):
         err = TMP / "pmubpf.err"
+        extra = ["--call-graph", "fp"] if tool == "pmubpf-fp" else []
         with open(err, "w") as ef:
             p = subprocess.Popen([str(PMUBPF), "-a", "-e", event, "-F", str(freq), "-v",
-                                  "-o", str(TMP / "o.pb.gz")], stdout=subprocess.DEVNULL, stderr=ef)
+                                  "-o", str(TMP / "o.pb.gz")] + extra, stdout=subprocess.DEVNULL, stderr=ef)
         wait_for(err, "pmubpf: recording", p)
+        cpu0 = proc_cpu(p.pid)
         with Window() as w:
             run(wcmd)
+        rec["tool_cpu_s"] = proc_cpu(p.pid) - cpu0  # its own process, while the workload ran
         stop(p)
         samples = pmubpf_samples(err.read_text(errors="replace"))
         # pmubpf records a little before and after the workload: its own
         # span, from the profile, gives the sampling rate
         dump = run([BT / "pprof_dump", TMP / "o.pb.gz"]).stdout
         record_s = int(re.search(r'"duration_nanos":(\d+)', dump).group(1)) / 1e9
+        rec["call_graph"] = call_graph(dump)
     elif tool == "perf":
         with Window() as w:
             r = run(["perf", "record", "-e", event, "-F", freq, "-a", "-g", "-o", TMP / "perf.data", "--"] + wcmd)
@@ -434,6 +446,9 @@ def overhead():
     log("overhead: units %s for %.1f s alone; %d rounds" % (units, WORK_SECS, ROUNDS))
     configs = [(t, e, f) for e in evs for f in FREQS for t in ("floor", "pmubpf", "perf", "bpftrace")
                if t != "bpftrace" or e == "cpu-clock"]
+    # pmubpf walking user stacks by frame pointer, as perf -g and bpftrace
+    # do (its default on x86-64 is dwarf): at 999 Hz only, to save time
+    configs += [("pmubpf-fp", e, 999) for e in evs if 999 in FREQS]
     runs = []
     for r in range(ROUNDS):
         for wl in WORKLOADS:
@@ -528,6 +543,7 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
         samples = bpftrace_samples(out)
     else:
         samples = (pmubpf_samples if tool == "pmubpf" else perf_samples)(text)
+    graph = call_graph(run([BT / "pprof_dump", out]).stdout) if tool == "pmubpf" else "fp"
     lost = "failed to look up stack id"
     return {"tool": tool, "event": event, "freq": freq, "quiet": quiet, "foreign": round(w.foreign, 4),
             "disturbed": w.disturbed(quiet),
@@ -537,7 +553,7 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
             "bpf_ns_per_run": run_ns / run_cnt if run_cnt else None,
             "bpf_map_bytes": map_bytes, "samples": samples,
             "output_bytes": out.stat().st_size if out.exists() else None,
-            "throttled": throttled(), "stack_errors": text.count(lost),
+            "throttled": throttled(), "stack_errors": text.count(lost), "call_graph": graph,
             "stderr_tail": [l for l in text.splitlines() if lost not in l][-5:]}
 
 
@@ -570,9 +586,10 @@ def read_truth(path):
 
 
 def leaf_counts(profile, names):
-    """Samples per truth name by leaf function, and the rest."""
+    """Samples per truth name by leaf function, and the rest, of a profile
+    as check.load reads it."""
     counts, other = {n: 0 for n in names}, 0
-    for s in check.load(str(profile))["samples"]:
+    for s in profile["samples"]:
         k = check.leaf(s)
         if k in counts:
             counts[k] += s["values"][0]
@@ -610,8 +627,12 @@ def acc_run(tool, event, freq, wl):
             prof = TMP / "acc.perf.data"
             run(["perf", "record", "-e", event, "-F", freq, "-g", "-o", prof, "--"] + wcmd)
     truth = read_truth(truth_f)
-    counts, other = (leaf_counts if tool == "pmubpf" else perf_leaf_counts)(prof, truth)
-    return {"workload": wl, "tool": tool, "event": event, "freq": freq, "truth": truth,
+    if tool == "pmubpf":
+        p = check.load(str(prof))
+        (counts, other), graph = leaf_counts(p, truth), call_graph(" ".join(p["comments"]))
+    else:
+        (counts, other), graph = perf_leaf_counts(prof, truth), "fp"
+    return {"workload": wl, "tool": tool, "event": event, "freq": freq, "truth": truth, "call_graph": graph,
             "counts": counts, "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
             "disturbed": w.disturbed(quiet), "throttled": throttled()}
 
@@ -627,9 +648,11 @@ def go_run(variant):
     truth = read_truth(truth_f)
     recs = []
     for tool, path, freq in (("pmubpf", prof, 999), ("runtime/pprof", goprof, 100)):
-        counts, other = leaf_counts(path, truth)
+        p = check.load(str(path))
+        counts, other = leaf_counts(p, truth)
         recs.append({"workload": "go-" + variant, "tool": tool, "event": "cpu-clock" if tool == "pmubpf"
                      else "setitimer/timer_create", "freq": freq, "truth": truth, "counts": counts,
+                     "call_graph": call_graph(" ".join(p["comments"])) if tool == "pmubpf" else None,
                      "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
                      "disturbed": w.disturbed(quiet)})
     return recs

@@ -29,7 +29,8 @@ DOC = ROOT / "docs" / "benchmarks.md"
 IMG = ROOT / "docs" / "img"
 PARTS = ["overhead", "cost", "write", "accuracy", "labels"]
 BLOCKS = ["intro", "summary"] + PARTS
-TOOLS = ["floor", "pmubpf", "perf", "bpftrace"]
+TOOLS = ["floor", "pmubpf", "pmubpf-fp", "perf", "bpftrace"]
+PLOTTED = ["floor", "pmubpf", "perf", "bpftrace"]
 FOREIGN = "## Symbolization"
 
 
@@ -38,6 +39,12 @@ def load(part):
         return json.loads((RESULTS / (part + ".json")).read_text())
     except (OSError, ValueError):
         return None
+
+
+def pmubpf_graph(runs):
+    """How pmubpf walked user stacks in these runs ("dwarf", "fp")."""
+    modes = sorted({r["call_graph"] for r in runs if r.get("tool") == "pmubpf" and r.get("call_graph")})
+    return "/".join(modes) or "fp"
 
 
 def disturb_rule(limit):
@@ -119,6 +126,7 @@ def overhead_stats(res):
         rates = [r["samples"] / (r["record_s"] * res["config"]["threads"]) for r in use
                  if r.get("samples") is not None and r.get("record_s")]
         stats[k] = {"pct": [r["pct"] for r in use], "above": above, "rate": med(rates),
+                    "tool_cpu": [r["tool_cpu_s"] for r in use if "tool_cpu_s" in r],
                     "used": len(use), "all": len(rs), "fallback": fallback,
                     "throttled": sum(1 for r in rs if r.get("throttled")),
                     "stack_errors": sum(r.get("stack_errors", 0) for r in use)}
@@ -143,8 +151,14 @@ def overhead_block(res):
            "Each ran about %.1f s alone (calibrated at the start), and under:" % cfg["work_secs"], "",
            "- **floor**: `tools/bench/floor` opens the same event (cpu-clock, one per CPU, "
            "frequency mode) and attaches nothing: the cost of the sampling interrupts alone;",
-           "- **pmubpf**: `pmubpf -a -e EVENT -F HZ` (system-wide), started and ready before "
-           "the workload, stopped (SIGINT) after it;",
+           "- **pmubpf**: `pmubpf -a -e EVENT -F HZ` (system-wide, its default call graph: "
+           "user stacks by %s), started and ready before the workload, stopped (SIGINT) after "
+           "it; **pmubpf CPU** is what its own process used while the workload ran (its "
+           "first sight of the workload: process snapshot%s); **pmubpf-fp** (999 Hz only) is "
+           "the same with `--call-graph fp`, walking user stacks by frame pointer as perf -g "
+           "and bpftrace do;" % (
+               pmubpf_graph(res["data"]),
+               ", unwind tables" if "dwarf" in pmubpf_graph(res["data"]) else ""),
            "- **perf**: `perf record -e EVENT -F HZ -a -g -o /tmp/... -- WORKLOAD`;",
            "- **bpftrace**: `bpftrace -e '%s' -c WORKLOAD` (the probe fires on every CPU)."
            % (cfg["bpftrace"] % 999).replace("999", "HZ"),
@@ -177,10 +191,12 @@ def overhead_block(res):
                     rows.append([freq, tool + note, "%s / **%s** / %s" % (f(min(p)), f(med(p)), f(max(p))),
                                  "–" if tool == "floor" else f(med(s["above"])),
                                  "–" if tool == "floor" else f(s["rate"], 0),
+                                 f(1000 * med(s["tool_cpu"]), 0) if s["tool_cpu"] else "–",
                                  "%d/%d" % (s["used"], s["all"])])
             out += ["### %s, %s" % (wl, ev), "",
                     table(["Hz", "tool", "slowdown % min / median / max", "above floor (pp)",
-                           "samples/s/CPU", "runs"], rows, ["r", "l", "r", "r", "r", "r"]), ""]
+                           "samples/s/CPU", "pmubpf CPU (ms)", "runs"], rows,
+                          ["r", "l", "r", "r", "r", "r", "r"]), ""]
     errs = sum(s["stack_errors"] for k, s in st.items() if k[3] == "bpftrace")
     if errs:
         out += ["bpftrace printed \"failed to look up stack id\" %d times over these runs: "
@@ -195,7 +211,7 @@ def overhead_plot(res, st):
     cfg = res["config"]
     data, plots = [], []
     for wl in ("cpu_work", "syscall_work"):
-        for tool in TOOLS:
+        for tool in PLOTTED:
             name = "%s_%s" % (wl, tool)
             rows = []
             for freq in cfg["freqs"]:
@@ -209,7 +225,7 @@ def overhead_plot(res, st):
         plots.append("set title '%s (%d threads), cpu-clock'\n" % (wl, cfg["threads"]) +
                      "plot " + ", \\\n     ".join(
                          "$%s_%s using 1:2:3:4 with yerrorlines %s lw 2 title '%s'" % (wl, t, styles[t], t)
-                         for t in TOOLS))
+                         for t in PLOTTED))
     script = "\n".join(data) + """
 set terminal pngcairo size 1100,450 font 'sans,10' noenhanced
 set output '%s'
@@ -231,7 +247,7 @@ def cost_block(res):
     cfg = res["config"]
     out = ["## The profilers' own cost", "", measured_line(res), "",
            "Each tool recorded the whole machine for %g s at each frequency while %s kept "
-           "every CPU busy. **CPU while recording** is the tool process's user + system time "
+           "every CPU busy (pmubpf with its default call graph: user stacks by %s). **CPU while recording** is the tool process's user + system time "
            "between 3 s after its start and 0.5 s before its end, as a share of one CPU; "
            "**total CPU** and **peak RSS** cover its whole life (start-up, recording, "
            "writing the output), from wait4() in a small helper (tools/bench/rusage.c). "
@@ -241,7 +257,8 @@ def cost_block(res):
            "switch adds two clock reads per run). perf runs no BPF: its in-kernel cost "
            "(copying each stack into the ring buffer) shows only in the overhead tables. "
            "**BPF maps** is the memory the kernel charged for the tool's maps (memlock). "
-           "One run each; † marks a disturbed one (%s)." % (cfg["secs"], cfg["load"], disturb_rule(0.05)), ""]
+           "One run each; † marks a disturbed one (%s)." % (
+               cfg["secs"], cfg["load"], pmubpf_graph(res["data"]["runs"]), disturb_rule(0.05)), ""]
     for ev in cfg["events"]:
         rows = []
         for r in res["data"]["runs"]:
@@ -384,13 +401,13 @@ def accuracy_block(res):
            "1–4). **serial**: ten functions f1..f10 where fK does K units (shares about "
            "K/55), one thread; **threads**: ten threads t1..t10 spinning on %d CPUs (the "
            "scheduler decides their shares, the truth records them). Each ran %g s, %d times "
-           "per tool and frequency, under `pmubpf -F HZ -o P -- WORKLOAD` and "
+           "per tool and frequency, under `pmubpf -F HZ -o P -- WORKLOAD` (call graph: %s) and "
            "`perf record -F HZ -g -o P -- WORKLOAD` (alternating which goes first). A "
            "sample counts for the function that is its leaf frame (pmubpf: tests' "
            "check.py reading the profile; perf: `perf report --no-children --sort sym "
            "-F sample,sym`); shares are among the samples in the ten functions (**outside** "
            "is the rest: clock reads, loop control, start-up)." % (
-               res["env"]["cpus"], cfg["secs"], cfg["runs"]), "",
+               res["env"]["cpus"], cfg["secs"], cfg["runs"], pmubpf_graph(res["data"])), "",
            "Per function and configuration: **error** is the measured share minus the truth "
            "share (percentage points, mean over runs, signed); **err/σ** is the error's size "
            "in units of the binomial standard deviation σ = sqrt(q(1-q)/n) of that run's n "
@@ -595,7 +612,7 @@ def summary_block(results, ov, acc):
     if ov:
         for wl in ("cpu_work", "syscall_work"):
             parts = []
-            for tool in ("pmubpf", "perf", "bpftrace"):
+            for tool in ("pmubpf", "pmubpf-fp", "perf", "bpftrace"):
                 s = ov.get((wl, "cpu-clock", 999, tool))
                 if s:
                     parts.append("%s %s%% (%s above floor)" % (tool, f(med(s["pct"])), f(med(s["above"]))))
