@@ -140,13 +140,14 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 # libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
 # MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
 FUZZ_SRCS := user/elfsym.c user/elfutil.c user/dwarf.c user/perfmap.c \
-             user/debuginfo.c user/demangle.c
+             user/debuginfo.c user/demangle.c \
+             user/ehframe.c user/ehframe_cfa.c user/ehframe_elf.c
 $(OUT)/fuzz:
 	$(Q)mkdir -p $@
 $(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser $^ \
+		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf $^ \
 		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
 fuzz: $(OUT)/fuzz/fuzz_symbols
 

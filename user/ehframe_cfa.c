@@ -103,6 +103,13 @@ struct interp {
 	bool emit; /* false while running the CIE's initial instructions */
 };
 
+/* value * factor, wrapping (hostile operands must not be UB; absurd
+ * offsets then fail the range checks of state_rule). */
+static int64_t factored(uint64_t value, int64_t factor)
+{
+	return (int64_t)(value * (uint64_t)factor);
+}
+
 static struct regrule *reg_of(struct interp *it, uint64_t reg)
 {
 	if (reg == REG_RBP)
@@ -150,7 +157,7 @@ static int run_program(struct interp *it, const uint8_t *p, const uint8_t *end)
 			err = advance(it, it->loc + low * cie->code_align);
 			continue;
 		case 0x80: /* offset */
-			off = (int64_t)get_uleb(&c) * cie->data_align;
+			off = factored(get_uleb(&c), cie->data_align);
 			if ((r = reg_of(it, low)))
 				*r = (struct regrule){ R_OFFSET, off };
 			continue;
@@ -181,13 +188,13 @@ static int run_program(struct interp *it, const uint8_t *p, const uint8_t *end)
 		case 0x05: /* offset_extended */
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = get_uleb(&c);
-			off = (int64_t)get_uleb(&c) * cie->data_align;
+			off = factored(get_uleb(&c), cie->data_align);
 			if ((r = reg_of(it, reg)))
-				*r = (struct regrule){ R_OFFSET, op == 0x2f ? -off : off };
+				*r = (struct regrule){ R_OFFSET, op == 0x2f ? (int64_t)(0 - (uint64_t)off) : off };
 			break;
 		case 0x11: /* offset_extended_sf */
 			reg = get_uleb(&c);
-			off = get_sleb(&c) * cie->data_align;
+			off = factored((uint64_t)get_sleb(&c), cie->data_align);
 			if ((r = reg_of(it, reg)))
 				*r = (struct regrule){ R_OFFSET, off };
 			break;
@@ -245,7 +252,7 @@ static int run_program(struct interp *it, const uint8_t *p, const uint8_t *end)
 		case 0x12: /* def_cfa_sf */
 			it->cur.cfa_how = CFA_REG;
 			it->cur.cfa_reg = get_uleb(&c);
-			it->cur.cfa_off = get_sleb(&c) * cie->data_align;
+			it->cur.cfa_off = factored((uint64_t)get_sleb(&c), cie->data_align);
 			break;
 		case 0x0d: /* def_cfa_register */
 			it->cur.cfa_how = CFA_REG;
@@ -255,7 +262,7 @@ static int run_program(struct interp *it, const uint8_t *p, const uint8_t *end)
 			it->cur.cfa_off = (int64_t)get_uleb(&c);
 			break;
 		case 0x13: /* def_cfa_offset_sf */
-			it->cur.cfa_off = get_sleb(&c) * cie->data_align;
+			it->cur.cfa_off = factored((uint64_t)get_sleb(&c), cie->data_align);
 			break;
 		case 0x0f: { /* def_cfa_expression */
 			int64_t n = 0;

@@ -3,8 +3,9 @@
  * Everything symbolization reads can be written by an unprivileged user:
  * binaries, debug files, MiniDebugInfo, /tmp/perf-PID.map. The first
  * input byte picks the reader, the rest is the file:
- *   0: an ELF image -> elfsym (build-id, segments, symbol tables) and
- *      dwarf (units, functions, inline chains, lines) at many addresses
+ *   0: an ELF image -> elfsym (build-id, segments, symbol tables),
+ *      dwarf (units, functions, inline chains, lines) at many addresses,
+ *      and its call frame information (ehframe: unwind tables)
  *   1: perf map text -> perfmap parse and lookups
  *   2: xz data -> MiniDebugInfo decompression, then as an ELF image (0)
  * Build: make fuzz; run: build/fuzz/fuzz_symbols tests/fuzz/corpus
@@ -16,6 +17,7 @@
 #include <string.h>
 #include "debuginfo.h"
 #include "dwarf.h"
+#include "ehframe.h"
 #include "elfsym.h"
 #include "perfmap.h"
 
@@ -50,6 +52,13 @@ static void probe_elf(const uint8_t *img, size_t len)
 	}
 	dwarf__free(d);
 	symcache__free(c);
+
+	struct ehf_table t;
+	if (!ehf__build_mem(img, len, &t)) {
+		for (uint64_t a = t.base; a < t.base + 0x4000; a += 0x1f)
+			(void)ehf__lookup(&t, a);
+		ehf__free(&t);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
