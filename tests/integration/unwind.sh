@@ -5,17 +5,18 @@
 # samples its caller chain must reach main (or the thread's start
 # routine), every frame in between named: through qsort's internals, a
 # pthread start routine, libstdc++'s std::sort, a signal trampoline, from
-# inside system calls (the task's saved user registers), and through JIT
-# code (by frame pointer: it has no CFI). Also: the
+# inside system calls (the task's saved user registers), through JIT code
+# (by frame pointer: it has no CFI), and with the program's CFI only in
+# .debug_frame. Also: the
 # default mode, -p attach, one table per object shared by processes,
 # comments, a valid profile; and --call-graph fp still works (it cannot
 # pass the ancestor checks on these binaries: shown, not asserted).
 source "$(dirname "$0")/lib.sh"
 need_root qsort_main thread_start sort_lambda signal_frame syscall_regs jit_by_fp \
-	default_dwarf attach_pid tables_shared comments valid fp_mode
+	debug_frame default_dwarf attach_pid tables_shared comments valid fp_mode
 if [[ $(uname -m) != x86_64 ]]; then
 	for n in qsort_main thread_start sort_lambda signal_frame syscall_regs jit_by_fp \
-		default_dwarf attach_pid tables_shared comments valid fp_mode; do
+		debug_frame default_dwarf attach_pid tables_shared comments valid fp_mode; do
 		skip $n "--call-graph dwarf is implemented on x86-64 only"
 	done
 	exit 0
@@ -63,6 +64,15 @@ jit_by_fp() {
 	$CHECK expect "$TMP/jit_by_fp.pb.gz" --comment 'frame pointer: no CFI covers the pc'
 }
 check jit_by_fp jit_by_fp
+
+# The program's CFI only in .debug_frame (no unwind tables asked for).
+if clang -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	"$ROOT/tests/workloads/nofp_qsort.c" -o "$TMP/dbgframe_qsort" 2>"$TMP/cc.err"; then
+	rec debug_frame --call-graph dwarf -- "$TMP/dbgframe_qsort" 2
+	ancestors debug_frame "$TMP/debug_frame.pb.gz" hot_compare main
+else
+	skip debug_frame "cannot compile: $(tail -n1 "$TMP/cc.err")"
+fi
 
 # The default (no --call-graph) is dwarf on x86-64.
 if [[ $(uname -m) == x86_64 ]]; then
