@@ -226,6 +226,37 @@ static void *ksyms_thread(void *arg)
 	return NULL;
 }
 
+/* Disables the events at the -d deadline, whatever the main loop does. */
+struct stopper {
+	struct perfev *pev;
+	int64_t deadline; /* CLOCK_MONOTONIC ns */
+	pthread_t th;
+	bool started;
+	int fired;
+};
+
+static void *stopper_thread(void *arg)
+{
+	struct stopper *st = arg;
+	struct timespec ts = { .tv_sec = st->deadline / 1000000000LL,
+			       .tv_nsec = st->deadline % 1000000000LL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	perfev__stop(st->pev);
+	__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void stopper_end(struct stopper *st)
+{
+	if (!st->started)
+		return;
+	pthread_cancel(st->th); /* harmless if it already fired */
+	pthread_join(st->th, NULL);
+	st->started = false;
+}
+
 static int64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -247,6 +278,7 @@ int session__run(const struct config *cfg)
 	struct perfev *pev = NULL;
 	struct ring_buffer *rb = NULL;
 	struct mmapwatch *mw = NULL;
+	struct stopper stopper = { 0 };
 	int epfd = -1;
 	struct symcache *sc = NULL;
 	struct debuginfo *dbg = NULL;
@@ -413,6 +445,14 @@ int session__run(const struct config *cfg)
 	sigaction(SIGTERM, &sa, NULL);
 
 	int64_t t0_wall = now_ns(CLOCK_REALTIME), t0 = now_ns(CLOCK_MONOTONIC);
+	/* -d is enforced by a thread that disables the events on time: the
+	 * notice loop may be busy for a while (a new process's unwind tables,
+	 * symbols) and must not stretch the recording. */
+	stopper.pev = pev;
+	if (cfg->duration > 0) {
+		stopper.deadline = t0 + (int64_t)(cfg->duration * 1e9);
+		stopper.started = pthread_create(&stopper.th, NULL, stopper_thread, &stopper) == 0;
+	}
 	if (child) {
 		int en = 0;
 
@@ -458,7 +498,8 @@ int session__run(const struct config *cfg)
 			break;
 		}
 		pending = procs__tick(procs);
-		if (cfg->duration > 0 && now_ns(CLOCK_MONOTONIC) - t0 >= (int64_t)(cfg->duration * 1e9))
+		if (cfg->duration > 0 && (__atomic_load_n(&stopper.fired, __ATOMIC_ACQUIRE) ||
+					  now_ns(CLOCK_MONOTONIC) >= stopper.deadline))
 			break;
 		if (child && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = true;
@@ -470,8 +511,10 @@ int session__run(const struct config *cfg)
 			break;
 		}
 	}
-	int64_t duration = now_ns(CLOCK_MONOTONIC) - t0;
+	stopper_end(&stopper);
 	perfev__stop(pev);
+	int64_t duration = (__atomic_load_n(&stopper.fired, __ATOMIC_ACQUIRE) ? stopper.deadline
+									  : now_ns(CLOCK_MONOTONIC)) - t0;
 	if (kjob.started) {
 		pthread_join(kjob.th, NULL);
 		ks = kjob.ks;
@@ -538,6 +581,7 @@ int session__run(const struct config *cfg)
 			ret = 128 + WTERMSIG(child_status);
 	}
 out:
+	stopper_end(&stopper); /* before perfev__free: it uses the events */
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
