@@ -27,6 +27,7 @@
 #include "report.h"
 #include "session.h"
 #include "symbolize.h"
+#include "targets.h"
 #include "unwind.h"
 
 #define POLL_MS 100
@@ -91,109 +92,6 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 		: next_pow2(clamp_u64(samples / 4, 8192, 65536));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
 		: next_pow2(clamp_u64(samples / 2, 16384, 262144));
-}
-
-static int read_online_cpus(int **cpus, int *n)
-{
-	char buf[4096];
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	ssize_t len;
-
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return cli__parse_list(buf, cpus, n, 65535);
-}
-
-/* A live (not zombie) process or thread: /proc/ID/stat works for thread
- * ids too, and its state letter after the ")" tells a zombie apart. */
-static bool process_exists(pid_t pid, bool thread)
-{
-	char path[64], buf[512], *rp;
-	ssize_t n;
-	int fd;
-
-	(void)thread;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
-}
-
-/* -p/-t: like perf, stop once every target is gone. */
-static bool targets_alive(const struct config *cfg)
-{
-	for (int i = 0; i < cfg->npids; i++)
-		if (process_exists(cfg->pids[i], false))
-			return true;
-	for (int i = 0; i < cfg->ntids; i++)
-		if (process_exists(cfg->tids[i], true))
-			return true;
-	return false;
-}
-
-/* The output's directory must be writable before we spend the duration. */
-static int check_output_dir(const char *out)
-{
-	char *copy = strdup(out), *dir;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	dir = dirname(copy);
-	if (access(dir, W_OK))
-		ret = -errno;
-	if (ret)
-		errorf("cannot write the profile into '%s': %s", dir, strerror(-ret));
-	free(copy);
-	return ret;
-}
-
-/* Fork the command held before exec until `go` is written; exec errors
- * come back on err_fd (CLOEXEC: EOF means the exec succeeded). */
-static pid_t start_command(char **argv, int *go_fd, int *err_fd)
-{
-	int go[2], errp[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		char c;
-		int en;
-
-		close(go[1]);
-		close(errp[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127); /* pmubpf gave up before starting us */
-		execvp(argv[0], argv);
-		en = errno;
-		if (write(errp[1], &en, sizeof(en)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(errp[1]);
-	*go_fd = go[1];
-	*err_fd = errp[0];
-	return pid;
 }
 
 static int watch_fd(int epfd, int fd)
@@ -299,15 +197,15 @@ int session__run(const struct config *cfg)
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		return errorf("this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
 	for (int i = 0; i < cfg->npids; i++)
-		if (!process_exists(cfg->pids[i], false))
+		if (!targets__exists(cfg->pids[i]))
 			return errorf("no such process: %d (-p)", cfg->pids[i]);
 	for (int i = 0; i < cfg->ntids; i++)
-		if (!process_exists(cfg->tids[i], true))
+		if (!targets__exists(cfg->tids[i]))
 			return errorf("no such thread: %d (-t)", cfg->tids[i]);
-	if (check_output_dir(cfg->output))
-		return 1;
+	if (targets__check_output_dir(cfg->output, msg, sizeof(msg)))
+		return errorf("%s", msg);
 
-	err = read_online_cpus(&cpus, &ncpus);
+	err = targets__online_cpus(&cpus, &ncpus);
 	if (err)
 		return errorf("cannot read the online CPUs: %s", strerror(-err));
 	if (cfg->cpus_given) {
@@ -424,7 +322,7 @@ int session__run(const struct config *cfg)
 	}
 
 	if (cfg->command) {
-		child = start_command(cfg->command, &go_fd, &err_fd);
+		child = targets__start_command(cfg->command, &go_fd, &err_fd);
 		if (child < 0) {
 			errorf("cannot start '%s': %s", cfg->command[0], strerror(errno));
 			goto out;
@@ -505,7 +403,7 @@ int session__run(const struct config *cfg)
 			child_done = true;
 			break;
 		}
-		if (!cfg->all && !child && !targets_alive(cfg)) {
+		if (!cfg->all && !child && !targets__alive(cfg)) {
 			if (cfg->verbose)
 				fprintf(stderr, "pmubpf: every target has exited\n");
 			break;
