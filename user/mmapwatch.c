@@ -32,8 +32,18 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	(void)cpu;
 	if (h->type == PERF_RECORD_MMAP2 && h->size >= sizeof(struct mmap2_record)) {
 		const struct mmap2_record *r = (const void *)h;
+		size_t room = h->size - sizeof(*r);
+		char path[4096];
+		size_t len = strnlen(r->filename, room < sizeof(path) - 1 ? room : sizeof(path) - 1);
+		struct procmap m = {
+			.start = r->addr, .end = r->addr + r->len, .pgoff = r->pgoff,
+			.inode = r->ino, .dev_major = r->maj, .dev_minor = r->min,
+			.exec = true, .path = path,
+		};
 
-		procs__mapped(w->procs, r->pid);
+		memcpy(path, r->filename, len);
+		path[len] = '\0';
+		procs__mapped(w->procs, r->pid, path[0] == '/' ? &m : NULL);
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		__u64 n;
 

@@ -156,6 +156,15 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 		snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
+	if (fd < 0 && m->inode) {
+		/* The process is gone: the same path here, if it is the same
+		 * file (inode), as for a mapping known from an mmap report. */
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != m->inode)) {
+			close(fd);
+			fd = -1;
+		}
+	}
 	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
 			close(fd);
@@ -361,13 +370,17 @@ static bool same_generation(struct procs *p, const struct proc *pr)
 	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
 }
 
-static void rescan(struct procs *p, struct proc *pr)
+static int rescan(struct procs *p, struct proc *pr)
 {
 	struct procmaps fresh = { 0 };
+	int err;
 
 	pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
-	if (!same_generation(p, pr) || procmaps__read(pr->tgid, true, &fresh))
-		return;
+	if (!same_generation(p, pr))
+		return -ESRCH;
+	err = procmaps__read(pr->tgid, true, &fresh);
+	if (err)
+		return err;
 	procsyms__jit_refresh(pr);
 	if (merge_maps(p, pr, &fresh) == 0) {
 		p->st.rescans++;
@@ -375,6 +388,7 @@ static void rescan(struct procs *p, struct proc *pr)
 			p->maps_hook(p->maps_hook_ctx, pr);
 	}
 	procmaps__free(&fresh);
+	return 0;
 }
 
 void procs__rescan_all(struct procs *p)
@@ -424,19 +438,36 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return NULL;
 }
 
-void procs__mapped(struct procs *p, uint32_t tgid)
+void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
 {
-	uint32_t pgen;
 	struct pmubpf_seen v;
-	struct proc *pr;
+	struct proc *pr = NULL;
 
+	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0) {
+		pr = lookup(p, tgid, v.pgen);
+	} else {
+		/* Exited (its seen entry is gone): its last generation. */
+		for (size_t i = p->n; i-- > 0 && !pr;)
+			if (p->v[i]->tgid == tgid)
+				pr = p->v[i];
+	}
 	/* Only processes already snapshotted: a first snapshot reads all. */
-	if (p->seen_fd < 0 || bpf_map_lookup_elem(p->seen_fd, &tgid, &v))
+	if (!pr || !pr->snapshotted || rescan(p, pr) == 0 || !m)
 		return;
-	pgen = v.pgen;
-	pr = lookup(p, tgid, pgen);
-	if (pr && pr->snapshotted)
-		rescan(p, pr);
+	/* Gone already (a short-lived process, a busy loop here): take the
+	 * mapping from the kernel's report; the file is opened by its path,
+	 * if that is still the same inode. */
+	struct procmaps one = { .maps = calloc(1, sizeof(*one.maps)), .n = 1 };
+	if (!one.maps || !(one.maps[0].path = strdup(m->path))) {
+		free(one.maps);
+		return;
+	}
+	char *path = one.maps[0].path;
+	one.maps[0] = *m;
+	one.maps[0].path = path;
+	if (merge_maps(p, pr, &one) == 0)
+		p->st.maps_from_reports++;
+	procmaps__free(&one);
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)

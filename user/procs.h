@@ -48,6 +48,7 @@ struct procs_stats {
 	uint64_t gone;             /* process exited before its snapshot */
 	uint64_t objs_unreadable;  /* mappings whose file could not be opened */
 	uint64_t rescans;          /* maps re-read and merged (new libraries) */
+	uint64_t maps_from_reports;/* mappings taken from mmap reports (gone) */
 	uint64_t label_records;    /* processes with a valid label record */
 	uint64_t label_bad_records;/* records found but rejected (hostile/old) */
 	uint64_t label_sets;       /* label sets read */
@@ -79,9 +80,10 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size);
  * libraries mapped since the last read are then named). */
 void procs__rescan_all(struct procs *p);
 
-/* The kernel reported an executable mmap by tgid (PERF_RECORD_MMAP2):
- * re-read its maps now, while the new mapping is certainly there. */
-void procs__mapped(struct procs *p, uint32_t tgid);
+/* The kernel reported an executable mmap m by tgid (PERF_RECORD_MMAP2):
+ * re-read its maps now, while the new mapping is certainly there; if the
+ * process is already gone, merge m itself (m may be NULL). */
+void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
 
 /* Re-read maps that are due (20 ms, 200 ms, 2 s after first sight, then
  * every 10 s: a safety net for mmaps whose records were lost),

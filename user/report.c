@@ -341,9 +341,10 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 				   100.0 / scale, scale);
 
 	const struct procs_stats *ps = procs__stats(in->procs);
-	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads",
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from mmap reports",
 			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
-			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans);
+			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans,
+			   (unsigned long long)ps->maps_from_reports);
 	if (ps->label_records || ps->label_bad_records || ps->label_sets)
 		pprof__add_comment(p, "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed",
 				   (unsigned long long)ps->label_records,
