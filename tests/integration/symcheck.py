@@ -16,17 +16,10 @@ the reason on the last line. Subcommands:
       No location outside mapping 0 (synthetic frames) has a line; no
       mapping claims has_functions; each FILE's mapping has build-id ID.
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DUMP = os.path.join(ROOT, "build", "tests", "pprof_dump")
-
-
-def load(path):
-    r = subprocess.run([DUMP, path], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("pprof_dump failed: " + r.stderr.strip())
-    return json.loads(r.stdout)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check import load  # one reader of profiles for both checkers
 
 
 def locations(prof):
