@@ -152,13 +152,16 @@ def overhead_block(res):
            "- **floor**: `tools/bench/floor` opens the same event (cpu-clock, one per CPU, "
            "frequency mode) and attaches nothing: the cost of the sampling interrupts alone;",
            "- **pmubpf**: `pmubpf -a -e EVENT -F HZ` (system-wide, its default call graph: "
-           "user stacks by %s), started and ready before the workload, stopped (SIGINT) after "
-           "it; **pmubpf CPU** is what its own process used while the workload ran (its "
-           "first sight of the workload: process snapshot%s); **pmubpf-fp** (999 Hz only) is "
-           "the same with `--call-graph fp`, walking user stacks by frame pointer as perf -g "
-           "and bpftrace do;" % (
+           "user stacks by %s), started before the workload and stopped (SIGINT) after it. "
+           "Right after attaching it snapshots every process it sees sampled (%s ms of CPU, "
+           "median); the workload starts once that has settled, so the run measures "
+           "recording, not start-up (the cost section has the whole-life numbers). "
+           "**pmubpf CPU** is what its own process then used while the workload ran, its "
+           "first sight of the workload included. **pmubpf-fp** (999 Hz only) is the same "
+           "with `--call-graph fp`, walking user stacks by frame pointer as perf -g and "
+           "bpftrace do;" % (
                pmubpf_graph(res["data"]),
-               ", unwind tables" if "dwarf" in pmubpf_graph(res["data"]) else ""),
+               f(1000 * med([r["startup_cpu_s"] for r in res["data"] if "startup_cpu_s" in r]), 0)),
            "- **perf**: `perf record -e EVENT -F HZ -a -g -o /tmp/... -- WORKLOAD`;",
            "- **bpftrace**: `bpftrace -e '%s' -c WORKLOAD` (the probe fires on every CPU)."
            % (cfg["bpftrace"] % 999).replace("999", "HZ"),
