@@ -701,7 +701,7 @@ def labels():
     r = run([BB / "labels_bench"])
     micro = {k: float(v) for k, v in (l.split() for l in r.stdout.splitlines())}
     log("labels: set+restore %.2f ns, plain TLS pair %.2f ns" % (micro["labels_pair_ns"], micro["tls_pair_ns"]))
-    secs = 4.0
+    secs = 3.0
     variants = {"plain": [BB / "label_load_plain", secs],
                 "unset": [BB / "label_load", secs, "unset"],
                 "set": [BB / "label_load", secs, "set"]}
@@ -710,7 +710,7 @@ def labels():
     # what is left is mostly the label path.
     configs = {"stacks": [], "no user stacks": ["--no-user"]}
     runs = []
-    for rep in range(3):
+    for rep in range(LABEL_REPS):
         for (name, cmd), (config, flags) in ((v, c) for c in configs.items() for v in variants.items()):
             quiet = wait_quiet()
             reset_max_rate()
@@ -734,7 +734,11 @@ def labels():
             log("labels %s, %s: %.0f ns/sample, %d of %d samples labelled" % (
                 name, config, runs[-1]["ns_per_run"] or 0, labelled, runs[-1]["samples"]))
     save("labels", {"micro_iterations": int(micro["iterations"]), "micro_repeats": int(micro["repeats"]),
-                    "load_secs": secs, "freq": 999, "disturbed": DISTURBED}, {"micro": micro, "bpf": runs})
+                    "load_secs": secs, "freq": 999, "reps": LABEL_REPS, "disturbed": DISTURBED},
+         {"micro": micro, "bpf": runs})
+
+
+LABEL_REPS = 5
 
 
 PARTS = {"overhead": overhead, "cost": cost, "write": write, "accuracy": accuracy, "labels": labels}

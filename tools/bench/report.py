@@ -576,12 +576,13 @@ def labels_block(res):
            "bpftool with kernel.bpf_stats_enabled=1; three builds of the same loop, each "
            "with pmubpf's defaults (*stacks*) and with `--no-user` (*no user stacks*: "
            "without the user stack walk, which dominates a sample here, the label path "
-           "stands out); three interleaved runs each (median; min / max). The difference "
+           "stands out); %d interleaved runs each (median; min / max). The difference "
            "to *plain* is what the label path adds: a lookup of the process's label slot, "
            "reading the thread's TLS word and the set's id from user memory, and a lookup "
            "of the (process, id) pair already announced. Differences within the min–max "
            "spread are noise. Disturbed runs are left out unless a row has no other (%d of "
-           "%d; %s)." % (cfg["load_secs"], cfg["freq"], nbusy, len(runs), disturb_rule(limit)), "",
+           "%d; %s)." % (cfg["load_secs"], cfg["freq"], cfg.get("reps", 3), nbusy, len(runs),
+                          disturb_rule(limit)), "",
            table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain",
                   "labelled / samples"], rows, ["l", "l", "l", "r", "r", "r", "r"]), ""]
     return "\n".join(out)
