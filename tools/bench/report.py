@@ -550,13 +550,15 @@ def labels_block(res):
         for k, v in per.items():  # leave out disturbed runs, unless all are
             per[k] = [r for r in v if not disturbed(r, limit)] or v
         ns = {k: med([r["ns_per_run"] for r in v]) for k, v in per.items()}
+        lo = {k: min(r["ns_per_run"] for r in v) for k, v in per.items()}
         for k in ("plain", "unset", "set"):
             if k not in per:
                 continue
             v = per[k]
             rows.append([config, k, desc[k], f(ns[k], 0),
-                         "%s / %s" % (f(min(r["ns_per_run"] for r in v), 0), f(max(r["ns_per_run"] for r in v), 0)),
-                         "–" if k == "plain" or "plain" not in ns else "%+.0f" % (ns[k] - ns["plain"]),
+                         "%s / %s" % (f(lo[k], 0), f(max(r["ns_per_run"] for r in v), 0)),
+                         "–" if k == "plain" or "plain" not in ns else
+                         "%+.0f / %+.0f" % (ns[k] - ns["plain"], lo[k] - lo["plain"]),
                          "%d / %d" % (sum(r["labelled"] for r in v), sum(r["samples"] for r in v))])
     goal = "meets" if m["labels_pair_ns"] <= 5 else "misses"
     out = ["## Labels", "", measured_line(res), "",
@@ -580,10 +582,10 @@ def labels_block(res):
            "to *plain* is what the label path adds: a lookup of the process's label slot, "
            "reading the thread's TLS word and the set's id from user memory, and a lookup "
            "of the (process, id) pair already announced. Differences within the min–max "
-           "spread are noise. Disturbed runs are left out unless a row has no other (%d of "
+           "spread are noise; the minimum, the least disturbed run, is the steadier guide. Disturbed runs are left out unless a row has no other (%d of "
            "%d; %s)." % (cfg["load_secs"], cfg["freq"], cfg.get("reps", 3), nbusy, len(runs),
                           disturb_rule(limit)), "",
-           table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain",
+           table(["pmubpf", "variant", "what BPF finds", "ns/sample", "min / max", "vs plain (median / min)",
                   "labelled / samples"], rows, ["l", "l", "l", "r", "r", "r", "r"]), ""]
     return "\n".join(out)
 
