@@ -404,7 +404,7 @@ def measure(tool, event, freq, wl, units):
     (TMP / "work.out").unlink(missing_ok=True)
     wcmd = work_cmd(wl, units)
     rec = {"tool": tool, "event": event, "freq": freq, "workload": wl, "quiet": quiet}
-    samples, record_s = None, None
+    samples = None
     if tool == "alone":
         with Window() as w:
             run(wcmd)
@@ -431,12 +431,12 @@ def measure(tool, event, freq, wl, units):
             run(wcmd)
         rec["tool_cpu_s"] = proc_cpu(p.pid) - cpu0  # its own process, while the workload ran
         stop(p)
-        samples = pmubpf_samples(err.read_text(errors="replace"))
-        # pmubpf records a little before and after the workload: its own
-        # span, from the profile, gives the sampling rate
-        dump = run([BT / "pprof_dump", TMP / "o.pb.gz"]).stdout
-        record_s = int(re.search(r'"duration_nanos":(\d+)', dump).group(1)) / 1e9
-        rec["call_graph"] = call_graph(dump)
+        # pmubpf recorded well before the workload (while settling, on an
+        # idle machine): the sampling rate is the workload's own samples
+        # over the workload's time
+        prof = check.load(str(TMP / "o.pb.gz"))
+        samples = sum(s["values"][0] for s in prof["samples"] if s["labels"].get("comm") == wl)
+        rec["call_graph"] = call_graph(" ".join(prof["comments"]))
     elif tool == "perf":
         with Window() as w:
             r = run(["perf", "record", "-e", event, "-F", freq, "-a", "-g", "-o", TMP / "perf.data", "--"] + wcmd)
@@ -452,7 +452,7 @@ def measure(tool, event, freq, wl, units):
                steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
     if samples is not None:
         rec["samples"] = samples
-        rec["record_s"] = record_s or res["elapsed_ns"] / 1e9
+        rec["record_s"] = res["elapsed_ns"] / 1e9
     return rec
 
 

@@ -174,7 +174,9 @@ def overhead_block(res):
            "slowdown minus the floor's at the same frequency (median over rounds): on these "
            "VMs a timer interrupt is itself expensive (it exits to the hypervisor), so a "
            "profiler's own cost is the distance above the floor, not the distance above zero. "
-           "**Samples/s/CPU** checks that each tool really sampled at the requested rate."
+           "**Samples/s/CPU** checks that each tool really sampled at the requested rate "
+           "(perf and bpftrace: all their samples; pmubpf: the workload's own samples, since "
+           "it also recorded while settling; over the workload's elapsed time)."
            % cfg["rounds"], "",
            "This VM is shared, so disturbed runs are left out (%d of %d here; %s); a cell "
            "marked † had no undisturbed run and shows all of them. Single runs vary by a few "
