@@ -163,10 +163,10 @@ def other_profilers():
 def wait_quiet():
     """Wait (up to QUIET_WAIT s) until the machine is idle and no other
     profiler is attached: other people's jobs on a shared VM would
-    otherwise land in the measurements. All the
-    waiting together is capped at QUIET_BUDGET s, so a machine that stays
-    busy costs minutes, not hours (the runs are then marked by Window).
-    Returns whether it got quiet."""
+    otherwise land in the measurements. All the waiting together is
+    capped at QUIET_BUDGET s, so a machine that stays busy costs minutes,
+    not hours (its runs are then marked disturbed). Returns whether it got
+    quiet."""
     deadline = time.time() + min(QUIET_WAIT, quiet_budget[0])
     t0 = time.time()
     try:

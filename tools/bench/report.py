@@ -172,12 +172,14 @@ def overhead_block(res):
            "over the median of the same round's alone runs, minus one; the table gives its "
            "min / median / max over the rounds. **Above floor** is, per round, the tool's "
            "slowdown minus the floor's at the same frequency (median over rounds): on these "
-           "VMs a timer interrupt is itself expensive (it exits to the hypervisor), so a "
-           "profiler's own cost is the distance above the floor, not the distance above zero. "
+           "VMs a timer interrupt is itself expensive (here the floor alone slows cpu_work by "
+           "%s%% at %d Hz), so a profiler's own cost is the distance above the floor, not the "
+           "distance above zero. "
            "**Samples/s/CPU** checks that each tool really sampled at the requested rate "
            "(perf and bpftrace: all their samples; pmubpf: the workload's own samples, since "
            "it also recorded while settling; over the workload's elapsed time)."
-           % cfg["rounds"], "",
+           % (cfg["rounds"], f(med(st.get(("cpu_work", "cpu-clock", max(cfg["freqs"]), "floor"), {"pct": []})["pct"]), 0),
+              max(cfg["freqs"])), "",
            "This VM is shared, so disturbed runs are left out (%d of %d here; %s); a cell "
            "marked † had no undisturbed run and shows all of them. Single runs vary by a few "
            "percent, so differences below that are noise."
@@ -655,11 +657,19 @@ def summary_block(results, ov, acc):
             for tool in ("pmubpf", "pmubpf-fp", "perf", "bpftrace"):
                 s = ov.get((wl, "cpu-clock", 999, tool))
                 if s:
-                    parts.append("%s %s%% (%s above floor)" % (tool, f(med(s["pct"])), f(med(s["above"]))))
+                    parts.append("%s %s%% (%s pp above floor)" % (tool, f(med(s["pct"])), f(med(s["above"]))))
             fl = ov.get((wl, "cpu-clock", 999, "floor"))
             if parts and fl:
                 items.append("Overhead at 999 Hz on %s, median slowdown: floor %s%%; %s." % (
                     wl, f(med(fl["pct"])), "; ".join(parts)))
+        top = max(results["overhead"]["config"]["freqs"])
+        parts = []
+        for tool in ("pmubpf", "perf", "bpftrace"):
+            a = [ov.get((wl, "cpu-clock", top, tool)) for wl in ("cpu_work", "syscall_work")]
+            if all(a):
+                parts.append("%s %s / %s" % (tool, f(med(a[0]["above"])), f(med(a[1]["above"]))))
+        if parts:
+            items.append("At %d Hz, above the floor (cpu_work / syscall_work, pp): %s." % (top, "; ".join(parts)))
     if "cost" in results:
         c = {(r["tool"], r["freq"]): r for r in results["cost"]["data"]["runs"] if r["event"] == "cpu-clock"}
         p, b = c.get(("pmubpf", 999)), c.get(("bpftrace", 999))
