@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # accuracy.sh — pmubpf's shares against measured ground truth (issue 2):
 # the serial workload (ten functions, K units each) under `-- command`,
-# and ten equal threads attached with -p; every share within 3 binomial
-# sigma of the CPU time the workload measured for itself.
+# and ten equal threads attached with -p; every share within k binomial
+# sigma of the CPU time the workload measured for itself (k: check.py,
+# a 0.001 chance per check that a correct profiler fails).
 source "$(dirname "$0")/lib.sh"
 need_root serial_shares serial_valid threads_shares threads_valid
 

@@ -5,11 +5,16 @@ Reads a profile through build/tests/pprof_dump (our protobuf-c decoder,
 JSON out) and checks it. Exit 0 if every assertion holds, else 1 with the
 reason on the last line. Subcommands:
 
-  shares PROFILE TRUTH [--by leaf|tag:KEY] [--sigmas 3]
+  shares PROFILE TRUTH [--by leaf|tag:KEY] [--alpha 0.001 | --sigmas K]
       TRUTH has lines "truth NAME NANOSECONDS" (--names picks some). Each
       NAME's share of the samples attributed to any NAME (by leaf function,
-      or by label: NAME is "KEY=VALUE", "unlabelled" if absent) must be within SIGMAS binomial standard deviations of its
-      truth share: |p - q| <= k * sqrt(q (1 - q) / n).
+      or by label: NAME is "KEY=VALUE", "unlabelled" if absent) must be
+      within k binomial standard deviations of its truth share:
+      |p - q| <= k * sqrt(q (1 - q) / n). k comes from the chance ALPHA
+      that a correct profiler fails the check as a whole: with m names
+      tested, each gets ALPHA/m (Bonferroni), k = z(1 - ALPHA/(2m)) —
+      3.29 for one name, 3.59 for three, 3.89 for ten at 0.001. A flat
+      k = 3 on ten names would fail a perfect profiler in ~2.7% of runs.
   expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
@@ -22,7 +27,7 @@ reason on the last line. Subcommands:
       the leaf is the first user frame (kernel frames skipped);
       --kernel-only: only samples taken in the kernel.
 """
-import argparse, json, math, os, re, subprocess, sys
+import argparse, json, math, os, re, statistics, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DUMP = os.path.join(ROOT, "build", "tests", "pprof_dump")
@@ -74,6 +79,9 @@ def shares(args):
     total = sum(truth.values())
     if n < 100:
         sys.exit("only %d samples attributed to %s" % (n, ", ".join(truth)))
+    k_sig = args.sigmas
+    if k_sig is None:
+        k_sig = statistics.NormalDist().inv_cdf(1 - args.alpha / (2 * len(truth)))
     bad = []
     print("%-10s %8s %8s %8s %6s" % ("name", "truth%", "got%", "samples", "sigmas"))
     for k in sorted(truth, key=lambda x: (len(x), x)):
@@ -82,11 +90,11 @@ def shares(args):
         sd = math.sqrt(q * (1 - q) / n) if 0 < q < 1 else 1.0 / n
         z = abs(p - q) / sd
         print("%-10s %8.2f %8.2f %8d %6.2f" % (k, 100 * q, 100 * p, counts[k], z))
-        if z > args.sigmas:
+        if z > k_sig:
             bad.append("%s: %.2f%% vs truth %.2f%% (%.1f sigma)" % (k, 100 * p, 100 * q, z))
     if bad:
-        sys.exit("outside %g sigma with n=%d: %s" % (args.sigmas, n, "; ".join(bad)))
-    print("all %d shares within %g sigma (n=%d)" % (len(truth), args.sigmas, n))
+        sys.exit("outside %.2f sigma with n=%d: %s" % (k_sig, n, "; ".join(bad)))
+    print("all %d shares within %.2f sigma (n=%d)" % (len(truth), k_sig, n))
 
 
 def expect(args):
@@ -199,7 +207,8 @@ def main():
     a.add_argument("profile")
     a.add_argument("truth")
     a.add_argument("--by", default="leaf")
-    a.add_argument("--sigmas", type=float, default=3.0)
+    a.add_argument("--sigmas", type=float, default=None)
+    a.add_argument("--alpha", type=float, default=0.001)
     a.add_argument("--names", help="comma-separated truth names to use")
     a.set_defaults(fn=shares)
     e = sub.add_parser("expect")

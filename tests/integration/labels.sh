@@ -2,7 +2,7 @@
 # labels.sh — the labels header end to end (issue 3): known label shares
 # (20/60/20 on the main thread, nested override, a worker thread that
 # adopts its creator's set, a set freed and re-allocated every iteration)
-# within 3 binomial sigma of the CPU time the workload measured, under
+# within k binomial sigma of the CPU time the workload measured, under
 # `-- command`, -p (attached after start) and -a (process started after
 # pmubpf); pprof's -tagfocus works; hostile records are survived and
 # counted.

@@ -635,6 +635,7 @@ def acc_run(tool, event, freq, wl):
     truth_f = TMP / "truth"
     truth_f.unlink(missing_ok=True)
     wcmd = [str(BT / wl), str(ACC_SECS), str(truth_f)]
+    os.environ["PMUBPF_SERIAL_FIXED"] = "1"  # the seed's fixed f1..f10 cycle (see serial.c)
     with Window() as w:
         if tool == "pmubpf":
             prof = TMP / "acc.pb.gz"
