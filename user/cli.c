@@ -20,7 +20,7 @@ enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
 	OPT_STACK_MAP, OPT_COUNTS_MAP, OPT_VERSION,
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
-	OPT_CALL_GRAPH = 320,
+	OPT_CALL_GRAPH = 320, OPT_NO_DITHER,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "no-user", no_argument, NULL, OPT_NO_USER },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "include-idle", no_argument, NULL, OPT_INCLUDE_IDLE },
+	{ "no-dither", no_argument, NULL, OPT_NO_DITHER },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
@@ -65,6 +66,9 @@ void cli__usage(FILE *f)
 "                        PMU/event=0xNN,umask=0xNN/; modifiers :u :k :p :pp :ppp\n"
 "  -c, --count PERIOD    sample every PERIOD events (ns for cpu-clock/task-clock)\n"
 "  -F, --freq HZ         samples per second per CPU (default 999)\n"
+"      --no-dither       keep timer periods fixed (by default cpu-clock and\n"
+"                        task-clock periods are re-drawn within +-15% every\n"
+"                        ~100 ms so that no loop can run in step with them)\n"
 "\n"
 "Targets (default -a):\n"
 "  -a, --all-cpus        whole system\n"
@@ -354,6 +358,9 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case OPT_INCLUDE_IDLE:
 			cfg->include_idle = true;
+			break;
+		case OPT_NO_DITHER:
+			cfg->no_dither = true;
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000, &v))

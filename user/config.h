@@ -43,6 +43,7 @@ struct config {
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
 	const char *output;       /* -o */
 	bool no_kernel, no_user, include_idle;
+	bool no_dither;           /* --no-dither: timer periods stay fixed */
 	int call_graph;           /* --call-graph: enum call_graph */
 	bool no_symbol;           /* --no-symbol: addresses + mappings only */
 	char **debuginfo_dirs;    /* --debuginfo-dir (repeatable), borrowed argv */

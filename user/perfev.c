@@ -131,6 +131,23 @@ int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running
 	return 0;
 }
 
+int perfev__ncpus(const struct perfev *p)
+{
+	return p ? p->ncpus : 0;
+}
+
+int perfev__set_period(struct perfev *p, int ev, int ci, uint64_t period)
+{
+	int fd;
+
+	if (!p || ev < 0 || ev >= p->nevents || ci < 0 || ci >= p->ncpus)
+		return -ENOENT;
+	fd = p->fds[ev * p->ncpus + ci];
+	if (fd < 0)
+		return -ENOENT;
+	return ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) ? -errno : 0;
+}
+
 void perfev__free(struct perfev *p)
 {
 	if (!p)

@@ -26,6 +26,11 @@ void perfev__stop(struct perfev *p);
 /* Sum of time_enabled / time_running (ns) over the CPUs of event ev. */
 int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running);
 void perfev__free(struct perfev *p);
+/* Number of CPUs the events were opened on (cpu indexes 0..n-1). */
+int perfev__ncpus(const struct perfev *p);
+/* PERF_EVENT_IOC_PERIOD on event ev's fd on CPU index ci: 0, -ENOENT if
+ * there is no such event (CPU offline), else -errno. */
+int perfev__set_period(struct perfev *p, int ev, int ci, uint64_t period);
 
 /* Fill a sampling attr for ev from cfg (period or frequency, precise
  * events get PERF_SAMPLE_CALLCHAIN as the kernel requires for BPF stack

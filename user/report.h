@@ -14,6 +14,7 @@
 #include "config.h"
 #include "ksyms.h"
 #include "procs.h"
+#include "timekeeper.h"
 #include "unwind.h"
 
 struct report_in {
@@ -27,6 +28,7 @@ struct report_in {
 	uint64_t enabled[PMUBPF_MAX_EVENTS], running[PMUBPF_MAX_EVENTS];
 	uint32_t stack_map_size, counts_map_size;
 	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
+	const struct timekeeper_stats *timer; /* period dither, NULL: none */
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with

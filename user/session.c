@@ -28,6 +28,7 @@
 #include "session.h"
 #include "symbolize.h"
 #include "targets.h"
+#include "timekeeper.h"
 #include "unwind.h"
 
 #define POLL_MS 100
@@ -124,37 +125,6 @@ static void *ksyms_thread(void *arg)
 	return NULL;
 }
 
-/* Disables the events at the -d deadline, whatever the main loop does. */
-struct stopper {
-	struct perfev *pev;
-	int64_t deadline; /* CLOCK_MONOTONIC ns */
-	pthread_t th;
-	bool started;
-	int fired;
-};
-
-static void *stopper_thread(void *arg)
-{
-	struct stopper *st = arg;
-	struct timespec ts = { .tv_sec = st->deadline / 1000000000LL,
-			       .tv_nsec = st->deadline % 1000000000LL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-	perfev__stop(st->pev);
-	__atomic_store_n(&st->fired, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void stopper_end(struct stopper *st)
-{
-	if (!st->started)
-		return;
-	pthread_cancel(st->th); /* harmless if it already fired */
-	pthread_join(st->th, NULL);
-	st->started = false;
-}
-
 static int64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -176,7 +146,8 @@ int session__run(const struct config *cfg)
 	struct perfev *pev = NULL;
 	struct ring_buffer *rb = NULL;
 	struct mmapwatch *mw = NULL;
-	struct stopper stopper = { 0 };
+	struct timekeeper *tk = NULL;
+	struct timekeeper_stats tk_st = { 0 };
 	int epfd = -1;
 	struct symcache *sc = NULL;
 	struct debuginfo *dbg = NULL;
@@ -345,12 +316,10 @@ int session__run(const struct config *cfg)
 	int64_t t0_wall = now_ns(CLOCK_REALTIME), t0 = now_ns(CLOCK_MONOTONIC);
 	/* -d is enforced by a thread that disables the events on time: the
 	 * notice loop may be busy for a while (a new process's unwind tables,
-	 * symbols) and must not stretch the recording. */
-	stopper.pev = pev;
-	if (cfg->duration > 0) {
-		stopper.deadline = t0 + (int64_t)(cfg->duration * 1e9);
-		stopper.started = pthread_create(&stopper.th, NULL, stopper_thread, &stopper) == 0;
-	}
+	 * symbols) and must not stretch the recording. The same thread
+	 * dithers the timer periods (timekeeper.h). */
+	int64_t deadline = cfg->duration > 0 ? t0 + (int64_t)(cfg->duration * 1e9) : 0;
+	tk = timekeeper__start(pev, cfg, deadline);
 	if (child) {
 		int en = 0;
 
@@ -396,8 +365,7 @@ int session__run(const struct config *cfg)
 			break;
 		}
 		pending = procs__tick(procs);
-		if (cfg->duration > 0 && (__atomic_load_n(&stopper.fired, __ATOMIC_ACQUIRE) ||
-					  now_ns(CLOCK_MONOTONIC) >= stopper.deadline))
+		if (deadline && (timekeeper__fired(tk) || now_ns(CLOCK_MONOTONIC) >= deadline))
 			break;
 		if (child && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = true;
@@ -409,10 +377,11 @@ int session__run(const struct config *cfg)
 			break;
 		}
 	}
-	stopper_end(&stopper);
+	bool fired = timekeeper__fired(tk);
+	timekeeper__stop(tk, &tk_st);
+	tk = NULL;
 	perfev__stop(pev);
-	int64_t duration = (__atomic_load_n(&stopper.fired, __ATOMIC_ACQUIRE) ? stopper.deadline
-									  : now_ns(CLOCK_MONOTONIC)) - t0;
+	int64_t duration = (fired ? deadline : now_ns(CLOCK_MONOTONIC)) - t0;
 	if (kjob.started) {
 		pthread_join(kjob.th, NULL);
 		ks = kjob.ks;
@@ -442,6 +411,7 @@ int session__run(const struct config *cfg)
 		.duration_nanos = duration,
 		.stack_map_size = stack_entries,
 		.counts_map_size = count_entries,
+		.timer = &tk_st,
 	};
 	if (uw) {
 		unwind__stats(uw, &uw_st);
@@ -479,7 +449,7 @@ int session__run(const struct config *cfg)
 			ret = 128 + WTERMSIG(child_status);
 	}
 out:
-	stopper_end(&stopper); /* before perfev__free: it uses the events */
+	timekeeper__stop(tk, NULL); /* before perfev__free: it uses the events */
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);

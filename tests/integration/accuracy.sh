@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # accuracy.sh — pmubpf's shares against measured ground truth (issue 2):
 # the serial workload (ten functions, K units each) under `-- command`,
-# and ten equal threads attached with -p; every share within k binomial
+# ten equal threads attached with -p; and a loop running in step with a
+# fixed 1 ms timer, which aliases under --no-dither (the check must see
+# that: it is what makes alias_dithered a test) and not by default; every share within k binomial
 # sigma of the CPU time the workload measured for itself (k: check.py,
 # a 0.001 chance per check that a correct profiler fails).
 source "$(dirname "$0")/lib.sh"
-need_root serial_shares serial_valid threads_shares threads_valid
+need_root serial_shares serial_valid threads_shares threads_valid alias_no_dither_aliases alias_dithered alias_dither_comment
 
 # Serial: ~4000 samples at 999 Hz over 4 s on one thread.
 if "$PMUBPF" -F 999 -o "$TMP/serial.pb.gz" -- "$B/serial" 4 "$TMP/serial.truth" 2>"$TMP/serial.err"; then
@@ -30,4 +32,25 @@ if start_recorder "$TMP/threads.err" -F 999 -p $tpid -o "$TMP/threads.pb.gz"; th
 else
 	fail threads_shares "pmubpf did not start: $(tail -n1 "$TMP/threads.err")"
 	fail threads_valid "no profile"
+fi
+
+# Aliasing: alias.c runs 1 ms rounds (70% hot_a, 30% hot_b) on a fixed
+# wall-clock schedule, pinned to its CPU; -c 1000000 is a 1 ms timer.
+# With fixed periods every sample lands on the same phase of the round.
+if "$PMUBPF" -c 1000000 --no-dither -o "$TMP/alias_fixed.pb.gz" -- "$B/alias" 3 "$TMP/alias_fixed.truth" 1000000 2>"$TMP/alias_fixed.err"; then
+	if out=$($CHECK shares "$TMP/alias_fixed.pb.gz" "$TMP/alias_fixed.truth" 2>&1); then
+		fail alias_no_dither_aliases "fixed 1 ms timer on 1 ms rounds matched the truth: the workload does not alias, so alias_dithered proves nothing"
+		printf '%s\n' "$out" | sed 's/^/    /'
+	else
+		pass alias_no_dither_aliases
+	fi
+else
+	fail alias_no_dither_aliases "pmubpf failed: $(tail -n1 "$TMP/alias_fixed.err")"
+fi
+if "$PMUBPF" -c 1000000 -o "$TMP/alias.pb.gz" -- "$B/alias" 3 "$TMP/alias.truth" 1000000 2>"$TMP/alias.err"; then
+	check alias_dithered $CHECK shares "$TMP/alias.pb.gz" "$TMP/alias.truth"
+	check alias_dither_comment $CHECK expect "$TMP/alias.pb.gz" --comment '^dither: timer periods re-drawn .* \([1-9][0-9]* changes, 0 refused'
+else
+	fail alias_dithered "pmubpf failed: $(tail -n1 "$TMP/alias.err")"
+	fail alias_dither_comment "no profile"
 fi
