@@ -36,6 +36,8 @@ struct procs {
 	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
+	struct proc **act;     /* the ones procs__tick still has work for */
+	size_t nact, capact;
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
@@ -43,6 +45,8 @@ struct procs {
 	struct procs_stats st;
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
 	void *maps_hook_ctx;
+	int64_t last_tick;     /* procs__tick's last pass, and its result */
+	int last_pending;
 };
 
 struct proc_key {
@@ -108,6 +112,7 @@ static void proc_free(struct proc *pr)
 	if (!pr)
 		return;
 	procmaps__free(&pr->maps);
+	procmaps__free(&pr->reported);
 	procsyms__release(pr);
 	free(pr->objs);
 	free(pr);
@@ -119,6 +124,7 @@ void procs__free(struct procs *p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
 		proc_free(p->v[i]);
+	free(p->act);
 	free(p->v);
 	free(p->sets);
 	hashtab__free(p->index);
@@ -270,6 +276,8 @@ static int64_t mono_ns(void)
  * first sample often comes while ld.so is still mapping libraries, and
  * dlopen can come at any time. Then every RESCAN_MAX_NS. */
 #define RESCAN_MAX_NS 10000000000LL
+#define REPORT_DELAY_NS 2000000LL /* mmap reports: one read per burst */
+#define TICK_MIN_NS 1000000LL     /* procs__tick: one pass per ms at most */
 static int64_t rescan_delay(int n)
 {
 	static const int64_t steps[] = { 20000000LL, 200000000LL, 2000000000LL };
@@ -370,17 +378,41 @@ static bool same_generation(struct procs *p, const struct proc *pr)
 	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
 }
 
-static int rescan(struct procs *p, struct proc *pr)
+/* pr has exited or exec'd: its maps are final. The mappings the kernel
+ * reported since the last read go in as reported (their files opened by
+ * path, if still the same inode). */
+static void gone(struct procs *p, struct proc *pr)
+{
+	size_t n = pr->reported.n;
+
+	pr->dead = true;
+	pr->next_rescan = INT64_MAX;
+	pr->report_due = 0;
+	if (n && merge_maps(p, pr, &pr->reported) == 0)
+		p->st.maps_from_reports += n;
+	procmaps__free(&pr->reported);
+}
+
+/* Read pr's maps again and merge them. scheduled: the 20 ms / 200 ms /
+ * 2 s / 10 s safety net (advances it), else for mmap reports. */
+static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 {
 	struct procmaps fresh = { 0 };
 	int err;
 
-	pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
-	if (!same_generation(p, pr))
+	if (scheduled)
+		pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
+	pr->report_due = 0;
+	if (pr->dead || !same_generation(p, pr)) {
+		gone(p, pr);
 		return -ESRCH;
+	}
 	err = procmaps__read(pr->tgid, true, &fresh);
-	if (err)
+	if (err) {
+		gone(p, pr);
 		return err;
+	}
+	procmaps__free(&pr->reported); /* the fresh read has them */
 	procsyms__jit_refresh(pr);
 	if (merge_maps(p, pr, &fresh) == 0) {
 		p->st.rescans++;
@@ -394,8 +426,8 @@ static int rescan(struct procs *p, struct proc *pr)
 void procs__rescan_all(struct procs *p)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i]->snapshotted)
-			rescan(p, p->v[i]);
+		if (p->v[i]->snapshotted && !p->v[i]->dead)
+			rescan(p, p->v[i], false);
 }
 
 static int snapshot(struct procs *p, struct proc *pr)
@@ -452,22 +484,28 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
 				pr = p->v[i];
 	}
 	/* Only processes already snapshotted: a first snapshot reads all. */
-	if (!pr || !pr->snapshotted || rescan(p, pr) == 0 || !m)
+	if (!pr || !pr->snapshotted)
 		return;
-	/* Gone already (a short-lived process, a busy loop here): take the
-	 * mapping from the kernel's report; the file is opened by its path,
-	 * if that is still the same inode. */
-	struct procmaps one = { .maps = calloc(1, sizeof(*one.maps)), .n = 1 };
-	if (!one.maps || !(one.maps[0].path = strdup(m->path))) {
-		free(one.maps);
-		return;
+	if (m) {
+		struct procmap *nm = realloc(pr->reported.maps, (pr->reported.n + 1) * sizeof(*nm));
+
+		if (nm) {
+			pr->reported.maps = nm;
+			nm[pr->reported.n] = *m;
+			if ((nm[pr->reported.n].path = strdup(m->path)))
+				pr->reported.n++;
+		}
 	}
-	char *path = one.maps[0].path;
-	one.maps[0] = *m;
-	one.maps[0].path = path;
-	if (merge_maps(p, pr, &one) == 0)
-		p->st.maps_from_reports++;
-	procmaps__free(&one);
+	if (pr->dead)
+		gone(p, pr); /* merge it now */
+	else if (!pr->report_due)
+		pr->report_due = mono_ns() + REPORT_DELAY_NS;
+}
+
+/* Has procs__tick work for pr: maps to re-read or a label record to retry. */
+static bool needs_tick(const struct proc *pr)
+{
+	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING;
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)
@@ -496,6 +534,18 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	}
 	p->v[p->n++] = pr;
 	snapshot(p, pr);
+	if (needs_tick(pr)) {
+		if (p->nact == p->capact) {
+			size_t cap = p->capact ? p->capact * 2 : 64;
+			struct proc **na = realloc(p->act, cap * sizeof(*na));
+
+			if (!na)
+				return pr; /* no re-reads for it: still a snapshot */
+			p->act = na;
+			p->capact = cap;
+		}
+		p->act[p->nact++] = pr;
+	}
 	return pr;
 }
 
@@ -560,20 +610,33 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 int procs__tick(struct procs *p)
 {
-	int64_t now = mono_ns();
+	int64_t now = mono_ns(), now_ms = now / 1000000;
 	int pending = 0;
 
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i]->snapshotted && now >= p->v[i]->next_rescan)
-			rescan(p, p->v[i]);
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i]->snapshotted)
-			procsyms__jit_poll(p->v[i]);
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i]->label_state == LABELS_PENDING) {
-			labels_try_record(p, p->v[i]);
-			pending += p->v[i]->label_state == LABELS_PENDING;
+	if (now - p->last_tick < TICK_MIN_NS)
+		return p->last_pending;
+	p->last_tick = now;
+	size_t k = 0;
+	for (size_t i = 0; i < p->nact; i++) {
+		struct proc *pr = p->act[i];
+
+		if (pr->snapshotted && !pr->dead) {
+			if (now >= pr->next_rescan)
+				rescan(p, pr, true);
+			else if (pr->report_due && now >= pr->report_due)
+				rescan(p, pr, false);
+			pending += pr->report_due != 0;
+			procsyms__jit_poll(pr, now_ms);
 		}
+		if (pr->label_state == LABELS_PENDING) {
+			labels_try_record(p, pr);
+			pending += pr->label_state == LABELS_PENDING;
+		}
+		if (needs_tick(pr))
+			p->act[k++] = pr; /* the dead drop out: ticks stay cheap */
+	}
+	p->nact = k;
+	p->last_pending = pending;
 	return pending;
 }
 

@@ -31,6 +31,9 @@ struct proc {
 	struct elfobj **objs;     /* per mapping; NULL if unreadable */
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
+	struct procmaps reported; /* mmap reports since the last read */
+	int64_t report_due;       /* re-read for them by then; 0: none */
+	bool dead;                /* exited or exec'd: its maps are final */
 	/* labels */
 	int label_state;          /* enum proc_label_state (procs.c) */
 	int label_tries;
@@ -81,15 +84,17 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size);
 void procs__rescan_all(struct procs *p);
 
 /* The kernel reported an executable mmap m by tgid (PERF_RECORD_MMAP2):
- * re-read its maps now, while the new mapping is certainly there; if the
- * process is already gone, merge m itself (m may be NULL). */
+ * re-read its maps within REPORT_DELAY (2 ms; the reports of one ld.so
+ * run or dlopen come in bursts and share that one read). m is kept: if
+ * the process is gone by then, m itself is merged (m may be NULL). */
 void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
 
-/* Re-read maps that are due (20 ms, 200 ms, 2 s after first sight, then
- * every 10 s: a safety net for mmaps whose records were lost),
- * and retry processes whose label record was not ready yet (a process seen
- * before its constructors ran). Returns how many processes have something
- * pending: the caller polls faster while any do. */
+/* Re-read maps that are due (mmap reports; 20 ms, 200 ms, 2 s after
+ * first sight, then every 10 s: a safety net for mmaps whose records were
+ * lost), and retry processes whose label record was not ready yet (a
+ * process seen before its constructors ran). At most one pass per
+ * millisecond, however often it is called. Returns how many processes have
+ * something pending: the caller polls faster while any do. */
 int procs__tick(struct procs *p);
 
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came

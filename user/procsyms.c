@@ -82,11 +82,9 @@ static bool jit_candidate(const struct proc *pr)
 	return false;
 }
 
-void procsyms__jit_poll(struct proc *pr)
+void procsyms__jit_poll(struct proc *pr, int64_t now)
 {
 	char path[32];
-
-	int64_t now = now_ms();
 
 	if (!pr->jit_src.known || pr->jit_src.gone || now - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS)
 		return;

@@ -35,8 +35,9 @@ void procsyms__jit_snapshot(struct proc *pr, bool other_ns);
 void procsyms__jit_refresh(struct proc *pr);
 /* While sampling: re-read the map of a live process that may run JIT
  * code (anonymous executable memory) every PROCSYMS_JIT_POLL_MS, if it
- * changed, so code named just before the process exits is known. */
-void procsyms__jit_poll(struct proc *pr);
+ * changed, so code named just before the process exits is known. now_ms:
+ * CLOCK_MONOTONIC in ms (one clock read per pass over the processes). */
+void procsyms__jit_poll(struct proc *pr, int64_t now_ms);
 /* The JIT symbol covering ip, or NULL (may re-read the map). */
 const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip);
 /* Free what the snapshot kept. */
