@@ -1,4 +1,4 @@
-/* test_elfsym.c — unit tests of user/elfsym.c.
+/* test_elfsym.c — unit tests of user/elfsym.c and user/elfsym_tab.c.
  *
  * Compiles tiny C programs with gcc into a temporary directory (a PIE
  * with known functions and data, a shared library, a build-id-less
