@@ -13,6 +13,7 @@
  */
 #include "elfsym.h"
 #include "elfsym_int.h"
+#include "sorted.h"
 
 #include <gelf.h>
 #include <libelf.h>
@@ -235,22 +236,15 @@ static bool same_segment(const struct elfobj *o, uint64_t addr, uint64_t vaddr)
 
 const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
+	size_t n;
 
 	if (!o)
 		return NULL;
 	elfsym_load_syms(o);
-	hi = o->nsyms;
-	while (lo < hi) { /* last symbol with addr <= vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (o->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	n = UPPER_BOUND(o->syms, o->nsyms, addr, vaddr); /* last addr <= vaddr */
+	if (!n)
 		return NULL;
-	size_t i = lo - 1;
+	size_t i = n - 1;
 	const struct elfsym *s = &o->syms[i];
 	if (s->size ? vaddr - s->addr < s->size
 		    : (i + 1 < o->nsyms || same_segment(o, s->addr, vaddr)))
