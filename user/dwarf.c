@@ -112,17 +112,10 @@ struct dwarfobj *dwarf__open_fd(int fd)
 
 struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
 {
-	void *mem;
+	void *mem = elfutil__copy_image(buf, len);
 
-	if (!buf || !len) {
-		errno = EINVAL;
+	if (!mem)
 		return NULL;
-	}
-	if (!(mem = malloc(len))) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(mem, buf, len);
 	elf_version(EV_CURRENT);
 	return open_elf(-1, mem, elf_memory(mem, len));
 }

@@ -258,15 +258,12 @@ struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len
 	uint64_t h = 0xcbf29ce484222325ULL;
 	void *mem;
 
-	if (!c || !buf || !len) {
+	if (!c) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!(mem = malloc(len))) {
-		errno = ENOMEM;
+	if (!(mem = elfutil__copy_image(buf, len)))
 		return NULL;
-	}
-	memcpy(mem, buf, len);
 	for (size_t i = 0; i < len; i++) /* identity without a build-id */
 		h = (h ^ ((const unsigned char *)buf)[i]) * 0x100000001b3ULL;
 	memset(&key, 0, sizeof(key));
