@@ -139,8 +139,8 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 
 # libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
 # MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
-FUZZ_SRCS := user/elfsym.c user/elfutil.c user/dwarf.c user/perfmap.c \
-             user/debuginfo.c user/demangle.c \
+FUZZ_SRCS := user/elfsym.c user/elfsym_tab.c user/elfutil.c user/dwarf.c \
+             user/perfmap.c user/debuginfo.c user/demangle.c \
              user/ehframe.c user/ehframe_cfa.c user/ehframe_elf.c
 $(OUT)/fuzz:
 	$(Q)mkdir -p $@

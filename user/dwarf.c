@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfutil.h"
+#include "sorted.h"
 
 #define MAX_RANGES     (1u << 22) /* unit ranges per object */
 #define MAX_FNS        (1u << 20) /* function ranges per unit */
@@ -111,17 +112,10 @@ struct dwarfobj *dwarf__open_fd(int fd)
 
 struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
 {
-	void *mem;
+	void *mem = elfutil__copy_image(buf, len);
 
-	if (!buf || !len) {
-		errno = EINVAL;
+	if (!mem)
 		return NULL;
-	}
-	if (!(mem = malloc(len))) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(mem, buf, len);
 	elf_version(EV_CURRENT);
 	return open_elf(-1, mem, elf_memory(mem, len));
 }
@@ -189,16 +183,9 @@ static int cmp_range(const void *a, const void *b)
  * one of the few before it (overlaps, nesting). */
 static const struct range *find_range(const struct range *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t below = UPPER_BOUND(v, n, lo, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, k = 0; i-- > 0 && k <= OVERLAP_WALK; k++)
+	for (size_t i = below, k = 0; i-- > 0 && k <= OVERLAP_WALK; k++)
 		if (addr < v[i].hi)
 			return &v[i];
 	return NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ehframe_int.h"
+#include "sorted.h"
 
 
 static uint64_t field_vaddr(const struct src *s, const struct cur *c)
@@ -399,21 +400,12 @@ void ehf__free(struct ehf_table *t)
 
 const struct pmubpf_urow *ehf__lookup(const struct ehf_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->n;
-	uint64_t rel;
+	size_t i;
 
 	if (!t->n || vaddr < t->base || vaddr - t->base > UINT32_MAX)
 		return NULL;
-	rel = vaddr - t->base;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->rows[mid].pc <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
+	i = UPPER_BOUND(t->rows, t->n, pc, vaddr - t->base);
+	return i ? &t->rows[i - 1] : NULL;
 }
 
 void ehf__rule_str(uint32_t rule, char *buf, size_t len)

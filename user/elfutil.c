@@ -1,7 +1,10 @@
 /* elfutil.c — see elfutil.h. Build-id notes, sections by name, DWARF
- * presence; every count from the file is bounded before use. */
+ * presence, copies of in-memory images; every count from the file is
+ * bounded before use. */
 #include "elfutil.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_HEADERS    65536     /* program/section headers scanned */
@@ -93,4 +96,20 @@ bool elfutil__has_dwarf(Elf *elf)
 	    sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
 		return true;
 	return false;
+}
+
+void *elfutil__copy_image(const void *buf, size_t len)
+{
+	void *mem;
+
+	if (!buf || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(mem = malloc(len))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(mem, buf, len);
+	return mem;
 }

@@ -2,9 +2,10 @@
  *
  * elfsym (symbol tables), debuginfo (separate debug files) and dwarf all
  * need the same few questions answered about an untrusted ELF handle:
- * its GNU build-id, a section by name, whether it carries DWARF. Every
- * size and index is checked, so hostile files give "not found", never a
- * read out of bounds.
+ * its GNU build-id, a section by name, whether it carries DWARF; elfsym
+ * and dwarf both open images held in memory from a copy of their own.
+ * Every size and index is checked, so hostile files give "not found",
+ * never a read out of bounds.
  */
 #ifndef PMUBPF_ELFUTIL_H
 #define PMUBPF_ELFUTIL_H
@@ -23,5 +24,9 @@ Elf_Scn *elfutil__section(Elf *elf, const char *name, GElf_Shdr *sh);
 /* Does the file hold DWARF: a non-empty .debug_info (or compressed
  * .zdebug_info) with contents in the file (not SHT_NOBITS)? */
 bool elfutil__has_dwarf(Elf *elf);
+/* A malloc'd copy of the ELF image buf[0, len), for elf_memory over
+ * memory the caller owns until elf_end (a vDSO read out of a process, a
+ * decompressed MiniDebugInfo). NULL + errno: EINVAL (no image), ENOMEM. */
+void *elfutil__copy_image(const void *buf, size_t len);
 
 #endif

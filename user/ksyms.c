@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sorted.h"
+
 struct ksyms {
 	struct ksym *syms;
 	size_t n;
@@ -232,16 +234,12 @@ out:
 
 const struct ksym *ksyms__lookup(const struct ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k ? k->n : 0;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &k->syms[lo - 1] : NULL;
+	if (!k)
+		return NULL;
+	i = UPPER_BOUND(k->syms, k->n, addr, addr);
+	return i ? &k->syms[i - 1] : NULL;
 }
 
 size_t ksyms__count(const struct ksyms *k)

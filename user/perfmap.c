@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sorted.h"
+
 #define MAX_NAME 4096
 #define OVERLAP_WALK 8
 
@@ -127,18 +129,11 @@ nomem:
 
 const struct perfmap_sym *perfmap__lookup(const struct perfmap *m, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!m)
 		return NULL;
-	hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = UPPER_BOUND(m->v, m->n, start, addr);
 	/* The latest entry at the closest start wins; older overlapping ones
 	 * (a few back) cover what it does not. */
 	for (size_t i = lo, k = 0; i-- > 0 && k <= OVERLAP_WALK; k++)

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sorted.h"
+
 #define DELETED_SUFFIX " (deleted)"
 
 /* Parse hex digits at *p (at least one, no overflow) into *v. */
@@ -245,19 +247,15 @@ int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out)
 
 const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m ? m->n : 0;
+	size_t i;
 
-	/* Find the last mapping with start <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!m)
 		return NULL;
-	const struct procmap *p = &m->maps[lo - 1];
+	/* The last mapping with start <= addr. */
+	i = UPPER_BOUND(m->maps, m->n, start, addr);
+	if (!i)
+		return NULL;
+	const struct procmap *p = &m->maps[i - 1];
 	return addr < p->end ? p : NULL;
 }
 

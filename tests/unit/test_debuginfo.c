@@ -9,11 +9,11 @@
  */
 #include "debuginfo.h"
 #include "elfsym.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,18 +24,6 @@ static char dir[64];
 static const char src[] =
 	"__attribute__((noinline)) static int hidden_static(int x) { return x * 7 + 3; }\n"
 	"int main(int argc, char **argv) { (void)argv; return hidden_static(argc); }\n";
-
-static bool sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0;
-}
 
 static bool nm_addr(const char *path, const char *name, uint64_t *addr)
 {

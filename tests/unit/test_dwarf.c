@@ -10,6 +10,7 @@
  */
 #include "demangle.h"
 #include "dwarf.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <errno.h>
@@ -39,42 +40,6 @@ static const char cxx_src[] =
 	"int ns::K::f(int x) { return x * 3 + 1; }\n"
 	"int main(int argc, char **) { ns::K k; return k.f(argc); }\n";
 
-static bool sh(const char *cmd)
-{
-	return system(cmd) == 0;
-}
-
-static bool write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return false;
-	fputs(text, f);
-	return fclose(f) == 0;
-}
-
-/* Address and size of a symbol per nm. */
-static bool nm_sym(const char *path, const char *name, uint64_t *addr, uint64_t *size)
-{
-	char cmd[512], n[256], line[512];
-	unsigned long long a, s;
-	char t;
-	FILE *f;
-	bool ok = false;
-
-	snprintf(cmd, sizeof(cmd), "nm -S %s", path);
-	if (!(f = popen(cmd, "r")))
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, n) == 4 && !strcmp(n, name)) {
-			*addr = a;
-			*size = s;
-			ok = true;
-		}
-	pclose(f);
-	return ok;
-}
-
 static struct dwarfobj *open_path(const char *path)
 {
 	return dwarf__open_fd(open(path, O_RDONLY | O_CLOEXEC));
@@ -82,7 +47,7 @@ static struct dwarfobj *open_path(const char *path)
 
 static bool setup(void)
 {
-	char src[128], cmd[512];
+	char src[128];
 
 	snprintf(dir, sizeof(dir), "/tmp/pmubpf-test-dwarf.XXXXXX");
 	CHECK(mkdtemp(dir));
@@ -91,14 +56,11 @@ static bool setup(void)
 	snprintf(nodwarf, sizeof(nodwarf), "%s/t.nodwarf", dir);
 	snprintf(cxx, sizeof(cxx), "%s/k", dir);
 	CHECK(write_file(src, c_src));
-	snprintf(cmd, sizeof(cmd), "clang -O2 -g -o %s %s", prog, src);
-	CHECK(sh(cmd));
-	snprintf(cmd, sizeof(cmd), "strip --strip-debug -o %s %s", nodwarf, prog);
-	CHECK(sh(cmd));
+	CHECK(sh("clang -O2 -g -o %s %s", prog, src));
+	CHECK(sh("strip --strip-debug -o %s %s", nodwarf, prog));
 	snprintf(src, sizeof(src), "%s/k.cc", dir);
 	CHECK(write_file(src, cxx_src));
-	snprintf(cmd, sizeof(cmd), "clang++ -O2 -g -o %s %s", cxx, src);
-	CHECK(sh(cmd));
+	CHECK(sh("clang++ -O2 -g -o %s %s", cxx, src));
 	return true;
 }
 
@@ -246,10 +208,7 @@ static bool truncated_images(void)
 
 static bool cleanup(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return sh(cmd);
+	return sh("rm -rf %s", dir);
 }
 
 TEST_MAIN("dwarf", TEST(setup), TEST(inline_frames), TEST(outside_code), TEST(no_dwarf),

@@ -1,4 +1,4 @@
-/* test_elfsym.c — unit tests of user/elfsym.c.
+/* test_elfsym.c — unit tests of user/elfsym.c and user/elfsym_tab.c.
  *
  * Compiles tiny C programs with gcc into a temporary directory (a PIE
  * with known functions and data, a shared library, a build-id-less
@@ -8,6 +8,7 @@
  * by build-id, deleted files, and robustness to corrupted binaries.
  */
 #include "elfsym.h"
+#include "fixtures.h"
 #include "testing.h"
 
 #include <elf.h>
@@ -39,44 +40,6 @@ static const char lib_src[] =
 	"__attribute__((noinline)) static int hidden_fn(int x) { return x ^ 0x55; }\n"
 	"int exported_fn(int x) { int s = 0; for (int i = 0; i < x; i++) s += hidden_fn(i); return s; }\n"
 	"int exported_two(int x) { return exported_fn(x) + 1; }\n";
-
-static bool sh(const char *fmt, const char *a, const char *b)
-{
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	return system(cmd) == 0;
-}
-
-static bool write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return false;
-	fputs(text, f);
-	return fclose(f) == 0;
-}
-
-/* Address and size of name per `nm -S`. */
-static bool nm_sym(const char *path, const char *name, uint64_t *addr, uint64_t *size)
-{
-	char cmd[256], line[512], sym[256], type;
-	unsigned long long a, s;
-	bool found = false;
-
-	snprintf(cmd, sizeof(cmd), "nm -S %s", path);
-	FILE *f = popen(cmd, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!found && sscanf(line, "%llx %llx %c %255s", &a, &s, &type, sym) == 4 &&
-		    !strcmp(sym, name)) {
-			*addr = a;
-			*size = s;
-			found = true;
-		}
-	pclose(f);
-	return found;
-}
 
 /* Build-id as `readelf -n` prints it, or "". */
 static void readelf_build_id(const char *path, char *out, size_t len)
@@ -210,7 +173,7 @@ static bool stripped_falls_back_to_dynsym(void)
 	/* Own cache: lib.so shares the build-id and would be a hit. */
 	struct elfobj *o = symcache__get_path(c, libstrip);
 	CHECK(o);
-	CHECK(sh("nm %s 2>&1 | grep -q 'no symbols'", libstrip, ""));
+	CHECK(sh("nm %s 2>&1 | grep -q 'no symbols'", libstrip));
 	const struct elfsym *s = elfobj__lookup(o, addr + 3);
 	CHECK(s);
 	CHECK_STR(s->name, "exported_fn");
@@ -436,7 +399,7 @@ static bool corrupted_binaries(void)
 
 static bool cleanup(void)
 {
-	CHECK(sh("rm -rf %s%s", dir, ""));
+	CHECK(sh("rm -rf %s", dir));
 	return true;
 }
 

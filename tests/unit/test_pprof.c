@@ -1,5 +1,6 @@
-/* test_pprof.c — unit tests of the pprof writer (user/pprof.c) and of the
- * hash index it is built on (user/hashtab.c).
+/* test_pprof.c — unit tests of the pprof builder and writer (user/pprof.c,
+ * user/pprof_write.c) and of the hash index it is built on
+ * (user/hashtab.c).
  *
  * Profiles are written into a fresh temp directory, read back with zlib +
  * the generated protobuf-c decoder, and checked for the invariants every

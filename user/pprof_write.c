@@ -1,0 +1,243 @@
+/* pprof_write.c — encode a profile with protobuf-c and write it gzipped,
+ * atomically: a temp file next to the target, fsync, rename.
+ *
+ * The profile's arrays (pprof_int.h) are the message structs already;
+ * encoding points protobuf-c's repeated fields at them and packs the
+ * Profile into one buffer, which zlib compresses in chunks to the temp
+ * file. A failure at any step leaves no file behind.
+ */
+#include "pprof.h"
+#include "pprof_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* --- encoding ----------------------------------------------------------- */
+
+/* malloc for n pointers/structs; never NULL for n == 0 on success. */
+static void *alloc_n(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* Build the Profile message over our arrays and pack it into a new buffer. */
+static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_value_type *st[2] = { &p->sample_type[0], &p->sample_type[1] };
+	pb_mapping **mapp = alloc_n(p->nmaps, sizeof(*mapp));
+	pb_function **funcp = alloc_n(p->nfuncs, sizeof(*funcp));
+	pb_location *locm = alloc_n(p->nlocs, sizeof(*locm));
+	pb_location **locp = alloc_n(p->nlocs, sizeof(*locp));
+	pb_line **linep = alloc_n(p->nlines, sizeof(*linep));
+	pb_sample *smpm = alloc_n(p->nsamples, sizeof(*smpm));
+	pb_sample **smpp = alloc_n(p->nsamples, sizeof(*smpp));
+	pb_label **labp = alloc_n(p->nlabels, sizeof(*labp));
+	uint8_t *buf = NULL;
+	size_t size;
+	int err = -ENOMEM;
+
+	if (!mapp || !funcp || !locm || !locp || !linep || !smpm || !smpp ||
+	    !labp)
+		goto out;
+	for (size_t i = 0; i < p->nmaps; i++)
+		mapp[i] = &p->maps[i];
+	for (size_t i = 0; i < p->nfuncs; i++)
+		funcp[i] = &p->funcs[i];
+	for (size_t i = 0; i < p->nlines; i++)
+		linep[i] = &p->lines[i];
+	for (size_t i = 0; i < p->nlocs; i++) {
+		const struct pprof_loc *l = &p->locs[i];
+		perftools__profiles__location__init(&locm[i]);
+		locm[i].id = i + 1;
+		locm[i].mapping_id = l->mapping_id;
+		locm[i].address = l->address;
+		locm[i].n_line = l->nlines;
+		locm[i].line = l->nlines ? &linep[l->line_off] : NULL;
+		locp[i] = &locm[i];
+	}
+	for (size_t i = 0; i < p->nlabels; i++)
+		labp[i] = &p->labels[i];
+	for (size_t i = 0; i < p->nsamples; i++) {
+		struct pprof_sample *s = &p->samples[i];
+		perftools__profiles__sample__init(&smpm[i]);
+		smpm[i].n_location_id = s->nlocs;
+		smpm[i].location_id = s->nlocs ? &p->locids[s->loc_off] : NULL;
+		smpm[i].n_value = 2;
+		smpm[i].value = s->value;
+		smpm[i].n_label = s->nlabels;
+		smpm[i].label = s->nlabels ? &labp[s->label_off] : NULL;
+		smpp[i] = &smpm[i];
+	}
+
+	prof.n_sample_type = 2;
+	prof.sample_type = st;
+	prof.n_sample = p->nsamples;
+	prof.sample = smpp;
+	prof.n_mapping = p->nmaps;
+	prof.mapping = mapp;
+	prof.n_location = p->nlocs;
+	prof.location = locp;
+	prof.n_function = p->nfuncs;
+	prof.function = funcp;
+	prof.n_string_table = p->nstrs;
+	prof.string_table = p->strs;
+	prof.time_nanos = p->time_nanos;
+	prof.duration_nanos = p->duration_nanos;
+	prof.period_type = &p->period_type;
+	prof.period = p->period;
+	prof.n_comment = p->ncomments;
+	prof.comment = p->comments;
+
+	size = protobuf_c_message_get_packed_size(&prof.base);
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		goto out;
+	if (protobuf_c_message_pack(&prof.base, buf) != size) {
+		free(buf);
+		buf = NULL;
+		err = -EIO;
+		goto out;
+	}
+	*out = buf;
+	*outlen = size;
+	err = 0;
+out:
+	free(mapp);
+	free(funcp);
+	free(locm);
+	free(locp);
+	free(linep);
+	free(smpm);
+	free(smpp);
+	free(labp);
+	return err;
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *c = buf;
+	while (len) {
+		ssize_t n = write(fd, c, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+#define GZ_CHUNK (256 * 1024)
+
+/* gzip buf into fd, streaming the compressed output in chunks. */
+static int gzip_to_fd(int fd, const uint8_t *buf, size_t len)
+{
+	z_stream zs;
+	unsigned char *chunk;
+	int zr, flush, err = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	chunk = malloc(GZ_CHUNK);
+	if (!chunk)
+		return -ENOMEM;
+	zr = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			  Z_DEFAULT_STRATEGY);
+	if (zr != Z_OK) {
+		free(chunk);
+		return zr == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
+	}
+	zs.next_in = (Bytef *)buf;
+	do {
+		/* avail_in is a uInt: feed very large buffers in pieces. */
+		uInt in = len > (1u << 30) ? (1u << 30) : (uInt)len;
+		zs.avail_in = in;
+		len -= in;
+		flush = len ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			zs.next_out = chunk;
+			zs.avail_out = GZ_CHUNK;
+			zr = deflate(&zs, flush);
+			if (zr == Z_STREAM_ERROR) {
+				err = -EIO;
+				goto out;
+			}
+			err = write_all(fd, chunk, GZ_CHUNK - zs.avail_out);
+			if (err)
+				goto out;
+		} while (zs.avail_out == 0);
+	} while (flush != Z_FINISH);
+	if (zr != Z_STREAM_END)
+		err = -EIO;
+out:
+	deflateEnd(&zs);
+	free(chunk);
+	return err;
+}
+
+/* Best effort: make the rename itself durable. */
+static void fsync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+			  : strdup(".");
+	if (!dir)
+		return;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+int pprof__write(struct pprof *p, const char *path)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	char *tmp = NULL;
+	int fd, err;
+
+	if (!path || !*path)
+		return -EINVAL;
+	err = encode(p, &buf, &len);
+	if (err)
+		return err;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (fchmod(fd, 0644))
+		err = -errno;
+	if (!err)
+		err = gzip_to_fd(fd, buf, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	else
+		fsync_parent(path);
+out:
+	free(tmp);
+	free(buf);
+	return err;
+}
