@@ -185,7 +185,7 @@ run: deps
 	$(Q)tools/run-demo.sh
 
 # --- bench: docs/benchmarks.md ------------------------------------------
-# `make bench` runs every part (about 20 minutes on 2 CPUs); `make
+# `make bench` runs every part (about 22 minutes on 2 CPUs); `make
 # bench-PART` one of them; `make bench-report` only rewrites the document
 # from the results already in build/bench/results. Repetitions and
 # frequencies come from the environment: see tools/bench.sh.

@@ -8,7 +8,7 @@
 #   tools/bench.sh report           only rewrite the document from the
 #                                   results in build/bench/results
 #
-# Repetitions (defaults take about 20 minutes on a 2-CPU VM):
+# Repetitions (defaults take about 22 minutes on a 2-CPU VM):
 #   BENCH_ROUNDS=4   overhead rounds      BENCH_RUNS=10   accuracy runs
 #   BENCH_FREQS=99,999,9999  BENCH_ACC_FREQS=999,4999  BENCH_COST_SECS=10
 #   BENCH_WORK_SECS=1.5  BENCH_ACC_SECS=2  BENCH_QUIET_WAIT=10  BENCH_QUIET_BUDGET=120

@@ -15,8 +15,11 @@ PART is one of:
   write     build_ms/write_ms/peak RSS of a synthetic 1M-sample profile
             (tools/bench/write_bench.c)
   accuracy  shares per function against the workloads' measured truth:
-            serial and threads under pmubpf and perf record; the Go
-            workloads under pmubpf and runtime/pprof in the same run
+            serial and threads under pmubpf (timer dither on, the
+            default), pmubpf --no-dither and perf record at each
+            frequency; alias (1 ms rounds) under the same three at a 1 ms
+            period (-c 1000000); the Go workloads under pmubpf and
+            runtime/pprof in the same run
   labels    ns per label set+restore pair; BPF ns/sample with and without
             a registered label slot
 
@@ -629,29 +632,40 @@ def perf_leaf_counts(data, names):
     return counts, other
 
 
-def acc_run(tool, event, freq, wl):
+def acc_run(tool, event, freq, wl, period=None):
+    """One C accuracy run: wl under tool ("pmubpf", "pmubpf --no-dither"
+    or "perf") at freq Hz, or every period ns (-c) where period is given
+    (the alias workload, which also takes the period as its own round)."""
     quiet = wait_quiet()
     reset_max_rate()
     truth_f = TMP / "truth"
     truth_f.unlink(missing_ok=True)
-    wcmd = [str(BT / wl), str(ACC_SECS), str(truth_f)]
+    wcmd = [str(BT / wl), str(ACC_SECS), str(truth_f)] + ([str(period)] if wl == "alias" else [])
+    rate = ["-c", period] if period else ["-F", freq]
     os.environ["PMUBPF_SERIAL_FIXED"] = "1"  # the seed's fixed f1..f10 cycle (see serial.c)
     with Window() as w:
-        if tool == "pmubpf":
+        if tool.startswith("pmubpf"):
             prof = TMP / "acc.pb.gz"
-            run([PMUBPF, "-e", event, "-F", freq, "-o", prof, "--"] + wcmd)
+            run([PMUBPF, "-e", event] + rate + tool.split()[1:] + ["-o", prof, "--"] + wcmd)
         else:
             prof = TMP / "acc.perf.data"
-            run(["perf", "record", "-e", event, "-F", freq, "-g", "-o", prof, "--"] + wcmd)
+            run(["perf", "record", "-e", event] + rate + ["-g", "-o", prof, "--"] + wcmd)
     truth = read_truth(truth_f)
-    if tool == "pmubpf":
+    dither = None
+    if tool.startswith("pmubpf"):
         p = check.load(str(prof))
         (counts, other), graph = leaf_counts(p, truth), call_graph(" ".join(p["comments"]))
+        dither = next((c for c in p["comments"] if c.startswith("dither:")), None)
     else:
         (counts, other), graph = perf_leaf_counts(prof, truth), "fp"
-    return {"workload": wl, "tool": tool, "event": event, "freq": freq, "truth": truth, "call_graph": graph,
-            "counts": counts, "other": other, "quiet": quiet, "foreign": round(w.foreign, 4),
-            "disturbed": w.disturbed(quiet), "throttled": throttled()}
+    rec = {"workload": wl, "tool": tool, "event": event, "freq": round(1e9 / period) if period else freq,
+           "truth": truth, "call_graph": graph, "counts": counts, "other": other, "quiet": quiet,
+           "foreign": round(w.foreign, 4), "disturbed": w.disturbed(quiet), "throttled": throttled()}
+    if period:
+        rec["period_ns"] = period
+    if dither:
+        rec["dither"] = dither  # pmubpf's profile comment: periods re-drawn (how often) or off
+    return rec
 
 
 def go_run(variant):
@@ -675,23 +689,38 @@ def go_run(variant):
     return recs
 
 
+# The C workloads run under each of these; pmubpf dithers its timer
+# periods by default (user/timekeeper.c), --no-dither keeps them fixed as
+# perf does. Which goes first rotates from run to run.
+ACC_TOOLS = ["pmubpf", "pmubpf --no-dither", "perf"]
+ALIAS_PERIOD_NS = 1000000  # alias.c's round, and the timer period it aliases with
+
+
 def accuracy():
     evs = events()
     runs = []
     for i in range(RUNS):
+        tools = ACC_TOOLS[i % len(ACC_TOOLS):] + ACC_TOOLS[:i % len(ACC_TOOLS)]
         for ev in evs:
             for freq in ACC_FREQS:
                 for wl in ("serial", "threads"):
-                    for tool in (("pmubpf", "perf") if i % 2 == 0 else ("perf", "pmubpf")):
+                    for tool in tools:
                         rec = acc_run(tool, ev, freq, wl)
                         rec["run"] = i
                         runs.append(rec)
+        # alias.c: 1 ms rounds on a fixed wall-clock schedule, sampled
+        # every 1 ms of cpu-clock (-c), the case a fixed timer gets wrong
+        for tool in tools:
+            rec = acc_run(tool, "cpu-clock", None, "alias", period=ALIAS_PERIOD_NS)
+            rec["run"] = i
+            runs.append(rec)
         for variant in ("serial", "goroutines"):
             for rec in go_run(variant):
                 rec["run"] = i
                 runs.append(rec)
         log("accuracy: run %d/%d done" % (i + 1, RUNS))
     save("accuracy", {"runs": RUNS, "freqs": ACC_FREQS, "events": evs, "secs": ACC_SECS,
+                      "tools": ACC_TOOLS, "alias_period_ns": ALIAS_PERIOD_NS,
                       "go_gomaxprocs": NCPU, "disturbed": DISTURBED}, runs)
 
 

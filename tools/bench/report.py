@@ -10,84 +10,26 @@ The document is made of blocks between markers
 and only those are rewritten: anything outside them (the "## Symbolization"
 section, which another part of the project writes) is kept as it is. A
 block whose part has no results yet keeps its old text (or says how to
-produce it). Plots are drawn with gnuplot (pngcairo).
+produce it). Plots are drawn with gnuplot (pngcairo). The accuracy part
+lives in report_accuracy.py, the helpers every part uses in
+report_common.py.
 
     tools/bench/report.py [--doc PATH]   (tools/bench.sh runs it; so does
                                           make bench-report; --doc: another file)
 """
-import json
-import math
 import re
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "build" / "bench" / "results"
-DOC = ROOT / "docs" / "benchmarks.md"
-IMG = ROOT / "docs" / "img"
+from report_common import (DOC, IMG, RESULTS, disturb_rule, disturbed, f, gnuplot, load, measured_line,
+                           med, pmubpf_graph, table)
+from report_accuracy import accuracy_block, accuracy_headlines, accuracy_plot
+
 PARTS = ["overhead", "cost", "write", "accuracy", "labels"]
 BLOCKS = ["intro", "summary"] + PARTS
 TOOLS = ["floor", "pmubpf", "pmubpf-fp", "perf", "bpftrace"]
 PLOTTED = ["floor", "pmubpf", "perf", "bpftrace"]
 FOREIGN = "## Symbolization"
-
-
-def load(part):
-    try:
-        return json.loads((RESULTS / (part + ".json")).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def pmubpf_graph(runs):
-    """How pmubpf walked user stacks in these runs ("dwarf", "fp")."""
-    modes = sorted({r["call_graph"] for r in runs if r.get("tool") == "pmubpf" and r.get("call_graph")})
-    return "/".join(modes) or "fp"
-
-
-def disturb_rule(limit):
-    return ("*disturbed* means: the run started while the machine was busy or another "
-            "profiler's BPF program was attached (the benchmark waits for neither to be "
-            "the case, within a time budget), or other processes used more than %d%% of "
-            "the CPUs during it" % (100 * limit))
-
-
-def disturbed(run, limit):
-    """Others got in the way of this run (bench.py decides; older results
-    only have the CPU share others used)."""
-    return run.get("disturbed", run.get("foreign", 0) > limit)
-
-
-def med(v):
-    return statistics.median(v) if v else float("nan")
-
-
-def f(x, nd=1):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return "%.*f" % (nd, x)
-
-
-def table(head, rows, align=None):
-    align = align or ["l"] + ["r"] * (len(head) - 1)
-    sep = ["---:" if a == "r" else "---" for a in align]
-    out = ["| " + " | ".join(head) + " |", "| " + " | ".join(sep) + " |"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
-def measured_line(res):
-    e = res["env"]
-    return "*Measured %s on pmubpf %s%s, kernel %s (`make bench-%s`).*" % (
-        e["date"], e["commit"], " (with uncommitted changes)" if e["dirty"] else "",
-        e["kernel"], res["part"])
-
-
-def natural(name):
-    m = re.search(r"(\d+)$", name)
-    return (name[: m.start()] if m else name, int(m.group(1)) if m else 0)
 
 
 # --- overhead -------------------------------------------------------------
@@ -340,217 +282,6 @@ def write_block(res):
     return "\n".join(out)
 
 
-# --- accuracy -------------------------------------------------------------
-
-def acc_groups(res):
-    g = {}
-    for r in res["data"]:
-        g.setdefault((r["workload"], r["tool"], r["event"], r["freq"]), []).append(r)
-    return g
-
-
-def fn_stats(runs):
-    """Per function: truth %, measured %, signed error (pp), |error| in
-    binomial sigmas, coefficient of variation across runs (%), and the CV
-    pure binomial sampling noise would give."""
-    names = sorted(runs[0]["truth"], key=natural)
-    per = {}
-    for n in names:
-        q, p, z, cvb = [], [], [], []
-        for r in runs:
-            tot, cnt = sum(r["truth"].values()), sum(r["counts"].values())
-            if not tot or not cnt:
-                continue
-            qi, pi = r["truth"][n] / tot, r["counts"][n] / cnt
-            sd = math.sqrt(qi * (1 - qi) / cnt) if 0 < qi < 1 else 1.0 / cnt
-            q.append(qi)
-            p.append(pi)
-            z.append(abs(pi - qi) / sd)
-            cvb.append(math.sqrt((1 - qi) / (cnt * qi)) if qi > 0 else float("nan"))
-        mp = statistics.mean(p)
-        per[n] = {"truth": 100 * statistics.mean(q), "got": 100 * mp,
-                  "err": 100 * statistics.mean(pi - qi for pi, qi in zip(p, q)),
-                  "abserr": 100 * statistics.mean(abs(pi - qi) for pi, qi in zip(p, q)),
-                  "z": statistics.mean(z),
-                  "cv": 100 * statistics.stdev(p) / mp if len(p) > 1 and mp else float("nan"),
-                  "cvb": 100 * statistics.mean(cvb), "min": 100 * min(p), "max": 100 * max(p),
-                  "errmin": 100 * min(pi - qi for pi, qi in zip(p, q)),
-                  "errmax": 100 * max(pi - qi for pi, qi in zip(p, q))}
-    worst = []  # per run, the largest |error| in sigmas over the functions
-    for r in runs:
-        tot, cnt = sum(r["truth"].values()), sum(r["counts"].values())
-        if tot and cnt:
-            worst.append(max(abs(r["counts"][k] / cnt - r["truth"][k] / tot) /
-                             math.sqrt(max(r["truth"][k] / tot * (1 - r["truth"][k] / tot), 1e-12) / cnt)
-                             for k in names))
-    n = [sum(r["counts"].values()) for r in runs]
-    other = [r["other"] / (r["other"] + sum(r["counts"].values())) for r in runs]
-    summ = {"runs": len(runs), "n": statistics.mean(n), "other": 100 * statistics.mean(other),
-            "abserr": statistics.mean(v["abserr"] for v in per.values()),
-            "maxerr": max(v["abserr"] for v in per.values()),
-            "z": statistics.mean(v["z"] for v in per.values()),
-            "maxz": max(v["z"] for v in per.values()),
-            "cv": statistics.mean(v["cv"] for v in per.values()),
-            "cvb": statistics.mean(v["cvb"] for v in per.values()),
-            "over4": sum(1 for w in worst if w > 4)}
-    return per, summ
-
-
-def accuracy_block(res):
-    cfg, g = res["config"], acc_groups(res)
-    # Runs during which other processes used more than the overhead
-    # part's limit of the CPUs are kept apart: contention changes what a
-    # per-CPU timer sees, so they get their own summary rows.
-    limit = cfg.get("disturbed", 0.05)
-    stats, contended, fallback = {}, {}, set()
-    for k, v in g.items():
-        quiet = [r for r in v if not disturbed(r, limit)]
-        busy = [r for r in v if disturbed(r, limit)]
-        stats[k] = fn_stats(quiet or v)
-        if not quiet:
-            fallback.add(k)
-        elif busy:
-            contended[k] = fn_stats(busy)
-    out = ["## Accuracy", "", measured_line(res), "",
-           "Shares of CPU time per function against ground truth the workloads measure "
-           "themselves (each function's or thread's CPU time from CLOCK_THREAD_CPUTIME_ID), "
-           "as in the Go proposal for hardware-counter profiling (golang/go#36821, tables "
-           "1–4). **serial**: ten functions f1..f10 where fK does K units (shares about "
-           "K/55), one thread; **threads**: ten threads t1..t10 spinning on %d CPUs (the "
-           "scheduler decides their shares, the truth records them). Each ran %g s, %d times "
-           "per tool and frequency, under `pmubpf -F HZ -o P -- WORKLOAD` (call graph: %s) and "
-           "`perf record -F HZ -g -o P -- WORKLOAD` (alternating which goes first). A "
-           "sample counts for the function that is its leaf frame (pmubpf: tests' "
-           "check.py reading the profile; perf: `perf report --no-children --sort sym "
-           "-F sample,sym`); shares are among the samples in the ten functions (**outside** "
-           "is the rest: clock reads, loop control, start-up)." % (
-               res["env"]["cpus"], cfg["secs"], cfg["runs"], pmubpf_graph(res["data"])), "",
-           "Per function and configuration: **error** is the measured share minus the truth "
-           "share (percentage points, mean over runs, signed); **err/σ** is the error's size "
-           "in units of the binomial standard deviation σ = sqrt(q(1-q)/n) of that run's n "
-           "samples, averaged over runs (the integration tests allow 3): a profiler whose "
-           "samples were independent random draws would score about 0.8, the mean absolute "
-           "value of a standard normal; a periodic timer samples more evenly than that "
-           "(systematic sampling), so lower is possible. **CV** is the coefficient of "
-           "variation of the measured share across runs, next to the CV that binomial noise "
-           "alone would give. In the summary, **mean abs. error** is |measured − truth| "
-           "averaged over runs and then over the functions, **worst function** the largest "
-           "of those per-function means; likewise for err/σ.", ""]
-    rows = []
-    order = [("serial", "C serial"), ("threads", "C threads"), ("go-serial", "Go serial"),
-             ("go-goroutines", "Go goroutines")]
-    for wl, title in order:
-        for k in sorted((k for k in stats if k[0] == wl), key=lambda k: (k[2], k[3], k[1] != "pmubpf")):
-            for cond, st in (("quiet" if k not in fallback else "all †", stats), ("contended", contended)):
-                if k not in st:
-                    continue
-                s = st[k][1]
-                rows.append([title, k[1], k[2], k[3], cond, s["runs"], f(s["n"], 0), f(s["other"]),
-                             f(s["abserr"], 2), f(s["maxerr"], 2), f(s["z"], 2), f(s["maxz"], 2),
-                             s["over4"], f(s["cv"]), f(s["cvb"])])
-    nbusy = sum(1 for r in res["data"] if disturbed(r, limit))
-    out += ["### Summary", "",
-            "*Runs* says which runs a row summarizes: **quiet** ones and, in their own rows, "
-            "**contended** ones, disturbed by other processes (%d of %d runs here; %s); † marks "
-            "a configuration with no quiet run. Per-function tables use the quiet runs."
-            % (nbusy, len(res["data"]), disturb_rule(limit)), "",
-            table(["workload", "tool", "event", "Hz", "runs", "count", "samples/run", "outside %",
-                   "mean abs. error (pp)", "worst function (pp)", "mean err/σ", "worst function err/σ",
-                   "runs > 4σ", "mean CV %", "binomial CV %"], rows, ["l", "l", "l", "r", "l"] + ["r"] * 10), "",
-            "**Runs > 4σ** counts runs in which some function's share was more than 4σ off: "
-            "far more than sampling noise allows (about 1 run in 1500 would do it by chance). "
-            "Where it happens it is aliasing: the serial workloads call f1..f10 in a fixed "
-            "cycle, and a timer with a fixed period (cpu-clock, for pmubpf and perf alike) "
-            "can lock onto that cycle for a whole run and see the same few phases of it; "
-            "whether a run locks depends on how fast that run's loop happens to go, so it "
-            "comes and goes from run to run, and a higher frequency (or a period that is "
-            "not a round number) makes it rarer.", ""]
-
-    def per_fn(title, wl, ev, freq, tools):
-        keys = [(wl, t, e or ev, fr or freq) for t, e, fr in tools]
-        keys = [k for k in keys if k in stats]
-        if not keys:
-            return []
-        names = list(stats[keys[0]][0])
-        head = ["function", "truth %"]
-        for k in keys:
-            head += ["%s %%" % k[1], "error", "err/σ", "CV %"]
-        rows = []
-        for n in names:
-            row = [n, f(stats[keys[0]][0][n]["truth"], 2)]
-            for k in keys:
-                v = stats[k][0][n]
-                row += [f(v["got"], 2), "%+.2f" % v["err"], f(v["z"], 2), f(v["cv"])]
-            rows.append(row)
-        return ["#### %s, %s Hz" % (title, "/".join(str(k[3]) for k in keys) if len({k[3] for k in keys}) > 1
-                                      else keys[0][3]), "", table(head, rows), ""]
-
-    out += ["### Per function", "",
-            "C workloads under pmubpf and perf record at each frequency; the Go workloads "
-            "(tools/bench/gowork: the proposal's serial.go and goroutine.go, each goroutine "
-            "locked to its own thread so its thread CPU time is its truth, GOMAXPROCS=%d) "
-            "under pmubpf -F 999 and Go's own runtime/pprof CPU profiler (100 Hz) *in the "
-            "same run*, so both are scored against the same truth." % cfg["go_gomaxprocs"], ""]
-    for ev in cfg["events"]:
-        for freq in cfg["freqs"]:
-            out += per_fn("C serial", "serial", ev, freq, [("pmubpf", None, None), ("perf", None, None)])
-            out += per_fn("C threads", "threads", ev, freq, [("pmubpf", None, None), ("perf", None, None)])
-    go = [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)]
-    out += per_fn("Go serial", "go-serial", None, None, go)
-    out += per_fn("Go goroutines", "go-goroutines", None, None, go)
-    out += ["![expected vs measured share per function](img/accuracy.png)", "",
-            "The same runs as errors, which shows what the shares hide where the truth itself "
-            "moves from run to run (threads, goroutines: the scheduler's split differs each "
-            "time, and a profiler that follows it exactly has a wide min–max of shares but "
-            "not of errors):", "",
-            "![measured minus truth per function](img/accuracy_error.png)", ""]
-    return "\n".join(out), stats
-
-
-def accuracy_plot(res, stats):
-    """docs/img/accuracy.png (shares: truth vs measured) and
-    accuracy_error.png (measured minus truth, per run), 999 Hz."""
-    panels = [("serial", "C serial (serial.c), 999 Hz", [("pmubpf", "cpu-clock", 999), ("perf", "cpu-clock", 999)]),
-              ("threads", "C threads (threads.c), 999 Hz", [("pmubpf", "cpu-clock", 999), ("perf", "cpu-clock", 999)]),
-              ("go-serial", "Go serial", [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)]),
-              ("go-goroutines", "Go goroutines", [("pmubpf", "cpu-clock", 999), ("runtime/pprof", "setitimer/timer_create", 100)])]
-    for error in (False, True):
-        data, plots = [], []
-        for i, (wl, title, tools) in enumerate(panels):
-            keys = [(wl,) + t for t in tools if (wl,) + t in stats]
-            if not keys:
-                continue
-            names = list(stats[keys[0]][0])
-            data.append("$truth%d << EOD\n%s\nEOD" % (i, "\n".join(
-                "%d %.3f" % (j + 1, 0 if error else stats[keys[0]][0][n]["truth"]) for j, n in enumerate(names))))
-            series = ["$truth%d using 1:2 with linespoints lc rgb 'black' pt 6 lw 1.5 title 'truth'" % i]
-            for t, k in enumerate(keys):
-                off = -0.15 if t == 0 else 0.15
-                v = stats[k][0]
-                cols = ("err", "errmin", "errmax") if error else ("got", "min", "max")
-                data.append("$d%d_%d << EOD\n%s\nEOD" % (i, t, "\n".join(
-                    "%.2f %.3f %.3f %.3f" % ((j + 1 + off,) + tuple(v[n][c] for c in cols))
-                    for j, n in enumerate(names))))
-                color = "#d62728" if k[1] == "pmubpf" else "#1f77b4"
-                series.append("$d%d_%d using 1:2:3:4 with yerrorbars lc rgb '%s' pt 7 ps 0.8 title '%s (%s Hz)'"
-                              % (i, t, color, k[1], k[3]))
-            xt = ", ".join("'%s' %d" % (n.split(".")[-1], j + 1) for j, n in enumerate(names))
-            plots.append("set title '%s'\nset xtics (%s)\nplot %s" % (title, xt, ", \\\n     ".join(series)))
-        name, what, yset = (("accuracy_error.png", "Measured minus truth per function, percentage points",
-                             "set yrange [*:*]\nset ylabel 'error (pp)'\nset key top right") if error else
-                            ("accuracy.png", "Share of CPU time per function: truth vs profilers",
-                             "set yrange [0:*]\nset ylabel 'share (%)'\nset key bottom right"))
-        script = "\n".join(data) + """
-set terminal pngcairo size 1100,800 font 'sans,10' noenhanced
-set output '%s'
-set multiplot layout 2,2 title '%s (mean, min-max over runs)'
-set xrange [0.4:10.6]
-%s
-set grid
-""" % (IMG / name, what, yset) + "\n".join(plots) + "\nunset multiplot\n"
-        gnuplot(script)
-
-
 # --- labels ---------------------------------------------------------------
 
 def labels_block(res):
@@ -629,7 +360,7 @@ def intro_block(results):
                       for p in BLOCKS if p in results)
     timed = [r["seconds"] for r in results.values() if r.get("seconds")]
     took = "%s here, on %d CPUs" % (duration({"seconds": sum(timed)}), e["cpus"]) \
-        if len(timed) == len(PARTS) else "about 20 minutes on 2 CPUs"
+        if len(timed) == len(PARTS) else "about 22 minutes on 2 CPUs"
     out = ["*Generated by `make bench` (tools/bench.sh → tools/bench/bench.py → "
            "tools/bench/report.py) from build/bench/results/*.json; do not edit the text "
            "between `bench:` markers, edit report.py. Parts measured: %s.*" % parts, "",
@@ -687,16 +418,7 @@ def summary_block(results, ov, acc):
                              rs[0]["samples"], rs[0]["stacks"], f(med([r["build_ms"] for r in rs]), 0),
                              f(med([r["write_ms"] for r in rs]), 0), f(max(r["peak_rss_kb"] for r in rs) / 1024)))
     if acc:
-        for wl, title in (("serial", "C serial"), ("threads", "C threads"),
-                          ("go-serial", "Go serial"), ("go-goroutines", "Go goroutines")):
-            parts = []
-            for k in sorted(acc, key=lambda k: (k[1] != "pmubpf", k[3])):
-                if k[0] == wl and k[2] in ("cpu-clock", "setitimer/timer_create"):
-                    s = acc[k][1]
-                    parts.append("%s %d Hz: mean abs. error %s pp, mean err/σ %s, CV %s%%" % (
-                        k[1], k[3], f(s["abserr"], 2), f(s["z"], 2), f(s["cv"])))
-            if parts:
-                items.append("Accuracy, %s: %s." % (title, "; ".join(parts)))
+        items += accuracy_headlines(acc)
     if "labels" in results:
         m = results["labels"]["data"]["micro"]
         items.append("Labels: %s ns per set+restore pair (two plain TLS stores: %s ns)." % (
@@ -706,13 +428,6 @@ def summary_block(results, ov, acc):
 
 
 # --- document -------------------------------------------------------------
-
-def gnuplot(script):
-    IMG.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-    if r.returncode:
-        sys.exit("report.py: gnuplot failed: " + r.stderr.strip()[-500:])
-
 
 def splice(doc, blocks):
     """Replace each block's text between its markers; a block not in doc
