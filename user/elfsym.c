@@ -149,6 +149,25 @@ void symcache__stats(const struct symcache *c, struct symcache_stats *st)
 				       c->hits, c->over_budget };
 }
 
+static size_t id_bucket(const struct elfobj *k)
+{
+	uint64_t h = (k->dev * 0x9e3779b97f4a7c15ULL) ^ k->inode ^ (k->fsize << 17) ^ (uint64_t)k->mtime_ns;
+
+	h *= 0xff51afd7ed558ccdULL;
+	return (size_t)((h ^ h >> 29) % NBUCKETS);
+}
+
+/* The object opened from exactly this file (dev, inode, size, mtime) or
+ * memory image (content hash, size): found without reading any ELF. */
+static struct elfobj *identity_find(struct symcache *c, const struct elfobj *key)
+{
+	for (struct elfobj *o = c->fbuckets[id_bucket(key)]; o; o = o->fnext)
+		if (o->dev == key->dev && o->inode == key->inode && o->fsize == key->fsize &&
+		    o->mtime_ns == key->mtime_ns)
+			return o;
+	return NULL;
+}
+
 static struct elfobj *cache_find(struct symcache *c, const struct elfobj *key)
 {
 	size_t b = obj_bucket(key->build_id, key->dev, key->inode);
@@ -216,6 +235,9 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	size_t b = obj_bucket(o->build_id, o->dev, o->inode);
 	o->hnext = c->buckets[b];
 	c->buckets[b] = o;
+	b = id_bucket(o);
+	o->fnext = c->fbuckets[b];
+	c->fbuckets[b] = o;
 	c->nobjs++;
 	o->oprev = c->otail;
 	if (c->otail)
@@ -249,27 +271,46 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 	key.inode = dev || inode ? inode : (uint64_t)st.st_ino;
 	key.fsize = (uint64_t)st.st_size;
 	key.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	struct elfobj *o = identity_find(c, &key);
+	if (o) { /* the same file again (every process maps libc) */
+		c->hits++;
+		close(fd);
+		return o;
+	}
 	return get_elf(c, fd, elf_begin(fd, ELF_C_READ, NULL), NULL, &key);
 }
 
 struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len)
 {
-	struct elfobj key;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	struct elfobj key, *o;
+	uint64_t h = 0xcbf29ce484222325ULL, w;
+	const unsigned char *b = buf;
+	size_t i = 0;
 	void *mem;
 
-	if (!c) {
+	if (!c || !buf) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!(mem = elfutil__copy_image(buf, len)))
-		return NULL;
-	for (size_t i = 0; i < len; i++) /* identity without a build-id */
-		h = (h ^ ((const unsigned char *)buf)[i]) * 0x100000001b3ULL;
+	/* Identity: a hash of the content, 8 bytes a step (the vDSO of
+	 * every process is hashed; the same image is then found at once). */
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 32;
+	}
+	for (; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
 	memset(&key, 0, sizeof(key));
 	key.inode = h;
 	key.fsize = len;
 	key.mtime_ns = -1; /* never equal to a file's */
+	if ((o = identity_find(c, &key))) {
+		c->hits++;
+		return o;
+	}
+	if (!(mem = elfutil__copy_image(buf, len)))
+		return NULL;
 	return get_elf(c, -1, elf_memory(mem, len), mem, &key);
 }
 

@@ -24,7 +24,9 @@ struct seg {
 };
 
 struct elfobj {
-	struct elfobj *hnext;         /* hash chain */
+	struct elfobj *hnext;         /* hash chain (build-id, else identity) */
+	struct elfobj *fnext;         /* chain by identity: the file (or image)
+	                               * it was opened from */
 	struct elfobj *oprev, *onext; /* open list: fd held, oldest first */
 	struct symcache *cache;
 	int fd;                       /* -1 once symbols are loaded */
@@ -49,6 +51,7 @@ struct elfobj {
 
 struct symcache {
 	struct elfobj *buckets[NBUCKETS];
+	struct elfobj *fbuckets[NBUCKETS]; /* by identity: no ELF read on a hit */
 	struct elfobj *ohead, *otail;
 	size_t nobjs, nopen, nloaded, nsyms, bytes, hits, over_budget;
 };

@@ -83,14 +83,17 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 {
 	/* Expected samples: rate x CPUs x seconds x events. A period gives
 	 * no rate; assume 1000/s per CPU. No -d: size for a minute. Distinct
-	 * stacks and keys are a fraction of samples in practice; stack map
-	 * entries cost ~1 KiB each (127 frames), so they are capped lower. */
+	 * keys are a fraction of samples for long-lived processes, but not
+	 * under process churn: with ASLR every short-lived process's user
+	 * stacks are new (a fork-heavy 10 s on 2 CPUs: 10k distinct of 13k
+	 * samples, which overflowed samples/4). Stack map entries cost ~1 KiB
+	 * each (127 frames), so they are capped lower. */
 	double secs = cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
 
 	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
-		: next_pow2(clamp_u64(samples / 4, 8192, 65536));
+		: next_pow2(clamp_u64(samples / 2, 16384, 65536));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
 		: next_pow2(clamp_u64(samples / 2, 16384, 262144));
 }
