@@ -58,6 +58,8 @@ $(OUT)/pmubpf.bpf.o: bpf/unwind.bpf.h bpf/pmubpf_abi.h vmlinux/vmlinux.h
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
+# Made by a pattern rule, so make would delete them as intermediates.
+.SECONDARY: $(OUT)/pmubpf.skel.h $(OUT)/pmubpf.bpf.o
 
 # Compile check for the other supported arch (thread pointer differs).
 $(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c bpf/unwind.bpf.h bpf/pmubpf_abi.h | $(OUT)

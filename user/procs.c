@@ -498,8 +498,13 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
 	}
 	if (pr->dead)
 		gone(p, pr); /* merge it now */
-	else if (!pr->report_due)
+	else if (!pr->report_due) {
 		pr->report_due = mono_ns() + REPORT_DELAY_NS;
+		/* The next procs__tick must count it as pending, even within
+		 * its rate limit: else the caller may sleep a whole POLL_MS
+		 * before the read (seen: libc unwound ~100 ms late). */
+		p->last_tick = 0;
+	}
 }
 
 /* Has procs__tick work for pr: maps to re-read or a label record to retry. */
