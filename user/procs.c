@@ -20,7 +20,7 @@
 #include "procsyms.h"
 
 #define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
-#define LABEL_MAX_TRIES 1000 /* procs__tick calls: >= 5 s at the 5 ms pending period */
+#define LABEL_MAX_TRIES 1000 /* procs__tick passes: >= 1 s (one per ms at most) */
 
 enum proc_label_state {
 	LABELS_NONE,    /* no record symbol in any mapped object */
@@ -418,6 +418,10 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 		p->st.rescans++;
 		if (p->maps_hook)
 			p->maps_hook(p->maps_hook_ctx, pr);
+		/* A library that uses labels may come late: a plugin or a
+		 * Python extension module dlopen()ed after the first sample. */
+		if (pr->label_state == LABELS_NONE)
+			labels_find_record(p, pr);
 	}
 	procmaps__free(&fresh);
 	return 0;

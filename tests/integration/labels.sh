@@ -4,10 +4,11 @@
 # adopts its creator's set, a set freed and re-allocated every iteration)
 # within k binomial sigma of the CPU time the workload measured, under
 # `-- command`, -p (attached after start) and -a (process started after
-# pmubpf); pprof's -tagfocus works; hostile records are survived and
+# pmubpf); a library using labels dlopen()ed after the first sample is
+# picked up; pprof's -tagfocus works; hostile records are survived and
 # counted.
 source "$(dirname "$0")/lib.sh"
-need_root command_shares command_worker_adopts p_shares a_started_after tagfocus hostile_badmagic hostile_hugesize hostile_unmapped hostile_badset
+need_root command_shares command_worker_adopts p_shares a_started_after dlopen_late_record tagfocus hostile_badmagic hostile_hugesize hostile_unmapped hostile_badset
 
 NAMES=phase=a,phase=b,phase=c,unlabelled
 
@@ -41,6 +42,29 @@ if start_recorder "$TMP/a.err" -a -F 999 -o "$TMP/a.pb.gz"; then
 	check a_started_after $CHECK expect "$TMP/a.pb.gz" --pid $ap --tag phase=b --tag phase=c
 else
 	fail a_started_after "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+fi
+
+# A library with its own labels record, dlopen()ed 0.3 s after start (a
+# plugin, a Python extension): its record is found when the library
+# arrives, so nearly all of its samples (all but the few before the
+# mmap report's maps read) carry its set.
+if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/liblabeled.so" 0.3 1 2>"$TMP/dl.err"; then
+	check dlopen_late_record python3 - "$ROOT" "$TMP/dl.pb.gz" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+p = check.load(sys.argv[2])
+tot = lab = 0
+for s in p["samples"]:
+    if check.leaf(s) == "plugin_work":
+        tot += s["values"][0]
+        lab += s["values"][0] if s["labels"].get("phase") == "plugin" else 0
+print("plugin_work: %d samples, %d with phase=plugin" % (tot, lab))
+if tot < 300 or lab < 0.95 * tot:
+    sys.exit("plugin_work: %d of %d samples labelled phase=plugin, want >= 95%% of >= 300" % (lab, tot))
+PY
+else
+	fail dlopen_late_record "pmubpf failed: $(tail -n1 "$TMP/dl.err")"
 fi
 
 # go tool pprof -tagfocus phase=b keeps only phase=b samples, and
