@@ -40,6 +40,13 @@ const volatile __u32 nr_events = 1;
  * names one address space for the whole recording. */
 __u32 next_pgen = 0;
 
+/* The recording window, set and cleared by userspace through the mmap'd
+ * .bss: samples count only between the two stores, however long opening,
+ * attaching (event by event, CPU by CPU) and disabling the events take on
+ * an overloaded machine (seen: 2 events at 100 kHz in a VM turned a 0.3 s
+ * -d into 2-6 s of samples). */
+__u32 recording = 0;
+
 /* Stacks keyed by a 64-bit hash of their frames. Not a STACK_TRACE map:
  * that one keys by a hash truncated to the bucket count and refuses (or,
  * with REUSE_STACKID, overwrites) a colliding stack, which by the
@@ -324,7 +331,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct pmubpf_key key = {};
 	struct pmubpf_val *val, one = { .count = 1, .period = period };
 
-	if (ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
+	if (!recording || ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
 		return 0;
 	if (filter_targets && !is_target(tgid, tid))
 		return 0;

@@ -59,13 +59,15 @@ void cli__usage(FILE *f)
 "writes a gzipped pprof profile per event.\n"
 "\n"
 "Events (repeat -e for several; one profile each):\n"
-"  -e, --event EVENT     cpu-clock (default), task-clock, cycles, instructions,\n"
+"  -e, --event EVENT[,EVENT...]\n"
+"                        cpu-clock (default), task-clock, cycles, instructions,\n"
 "                        cache-references, cache-misses, branches, branch-misses,\n"
 "                        bus-cycles, ref-cycles, LLC-loads, LLC-load-misses,\n"
 "                        L1-dcache-load-misses, dTLB-load-misses, ..., rNNNN (raw),\n"
 "                        PMU/event=0xNN,umask=0xNN/; modifiers :u :k :p :pp :ppp\n"
 "  -c, --count PERIOD    sample every PERIOD events (ns for cpu-clock/task-clock)\n"
-"  -F, --freq HZ         samples per second per CPU (default 999)\n"
+"  -F, --freq HZ         samples per second per CPU (default 999); 'max': the\n"
+"                        kernel's perf_event_max_sample_rate\n"
 "      --no-dither       keep timer periods fixed (by default cpu-clock and\n"
 "                        task-clock periods are re-drawn within +-15% every\n"
 "                        ~100 ms so that no loop can run in step with them)\n"
@@ -95,6 +97,7 @@ void cli__usage(FILE *f)
 "      --top N           print the N hottest functions of each profile\n"
 "      --stack-map-size N, --counts-map-size N\n"
 "                        BPF map sizes (default: from -F, -d and CPUs)\n"
+"  -g                    accepted for perf's habit: stacks are always recorded\n"
 "  -v, --verbose         libbpf and debug output (repeat for more)\n"
 "  -h, --help            this text;  --version  the version\n"
 "\n"
@@ -124,6 +127,69 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (errno || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int cli__next_event(const char **s, char *buf, size_t len)
+{
+	const char *p = *s;
+	size_t n = 0;
+	int slashes = 0;
+
+	if (!*p)
+		return 0;
+	/* A comma separates events only outside PMU/terms/ (even slashes). */
+	for (; *p && !(*p == ',' && slashes % 2 == 0); p++, n++)
+		slashes += *p == '/';
+	if (n >= len)
+		return -EINVAL;
+	memcpy(buf, *s, n);
+	buf[n] = '\0';
+	*s = *p ? p + 1 : p;
+	return 1;
+}
+
+/* -e LIST: one or more events, comma-separated as perf takes them. */
+static int add_events(struct config *cfg, const char *list, const char *sysfs_root,
+		      char *err, size_t errlen)
+{
+	char one[512];
+	const char *s = list;
+	int r;
+
+	if (!*list)
+		return fail(err, errlen, "empty event list '-e'");
+	while ((r = cli__next_event(&s, one, sizeof(one))) > 0) {
+		if (!one[0])
+			return fail(err, errlen, "empty event in '-e %s'", list);
+		if (cfg->nevents == PMUBPF_MAX_EVENTS)
+			return fail(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
+		if (event__parse(one, sysfs_root, &cfg->events[cfg->nevents], err, errlen))
+			return -EINVAL;
+		for (int i = 0; i < cfg->nevents; i++)
+			if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
+				return fail(err, errlen, "event '%s' given twice", one);
+		cfg->nevents++;
+	}
+	if (r < 0)
+		return fail(err, errlen, "event too long in '-e %.64s...'", list);
+	if (s > list && s[-1] == ',')
+		return fail(err, errlen, "empty event in '-e %s'", list);
+	return 0;
+}
+
+/* -F max: the kernel's perf_event_max_sample_rate, as perf reads it. */
+static int read_max_rate(uint64_t *v)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long r = 0;
+	int ok = f && fscanf(f, "%llu", &r) == 1 && r >= 1;
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -EINVAL;
+	*v = r < MAX_FREQ ? r : MAX_FREQ;
 	return 0;
 }
 
@@ -255,19 +321,14 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
 	/* '+': stop at the first non-option, so `-- cmd -x` keeps its -x. */
-	while ((opt = getopt_long(argc, argv, "+e:c:F:p:t:aC:d:o:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:c:F:p:t:aC:d:o:vhg", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (cfg->nevents == PMUBPF_MAX_EVENTS)
-				return fail(err, errlen, "too many events (at most %d -e)", PMUBPF_MAX_EVENTS);
-			ret = event__parse(optarg, sysfs_root, &cfg->events[cfg->nevents], err, errlen);
-			if (ret)
+			if (add_events(cfg, optarg, sysfs_root, err, errlen))
 				return -EINVAL;
-			for (int i = 0; i < cfg->nevents; i++)
-				if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
-					return fail(err, errlen, "event '%s' given twice", optarg);
-			cfg->nevents++;
 			break;
+		case 'g':
+			break; /* perf's "record stacks": pmubpf always does */
 		case 'c':
 			if (parse_u64(optarg, 1, (1ULL << 62), &v))
 				return fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
@@ -275,8 +336,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			period_given = true;
 			break;
 		case 'F':
-			if (parse_u64(optarg, 1, MAX_FREQ, &v))
-				return fail(err, errlen, "bad frequency '-F %s': want 1..%d Hz", optarg, MAX_FREQ);
+			if (!strcmp(optarg, "max")) {
+				if (read_max_rate(&v))
+					return fail(err, errlen, "-F max: cannot read /proc/sys/kernel/perf_event_max_sample_rate");
+			} else if (parse_u64(optarg, 1, MAX_FREQ, &v)) {
+				return fail(err, errlen, "bad frequency '-F %s': want 1..%d Hz or max", optarg, MAX_FREQ);
+			}
 			cfg->freq = v;
 			freq_given = true;
 			break;

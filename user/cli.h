@@ -19,6 +19,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	       struct config *cfg, char *err, size_t errlen);
 void cli__usage(FILE *f);
 
+/* The next event of a -e list at *s (perf's syntax: comma-separated, but
+ * commas inside PMU/terms/ belong to the event) into buf: 1 and *s moved
+ * past it, 0 at the end, -EINVAL if it does not fit. */
+int cli__next_event(const char **s, char *buf, size_t len);
+
 /* Parse "0-3,5,7-8" into a sorted, unique int list. 0 or -EINVAL. */
 int cli__parse_list(const char *s, int **out, int *n, int max_value);
 

@@ -322,7 +322,8 @@ int session__run(const struct config *cfg)
 	 * symbols) and must not stretch the recording. The same thread
 	 * dithers the timer periods (timekeeper.h). */
 	int64_t deadline = cfg->duration > 0 ? t0 + (int64_t)(cfg->duration * 1e9) : 0;
-	tk = timekeeper__start(pev, cfg, deadline);
+	__atomic_store_n(&skel->bss->recording, 1, __ATOMIC_RELEASE); /* the window opens */
+	tk = timekeeper__start(pev, cfg, deadline, &skel->bss->recording);
 	if (child) {
 		int en = 0;
 
@@ -380,11 +381,13 @@ int session__run(const struct config *cfg)
 			break;
 		}
 	}
+	__atomic_store_n(&skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
+	int64_t t_end = now_ns(CLOCK_MONOTONIC);
 	bool fired = timekeeper__fired(tk);
 	timekeeper__stop(tk, &tk_st);
 	tk = NULL;
 	perfev__stop(pev);
-	int64_t duration = (fired ? deadline : now_ns(CLOCK_MONOTONIC)) - t0;
+	int64_t duration = (fired ? deadline : t_end) - t0;
 	if (kjob.started) {
 		pthread_join(kjob.th, NULL);
 		ks = kjob.ks;

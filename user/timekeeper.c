@@ -41,6 +41,7 @@ struct timekeeper {
 	struct perfev *pev;
 	const struct config *cfg;
 	int64_t deadline;
+	uint32_t *recording;
 	uint64_t period[PMUBPF_MAX_EVENTS]; /* nominal ns; 0: not dithered */
 	bool *failed;                       /* [ev * ncpus + ci] */
 	double *dev;                        /* same: last rate deviation */
@@ -162,6 +163,8 @@ static void *tk_thread(void *arg)
 		int64_t now = mono_ns(), wake;
 
 		if (tk->deadline && now >= tk->deadline) {
+			if (tk->recording)
+				__atomic_store_n(tk->recording, 0, __ATOMIC_RELEASE);
 			perfev__stop(tk->pev);
 			__atomic_store_n(&tk->fired, 1, __ATOMIC_RELEASE);
 			break;
@@ -192,7 +195,7 @@ static void *tk_thread(void *arg)
 }
 
 struct timekeeper *timekeeper__start(struct perfev *pev, const struct config *cfg,
-				     int64_t deadline)
+				     int64_t deadline, uint32_t *recording)
 {
 	struct timekeeper *tk = calloc(1, sizeof(*tk));
 	pthread_condattr_t ca;
@@ -203,6 +206,7 @@ struct timekeeper *timekeeper__start(struct perfev *pev, const struct config *cf
 	tk->pev = pev;
 	tk->cfg = cfg;
 	tk->deadline = deadline;
+	tk->recording = recording;
 	tk->ncpus = perfev__ncpus(pev);
 	for (int e = 0; e < cfg->nevents && !cfg->no_dither; e++) {
 		tk->period[e] = timekeeper__timer_period(cfg, &cfg->events[e]);

@@ -30,11 +30,12 @@ struct timekeeper_stats {
 };
 
 /* Start the thread for pev (already attached). deadline: CLOCK_MONOTONIC
- * ns at which to disable the events, 0 for none. Returns NULL (and does
- * nothing) when there is neither a deadline nor a timer to dither, or
- * when the thread cannot start (then the caller enforces the deadline). */
+ * ns at which to close the window (*recording = 0, the flag the BPF
+ * program checks) and disable the events, 0 for none. Returns NULL (and
+ * does nothing) when there is neither a deadline nor a timer to dither,
+ * or when the thread cannot start (then the caller enforces the deadline). */
 struct timekeeper *timekeeper__start(struct perfev *pev, const struct config *cfg,
-				     int64_t deadline);
+				     int64_t deadline, uint32_t *recording);
 /* True once the deadline has passed and the events are disabled. */
 bool timekeeper__fired(struct timekeeper *tk);
 /* Stop and join the thread (before the events are freed); tk may be NULL. */

@@ -89,11 +89,53 @@ static bool command(void)
 	return true;
 }
 
+/* -e takes perf's comma lists; commas inside PMU/terms/ stay. */
+static bool event_lists(void)
+{
+	const char *s = "cycles:pp,cpu/event=0x3c,umask=0x00/u,r01c2,cpu/mem-loads,ldlat=30/";
+	const char *want[] = { "cycles:pp", "cpu/event=0x3c,umask=0x00/u", "r01c2", "cpu/mem-loads,ldlat=30/" };
+	char buf[64], small[4];
+	int n = 0, r;
+	struct config c;
+	char err[256];
+
+	while ((r = cli__next_event(&s, buf, sizeof(buf))) > 0) {
+		CHECK(n < 4);
+		CHECK_STR(buf, want[n]);
+		n++;
+	}
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_INT(n, 4);
+	s = "cache-misses";
+	CHECK(cli__next_event(&s, small, sizeof(small)) < 0); /* does not fit */
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cpu-clock,task-clock", "-e", "cycles", "-g")), CLI_RECORD);
+	CHECK_EQ_INT(c.nevents, 3);
+	CHECK_STR(c.events[0].name, "cpu-clock");
+	CHECK_STR(c.events[1].name, "task-clock");
+	CHECK_STR(c.events[2].name, "cycles");
+	config__free(&c);
+	/* -F max: the kernel's limit (capped at 100000) */
+	CHECK_EQ_INT(parse(&c, err, ARGS("-F", "max")), CLI_RECORD);
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long rate = 0;
+	CHECK(f && fscanf(f, "%llu", &rate) == 1);
+	fclose(f);
+	CHECK_EQ_INT(c.freq, rate < 100000 ? rate : 100000);
+	config__free(&c);
+	return true;
+}
+
 static bool errors(void)
 {
 	const struct { const char *const *args; const char *want; } cases[] = {
 		{ ARGS("-e", "cache-mises"), "did you mean 'cache-misses'" },
 		{ ARGS("-e", "cycles", "-e", "cycles"), "given twice" },
+		{ ARGS("-e", "cycles,instructions,cycles"), "given twice" },
+		{ ARGS("-e", "cycles,"), "empty event" },
+		{ ARGS("-e", ",cycles"), "empty event" },
+		{ ARGS("-e", "cycles,,instructions"), "empty event" },
+		{ ARGS("-e", "cycles,cache-mises"), "did you mean 'cache-misses'" },
+		{ ARGS("-F", "maxx"), "bad frequency" },
 		{ ARGS("-F", "0"), "bad frequency '-F 0'" },
 		{ ARGS("-F", "100001"), "bad frequency" },
 		{ ARGS("-F", "10x"), "bad frequency" },
@@ -225,5 +267,5 @@ static bool symbol_options(void)
 	return true;
 }
 
-TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(errors), TEST(lists),
+TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(errors), TEST(lists),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options))
