@@ -187,15 +187,15 @@ run: deps
 	$(Q)tools/run-demo.sh
 
 # --- bench: docs/benchmarks.md ------------------------------------------
-# `make bench` runs every part (about 22 minutes on 2 CPUs); `make
+# `make bench` runs every part (about 25 minutes on 2 CPUs); `make
 # bench-PART` one of them; `make bench-report` only rewrites the document
 # from the results already in build/bench/results. Repetitions and
 # frequencies come from the environment: see tools/bench.sh.
-BENCH_PARTS := overhead cost write accuracy labels
+BENCH_PARTS := overhead cost churn write accuracy labels
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
                 -Wall -Wextra -Werror -Iinclude
 BENCH_BINS := $(addprefix $(OUT)/bench/,cpu_work syscall_work floor rusage labels_bench \
-                label_load label_load_plain write_bench gowork)
+                label_load label_load_plain write_bench gowork churn_work)
 BENCH_GOENV := GOCACHE=/tmp/pmubpf-gocache GOPATH=/tmp/pmubpf-gopath GOPROXY=off GOFLAGS=
 
 $(OUT)/bench:

@@ -3,15 +3,17 @@
 # built: the measurements (tools/bench/bench.py), then the document
 # (tools/bench/report.py writes docs/benchmarks.md and docs/img/*.png).
 #
-#   tools/bench.sh                  every part: overhead cost write accuracy labels
+#   tools/bench.sh                  every part: overhead cost churn write accuracy labels
 #   tools/bench.sh overhead labels  some parts (make bench-overhead, ...)
 #   tools/bench.sh report           only rewrite the document from the
 #                                   results in build/bench/results
 #
-# Repetitions (defaults take about 22 minutes on a 2-CPU VM):
+# Repetitions (defaults take about 25 minutes on a 2-CPU VM):
 #   BENCH_ROUNDS=4   overhead rounds      BENCH_RUNS=10   accuracy runs
 #   BENCH_FREQS=99,999,9999  BENCH_ACC_FREQS=999,4999  BENCH_COST_SECS=10
 #   BENCH_WORK_SECS=1.5  BENCH_ACC_SECS=2  BENCH_QUIET_WAIT=10  BENCH_QUIET_BUDGET=120
+#   BENCH_CHURN_ROUNDS=3 BENCH_CHURN_SECS=10 BENCH_CHURN_RETRIES=4  (churn: rounds,
+#   recording length, repeats of disturbed runs)
 # e.g. a quick look: BENCH_ROUNDS=1 BENCH_RUNS=2 make bench
 #
 # Needs root: BPF, perf -a, and two sysctls it sets while measuring

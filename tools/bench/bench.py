@@ -12,6 +12,13 @@ PART is one of:
             order per round; ratios against the same round's alone runs
   cost      each profiler's own CPU time, peak RSS, BPF run time per sample
             and map memory while recording system-wide for 10 s under load
+  churn     process churn (tools/bench/churn_work.c: NCPU workers fork+exec
+            /bin/true and /usr/bin/env true in turn) recorded for 10 s at
+            999 Hz by pmubpf, pmubpf --call-graph fp and perf record -a -g
+            (then perf report timed on its data), and run alone; the
+            tool's CPU and peak RSS, the load's processes/s, pmubpf's
+            losses and process counts; rounds interleaved in a shuffled
+            order; a disturbed run is repeated (BENCH_CHURN_RETRIES)
   write     build_ms/write_ms/peak RSS of a synthetic 1M-sample profile
             (tools/bench/write_bench.c)
   accuracy  shares per function against the workloads' measured truth:
@@ -35,6 +42,9 @@ Settings (environment):
   BENCH_WORK_SECS=1.5   overhead workload length alone (calibrated)
   BENCH_ACC_SECS=2      accuracy workload length
   BENCH_COST_SECS=10    cost recording length
+  BENCH_CHURN_ROUNDS=3  churn rounds (each: alone and every tool once)
+  BENCH_CHURN_SECS=10   churn recording length
+  BENCH_CHURN_RETRIES=4 churn runs repeated because they were disturbed, at most
   BENCH_QUIET_WAIT=10   seconds to wait for an idle machine before a run
   BENCH_QUIET_BUDGET=120  seconds of such waiting in all
 """
@@ -75,6 +85,9 @@ ACC_FREQS = env_list("BENCH_ACC_FREQS", "999,4999")
 WORK_SECS = float(os.environ.get("BENCH_WORK_SECS") or 1.5)
 ACC_SECS = float(os.environ.get("BENCH_ACC_SECS") or 2)
 COST_SECS = float(os.environ.get("BENCH_COST_SECS") or 10)
+CHURN_ROUNDS = env_int("BENCH_CHURN_ROUNDS", 3)
+CHURN_SECS = float(os.environ.get("BENCH_CHURN_SECS") or 10)
+CHURN_RETRIES = env_int("BENCH_CHURN_RETRIES", 4)
 QUIET_WAIT = float(os.environ.get("BENCH_QUIET_WAIT") or 10)
 QUIET_BUDGET = float(os.environ.get("BENCH_QUIET_BUDGET") or 120)
 QUIET_BUSY = 0.10        # a machine below 10% busy is "quiet"
@@ -576,6 +589,162 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
             "stderr_tail": [l for l in text.splitlines() if lost not in l][-5:]}
 
 
+# --- churn ----------------------------------------------------------------
+
+# Who records the churn: pmubpf with its defaults, pmubpf walking user
+# stacks by frame pointer, perf record -a -g; "alone" runs the load with
+# no tool, for the churn rate without profiling.
+CHURN_TOOLS = ["alone", "pmubpf", "pmubpf-fp", "perf"]
+CHURN_FREQ = 999
+CHURN_LEAD = 1.0   # seconds the load runs before the tool starts
+
+
+def churn_progress(path):
+    """[(monotonic s, processes finished)] and the final line of
+    churn_work's OUT."""
+    points, final = [], {}
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if f[:1] == ["t_ns"]:
+            points.append((int(f[1]) / 1e9, int(f[3])))
+        elif f[:1] == ["elapsed_ns"]:
+            final = dict(zip(f[0::2], (int(x) for x in f[1::2])))
+    return points, final
+
+
+def churn_at(points, t):
+    """Processes finished by monotonic time t, interpolated between the
+    load's 50 ms progress lines."""
+    for (t0, n0), (t1, n1) in zip(points, points[1:]):
+        if t0 <= t <= t1:
+            return n0 + (n1 - n0) * (t - t0) / (t1 - t0) if t1 > t0 else n1
+    return points[-1][1] if points and t > points[-1][0] else (points[0][1] if points else 0)
+
+
+def pmubpf_churn_stats(comments):
+    """Losses and process counts from pmubpf's profile comments."""
+    text = "\n".join(comments)
+    out = {"call_graph": call_graph(text)}
+    m = re.search(r"processes: (\d+) seen, (\d+) gone before their maps were read, (\d+) mapped files "
+                  r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports", text)
+    if m:
+        out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports"),
+                       (int(x) for x in m.groups())))
+    for key, what in (("lost_samples", "samples"), ("lost_ustacks", "user stacks"),
+                      ("lost_kstacks", "kernel stacks"), ("lost_notices", "process/label notices")):
+        m = re.search(r"lost: (\d+) %s:" % re.escape(what), text)
+        out[key] = int(m.group(1)) if m else 0
+    m = re.search(r"dwarf: (\d+) user stacks walked by frame pointer instead", text)
+    out["dwarf_no_table"] = int(m.group(1)) if m else 0
+    m = re.search(r"unwind tables: .*?(\d+) processes,", text)
+    if m:
+        out["unwind_procs"] = int(m.group(1))
+    return out
+
+
+def rusage_result(path):
+    f = path.read_text().split()
+    return dict(zip(f[0::2], (float(x) for x in f[1::2])))
+
+
+def churn_run(tool, secs):
+    """One run: the churn load on every CPU; after CHURN_LEAD s, tool
+    records the whole machine for secs under the rusage helper (alone:
+    nothing, for secs). The load's rate is taken over the tool's whole
+    life (start-up, recording, writing), from the load's own progress
+    lines."""
+    quiet = wait_quiet()
+    reset_max_rate()
+    prog = TMP / "churn.progress"
+    out = TMP / ("churn." + tool)
+    out.unlink(missing_ok=True)
+    rec = {"tool": tool, "freq": CHURN_FREQ, "quiet": quiet}
+    if tool in ("pmubpf", "pmubpf-fp"):
+        cmd = [PMUBPF, "-a", "-e", "cpu-clock", "-F", CHURN_FREQ, "-d", "%g" % secs, "-o", out] + \
+              (["--call-graph", "fp"] if tool == "pmubpf-fp" else [])
+    elif tool == "perf":
+        cmd = ["perf", "record", "-e", "cpu-clock", "-F", CHURN_FREQ, "-a", "-g", "-o", out, "--", "sleep", "%g" % secs]
+    with open(TMP / "churn.err", "w") as err, Window() as w:
+        load = subprocess.Popen([str(BB / "churn_work"), "%g" % (secs + 600), str(NCPU), str(prog)])
+        time.sleep(CHURN_LEAD)
+        t_a = time.monotonic()
+        if tool == "alone":
+            time.sleep(secs)
+        else:
+            helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
+                                      stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                helper.wait(secs + 60)
+            except subprocess.TimeoutExpired:  # stopped (SIGINT), still measured
+                stop(helper)
+        t_b = time.monotonic()
+        load.send_signal(signal.SIGTERM)
+        load.wait()
+    points, final = churn_progress(prog)
+    n = churn_at(points, t_b) - churn_at(points, t_a)
+    rec.update(window_s=round(t_b - t_a, 3), processes=round(n), procs_per_s=n / (t_b - t_a),
+               load_failed=final.get("failed"), foreign=round(w.foreign, 4), disturbed=w.disturbed(quiet),
+               steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
+    if tool == "alone":
+        return rec
+    ru = rusage_result(TMP / "rusage")
+    text = (TMP / "churn.err").read_text(errors="replace")
+    rec.update(status=int(ru["status"]), cpu_s=ru["user_s"] + ru["sys_s"], user_s=ru["user_s"],
+               sys_s=ru["sys_s"], maxrss_kb=int(ru["maxrss_kb"]),
+               output_bytes=out.stat().st_size if out.exists() else None,
+               stderr_tail=text.splitlines()[-6:])
+    if rec["status"]:
+        raise RuntimeError("%s exited %d: %s" % (tool, rec["status"], text[-500:]))
+    if tool == "perf":
+        rec["samples"] = perf_samples(text)
+        m = re.search(r"lost (\d+) chunks", text)
+        rec["lost_chunks"] = int(m.group(1)) if m else 0
+        # perf record defers symbolization (and most of the rest) to perf
+        # report: time that too, on the same data, after the load stopped
+        t0 = time.monotonic()
+        rep = run([BB / "rusage", TMP / "rusage", "sh", "-c",
+                   'exec perf report -i "$0" --stdio > /dev/null 2>&1', out], check=False)
+        ru = rusage_result(TMP / "rusage")
+        rec.update(report_status=rep.returncode, report_wall_s=round(time.monotonic() - t0, 3),
+                   report_cpu_s=ru["user_s"] + ru["sys_s"], report_maxrss_kb=int(ru["maxrss_kb"]))
+    else:
+        rec["samples"] = pmubpf_samples(text)
+        m = re.search(r"\((\d+) distinct\)", text)
+        rec["distinct"] = int(m.group(1)) if m else None
+        rec.update(pmubpf_churn_stats(check.load(str(out))["comments"]))
+    return rec
+
+
+def churn():
+    secs = CHURN_SECS
+    runs, retries = [], [CHURN_RETRIES]
+    for r in range(CHURN_ROUNDS):
+        order = CHURN_TOOLS[:]
+        random.Random("churn/%d" % r).shuffle(order)
+        for tool in order:
+            while True:
+                rec = churn_run(tool, secs)
+                rec["round"] = r
+                runs.append(rec)
+                log("churn %d/%d %s: %.0f processes/s%s%s" % (
+                    r + 1, CHURN_ROUNDS, tool, rec["procs_per_s"],
+                    ", %.2f s CPU, %d MB peak RSS%s" % (
+                        rec["cpu_s"], rec["maxrss_kb"] // 1024,
+                        "; perf report %.2f s CPU" % rec["report_cpu_s"] if "report_cpu_s" in rec else "")
+                    if "cpu_s" in rec else "",
+                    " (others used %.0f%%)" % (100 * rec["foreign"]) if rec["disturbed"] else ""))
+                # A disturbed run is run again while the part's retries
+                # last; the disturbed one stays in the results, marked.
+                if not rec["disturbed"] or retries[0] <= 0:
+                    break
+                retries[0] -= 1
+                rec["repeated"] = True
+                log("churn: disturbed, again (%d repeats left)" % retries[0])
+    save("churn", {"rounds": CHURN_ROUNDS, "secs": secs, "freq": CHURN_FREQ, "event": "cpu-clock",
+                   "tools": CHURN_TOOLS, "workers": NCPU, "lead_s": CHURN_LEAD, "retries": CHURN_RETRIES,
+                   "programs": ["/bin/true", "/usr/bin/env true"], "disturbed": DISTURBED}, runs)
+
+
 # --- write ----------------------------------------------------------------
 
 def write():
@@ -771,7 +940,7 @@ def labels():
 LABEL_REPS = 5
 
 
-PARTS = {"overhead": overhead, "cost": cost, "write": write, "accuracy": accuracy, "labels": labels}
+PARTS = {"overhead": overhead, "cost": cost, "churn": churn, "write": write, "accuracy": accuracy, "labels": labels}
 
 
 def main():
