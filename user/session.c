@@ -86,8 +86,11 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * keys are a fraction of samples for long-lived processes, but not
 	 * under process churn: with ASLR every short-lived process's user
 	 * stacks are new (a fork-heavy 10 s on 2 CPUs: 10k distinct of 13k
-	 * samples, which overflowed samples/4). Stack map entries cost ~1 KiB
-	 * each (127 frames), so they are capped lower. */
+	 * samples, which overflowed samples/4; `make bench-churn` lost 6% of
+	 * its samples to a counts map of samples/2). Counts entries are ~100
+	 * bytes, so there is one per expected sample, the worst case; stack
+	 * map entries cost ~1 KiB each (127 frames), so they get half and
+	 * are capped lower. */
 	double secs = cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
@@ -95,7 +98,7 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
 		: next_pow2(clamp_u64(samples / 2, 16384, 65536));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
-		: next_pow2(clamp_u64(samples / 2, 16384, 262144));
+		: next_pow2(clamp_u64(samples, 16384, 262144));
 }
 
 static int watch_fd(int epfd, int fd)

@@ -198,14 +198,15 @@ static bool map_sizes(void)
 	/* 999 Hz x 2 CPUs x 60 s default = 120k samples. */
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 65536);
-	CHECK_EQ_INT(co, 65536);
+	CHECK_EQ_INT(co, 131072);
 	c.duration = 0.1; /* tiny: the floors */
 	session__map_sizes(&c, 1, &st, &co);
 	CHECK_EQ_INT(st, 16384);
 	CHECK_EQ_INT(co, 16384);
-	c.duration = 10; /* 20k samples: half of them, next power of two */
+	c.duration = 10; /* 20k samples: stacks for half, counts for all */
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 16384);
+	CHECK_EQ_INT(co, 32768);
 	c.duration = 20;
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
