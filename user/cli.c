@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-#define MAX_FREQ 100000 /* beyond this the kernel throttles anyway */
+#include "httpd.h"
 
 enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
 	OPT_STACK_MAP, OPT_COUNTS_MAP, OPT_VERSION,
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
 	OPT_CALL_GRAPH = 320, OPT_NO_DITHER,
+	OPT_HTTP = 340,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "http", required_argument, NULL, OPT_HTTP },
 	{ 0 },
 };
 
@@ -53,6 +54,7 @@ void cli__usage(FILE *f)
 {
 	fputs(
 "usage: pmubpf [options] [-- command [args...]]\n"
+"       pmubpf --http [HOST]:PORT [options]\n"
 "       pmubpf list\n"
 "\n"
 "Samples stacks system-wide with eBPF on timer or hardware PMU events and\n"
@@ -96,6 +98,17 @@ void cli__usage(FILE *f)
 "      --stack-map-size N, --counts-map-size N\n"
 "                        BPF map sizes (default: from -F, -d and CPUs)\n"
 "  -v, --verbose         libbpf and debug output (repeat for more)\n"
+"\n"
+"Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
+"      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
+"                        (default 30, 1..3600) with the options given here and\n"
+"                        answers with the profile; &event=EVENT and &hz=N\n"
+"                        replace -e and -F; one recording at a time. HOST empty\n"
+"                        or localhost: 127.0.0.1 (0.0.0.0 for every interface);\n"
+"                        PORT 0: any free one. Excludes -d, -o, --top and a\n"
+"                        command. No authentication: whoever can connect can\n"
+"                        profile this machine. e.g. pmubpf --http :6060 -a, then\n"
+"                        go tool pprof http://127.0.0.1:6060/debug/pprof/profile\n"
 "  -h, --help            this text;  --version  the version\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
@@ -124,6 +137,26 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (errno || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int cli__parse_seconds(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(d) || d <= 0 || d < lo || d > hi)
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
+
+int cli__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, size_t errlen)
+{
+	if (parse_u64(s, 1, CLI_MAX_FREQ, hz))
+		return fail(err, errlen, "bad frequency '%s%.64s': want 1..%d Hz", opt, s, CLI_MAX_FREQ);
 	return 0;
 }
 
@@ -240,7 +273,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	       struct config *cfg, char *err, size_t errlen)
 {
 	int opt, ret;
-	bool freq_given = false, period_given = false;
+	bool freq_given = false, period_given = false, output_given = false;
 	uint64_t v;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -275,9 +308,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			period_given = true;
 			break;
 		case 'F':
-			if (parse_u64(optarg, 1, MAX_FREQ, &v))
-				return fail(err, errlen, "bad frequency '-F %s': want 1..%d Hz", optarg, MAX_FREQ);
-			cfg->freq = v;
+			if (cli__parse_freq("-F ", optarg, &cfg->freq, err, errlen))
+				return -EINVAL;
 			freq_given = true;
 			break;
 		case 'p':
@@ -298,21 +330,15 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				return fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
 			cfg->cpus_given = true;
 			break;
-		case 'd': {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(d) || d <= 0 || d > 31536000)
+		case 'd':
+			if (cli__parse_seconds(optarg, 0, 31536000, &cfg->duration))
 				return fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
-			cfg->duration = d;
 			break;
-		}
 		case 'o':
 			if (!*optarg)
 				return fail(err, errlen, "empty output path (-o)");
 			cfg->output = optarg;
+			output_given = true;
 			break;
 		case 'v':
 			cfg->verbose++;
@@ -362,6 +388,14 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_NO_DITHER:
 			cfg->no_dither = true;
 			break;
+		case OPT_HTTP: {
+			struct httpd_addr a;
+
+			if (httpd__parse_addr(optarg, &a))
+				return fail(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
+			cfg->http = optarg;
+			break;
+		}
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000, &v))
 				return fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
@@ -406,6 +440,19 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return fail(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
 		return fail(err, errlen, "-a excludes -p and -t");
+	if (cfg->http) {
+		/* Each request says how long, and gets its profile back. */
+		if (cfg->command)
+			return fail(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
+		if (cfg->duration > 0)
+			return fail(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
+		if (output_given)
+			return fail(err, errlen, "--http excludes -o: each request gets its profile back");
+		if (cfg->top)
+			return fail(err, errlen, "--http excludes --top: nothing is printed per request");
+		if (cfg->nevents > 1)
+			return fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+	}
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;
 	if (!cfg->nevents) {
@@ -414,7 +461,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return -EINVAL;
 		cfg->nevents = 1;
 	}
-	return CLI_RECORD;
+	return cfg->http ? CLI_SERVE : CLI_RECORD;
 }
 
 void config__free(struct config *c)
