@@ -114,7 +114,7 @@ void cli__usage(FILE *f)
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
+int cli__fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -156,7 +156,7 @@ int cli__parse_seconds(const char *s, double lo, double hi, double *out)
 int cli__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, size_t errlen)
 {
 	if (parse_u64(s, 1, CLI_MAX_FREQ, hz))
-		return fail(err, errlen, "bad frequency '%s%.64s': want 1..%d Hz", opt, s, CLI_MAX_FREQ);
+		return cli__fail(err, errlen, "bad frequency '%s%.64s': want 1..%d Hz", opt, s, CLI_MAX_FREQ);
 	return 0;
 }
 
@@ -280,10 +280,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	cfg->output = DEFAULT_OUTPUT;
 	cfg->cmdline = join_args(argc, argv);
 	if (!cfg->cmdline)
-		return fail(err, errlen, "out of memory");
+		return cli__fail(err, errlen, "out of memory");
 
 	if (argc >= 2 && !strcmp(argv[1], "list"))
-		return argc == 2 ? CLI_LIST : fail(err, errlen, "'list' takes no arguments");
+		return argc == 2 ? CLI_LIST : cli__fail(err, errlen, "'list' takes no arguments");
 
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
@@ -292,18 +292,18 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		switch (opt) {
 		case 'e':
 			if (cfg->nevents == PMUBPF_MAX_EVENTS)
-				return fail(err, errlen, "too many events (at most %d -e)", PMUBPF_MAX_EVENTS);
+				return cli__fail(err, errlen, "too many events (at most %d -e)", PMUBPF_MAX_EVENTS);
 			ret = event__parse(optarg, sysfs_root, &cfg->events[cfg->nevents], err, errlen);
 			if (ret)
 				return -EINVAL;
 			for (int i = 0; i < cfg->nevents; i++)
 				if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
-					return fail(err, errlen, "event '%s' given twice", optarg);
+					return cli__fail(err, errlen, "event '%s' given twice", optarg);
 			cfg->nevents++;
 			break;
 		case 'c':
 			if (parse_u64(optarg, 1, (1ULL << 62), &v))
-				return fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
+				return cli__fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
 			cfg->period = v;
 			period_given = true;
 			break;
@@ -314,11 +314,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case 'p':
 			if (append_pids(optarg, &cfg->pids, &cfg->npids))
-				return fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
+				return cli__fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
 			break;
 		case 't':
 			if (append_pids(optarg, &cfg->tids, &cfg->ntids))
-				return fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
+				return cli__fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
 			break;
 		case 'a':
 			cfg->all = true;
@@ -327,16 +327,16 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			free(cfg->cpus);
 			cfg->cpus = NULL;
 			if (cli__parse_list(optarg, &cfg->cpus, &cfg->ncpus, 65535))
-				return fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
+				return cli__fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
 			cfg->cpus_given = true;
 			break;
 		case 'd':
 			if (cli__parse_seconds(optarg, 0, 31536000, &cfg->duration))
-				return fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
+				return cli__fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
 			break;
 		case 'o':
 			if (!*optarg)
-				return fail(err, errlen, "empty output path (-o)");
+				return cli__fail(err, errlen, "empty output path (-o)");
 			cfg->output = optarg;
 			output_given = true;
 			break;
@@ -357,12 +357,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			char **nd;
 
 			if (!*optarg)
-				return fail(err, errlen, "empty --debuginfo-dir");
+				return cli__fail(err, errlen, "empty --debuginfo-dir");
 			if (cfg->ndebuginfo_dirs == 16)
-				return fail(err, errlen, "too many --debuginfo-dir (at most 16)");
+				return cli__fail(err, errlen, "too many --debuginfo-dir (at most 16)");
 			nd = realloc(cfg->debuginfo_dirs, (cfg->ndebuginfo_dirs + 1) * sizeof(*nd));
 			if (!nd)
-				return fail(err, errlen, "out of memory");
+				return cli__fail(err, errlen, "out of memory");
 			cfg->debuginfo_dirs = nd;
 			nd[cfg->ndebuginfo_dirs++] = optarg;
 			break;
@@ -375,11 +375,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				cfg->call_graph = CALL_GRAPH_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
 #if !defined(__x86_64__)
-				return fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
+				return cli__fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
 #endif
 				cfg->call_graph = CALL_GRAPH_DWARF;
 			} else {
-				return fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
+				return cli__fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
 			}
 			break;
 		case OPT_INCLUDE_IDLE:
@@ -392,19 +392,19 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			struct httpd_addr a;
 
 			if (httpd__parse_addr(optarg, &a))
-				return fail(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
+				return cli__fail(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
 			cfg->http = optarg;
 			break;
 		}
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000, &v))
-				return fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
+				return cli__fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
 			cfg->top = (int)v;
 			break;
 		case OPT_STACK_MAP:
 		case OPT_COUNTS_MAP:
 			if (parse_u64(optarg, 1024, 1u << 24, &v))
-				return fail(err, errlen, "bad %s '%s': want 1024..16777216 entries",
+				return cli__fail(err, errlen, "bad %s '%s': want 1024..16777216 entries",
 					    opt == OPT_STACK_MAP ? "--stack-map-size" : "--counts-map-size", optarg);
 			if (opt == OPT_STACK_MAP)
 				cfg->stack_map_size = (uint32_t)v;
@@ -414,44 +414,44 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case '?':
 		default:
 			if (optopt >= 256) /* a long option's missing value */
-				return fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+				return cli__fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			if (optopt && strchr("ecFptCdo", optopt))
-				return fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
+				return cli__fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+				return cli__fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			return cli__fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
 		/* getopt leaves "--" consumed; anything left is the command. */
 		if (strcmp(argv[optind - 1], "--") != 0)
-			return fail(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
+			return cli__fail(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
 		cfg->command = &argv[optind];
 	}
 	if (period_given && freq_given)
-		return fail(err, errlen, "-c and -F exclude each other");
+		return cli__fail(err, errlen, "-c and -F exclude each other");
 	if (!period_given)
 		cfg->freq = freq_given ? cfg->freq : DEFAULT_FREQ;
 	if (!cfg->call_graph)
 		cfg->call_graph = DEFAULT_CALL_GRAPH;
 	if (cfg->no_kernel && cfg->no_user)
-		return fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
+		return cli__fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
 	if (cfg->command && (cfg->npids || cfg->ntids || cfg->all))
-		return fail(err, errlen, "a command excludes -p, -t and -a");
+		return cli__fail(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
-		return fail(err, errlen, "-a excludes -p and -t");
+		return cli__fail(err, errlen, "-a excludes -p and -t");
 	if (cfg->http) {
 		/* Each request says how long, and gets its profile back. */
 		if (cfg->command)
-			return fail(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
+			return cli__fail(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
 		if (cfg->duration > 0)
-			return fail(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
+			return cli__fail(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
 		if (output_given)
-			return fail(err, errlen, "--http excludes -o: each request gets its profile back");
+			return cli__fail(err, errlen, "--http excludes -o: each request gets its profile back");
 		if (cfg->top)
-			return fail(err, errlen, "--http excludes --top: nothing is printed per request");
+			return cli__fail(err, errlen, "--http excludes --top: nothing is printed per request");
 		if (cfg->nevents > 1)
-			return fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+			return cli__fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
 	}
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;

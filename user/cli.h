@@ -21,6 +21,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	       struct config *cfg, char *err, size_t errlen);
 void cli__usage(FILE *f);
 
+/* The one-line error of every parser here: format into err, return
+ * -EINVAL. */
+int cli__fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Parse "0-3,5,7-8" into a sorted, unique int list. 0 or -EINVAL. */
 int cli__parse_list(const char *s, int **out, int *n, int max_value);
 

@@ -102,6 +102,16 @@ out:
 	return ret;
 }
 
+/* The client closed its side (it gave up, like go tool pprof on Ctrl-C):
+ * as Go's server does, take that as gone, so that an abandoned hour-long
+ * request does not hold the only recording slot. */
+static bool client_gone(void *arg)
+{
+	struct pollfd pf = { .fd = *(int *)arg, .events = POLLIN | POLLRDHUP };
+
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* One recording, with this thread holding the server's only slot. */
 static void record(struct conn *c, const struct httpd_req *r, struct config *cfg)
 {
@@ -125,9 +135,12 @@ static void record(struct conn *c, const struct httpd_req *r, struct config *cfg
 	cfg->output = path;
 	cfg->cmdline = cmdline ? cmdline : s->cfg->cmdline;
 	atomic_store(&s->recording_until, httpd__now_ms() + (int64_t)(cfg->duration * 1000));
-	if (session__record(cfg, &res)) {
+	if (session__record(cfg, &res, client_gone, &c->fd)) {
 		httpd__respond_line(c->fd, 500, NULL, res.err, false);
 		fprintf(stderr, "pmubpf: %s: %s -> 500: %s\n", c->peer, r->shown, res.err);
+	} else if (client_gone(&c->fd)) {
+		fprintf(stderr, "pmubpf: %s: %s -> client gone, %llu samples not sent\n", c->peer,
+			r->shown, (unsigned long long)res.samples);
 	} else {
 		ret = send_profile(c->fd, path);
 		fprintf(stderr, "pmubpf: %s: %s -> 200, %llu samples%s%s\n", c->peer, r->shown,

@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +17,6 @@
 #include "httpd.h"
 
 #define LINGER_MS 1000 /* how long to read what the client still sends */
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int httpd__parse_addr(const char *s, struct httpd_addr *a)
 {
@@ -131,7 +120,7 @@ int httpd__parse_request(char *buf, struct httpd_req *r, char *err, size_t errle
 	memset(r, 0, sizeof(*r));
 	eol = strchr(buf, '\n');
 	if (!eol)
-		return fail(err, errlen, "no request line");
+		return cli__fail(err, errlen, "no request line");
 	if (eol > buf && eol[-1] == '\r')
 		eol--;
 	*eol = '\0';
@@ -142,18 +131,18 @@ int httpd__parse_request(char *buf, struct httpd_req *r, char *err, size_t errle
 	while (tchar(*p))
 		p++;
 	if (p == r->method || p - r->method > 32 || *p != ' ')
-		return fail(err, errlen, "malformed request line");
+		return cli__fail(err, errlen, "malformed request line");
 	*p++ = '\0';
 	target = p;
 	while (*p > ' ' && *p < 0x7f)
 		p++;
 	if (*p != ' ' || *target != '/')
-		return fail(err, errlen, "malformed request target (want /PATH[?QUERY])");
+		return cli__fail(err, errlen, "malformed request target (want /PATH[?QUERY])");
 	*p++ = '\0';
 	show(r, r->method, target);
 	version = p;
 	if (strncmp(version, "HTTP/1.", 7) || version[7] < '0' || version[7] > '9' || version[8])
-		return fail(err, errlen, "unsupported protocol '%.16s' (want HTTP/1.x)", version);
+		return cli__fail(err, errlen, "unsupported protocol '%.16s' (want HTTP/1.x)", version);
 
 	r->path = target;
 	r->query = strchr(target, '?');
@@ -211,12 +200,12 @@ int httpd__parse_query(char *query, struct httpd_params *p, char *err, size_t er
 		if (val)
 			*val++ = '\0';
 		if (httpd__percent_decode(kv) || (val && httpd__percent_decode(val)))
-			return fail(err, errlen, "bad percent-encoding in the query");
+			return cli__fail(err, errlen, "bad percent-encoding in the query");
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			if (strcmp(kv, names[i]))
 				continue;
 			if (*slots[i])
-				return fail(err, errlen, "parameter '%s' given twice", names[i]);
+				return cli__fail(err, errlen, "parameter '%s' given twice", names[i]);
 			*slots[i] = val ? val : "";
 		}
 	}
@@ -232,7 +221,7 @@ int httpd__profile_config(const struct config *base, const struct httpd_params *
 	out->top = 0;
 	out->http = NULL;
 	if (p->seconds && cli__parse_seconds(p->seconds, 1, HTTPD_MAX_SECONDS, &out->duration))
-		return fail(err, errlen, "bad duration 'seconds=%.64s': want seconds from 1 to %d, e.g. 30 or 2.5",
+		return cli__fail(err, errlen, "bad duration 'seconds=%.64s': want seconds from 1 to %d, e.g. 30 or 2.5",
 			    p->seconds, HTTPD_MAX_SECONDS);
 	if (p->hz) {
 		if (cli__parse_freq("hz=", p->hz, &out->freq, err, errlen))

@@ -181,10 +181,11 @@ int session__check(const struct config *cfg, int **cpus, int *ncpus,
 
 int session__run(const struct config *cfg)
 {
-	return session__record(cfg, NULL);
+	return session__record(cfg, NULL, NULL, NULL);
 }
 
-int session__record(const struct config *cfg, struct session_result *res)
+int session__record(const struct config *cfg, struct session_result *res,
+		    bool (*gone)(void *arg), void *arg)
 {
 	struct pmubpf_bpf *skel = NULL;
 	struct perfev *pev = NULL;
@@ -382,6 +383,8 @@ int session__record(const struct config *cfg, struct session_result *res)
 		}
 		pending = procs__tick(procs);
 		if (deadline && (timekeeper__fired(tk) || now_ns(CLOCK_MONOTONIC) >= deadline))
+			break;
+		if (gone && gone(arg))
 			break;
 		if (child && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = true;

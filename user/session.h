@@ -24,9 +24,12 @@ struct session_result {
 };
 
 /* session__run, but with res non-NULL nothing goes to stdout and only
- * warnings to stderr: no summary, the error in res->err. Callable again
- * and again in one process, one recording at a time. */
-int session__record(const struct config *cfg, struct session_result *res);
+ * warnings to stderr: no summary, the error in res->err. gone, if not
+ * NULL, is asked every ~100 ms while recording: true ends the recording
+ * early (whoever wanted it went away). Callable again and again in one
+ * process, one recording at a time. */
+int session__record(const struct config *cfg, struct session_result *res,
+		    bool (*gone)(void *arg), void *arg);
 
 /* What session__record checks before it loads anything: BTF, then
  * targets__check (targets.h). 0, or -errno with a one-line reason. */

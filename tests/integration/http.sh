@@ -2,13 +2,14 @@
 # http.sh — `pmubpf --http`: the server announces its port, serves a valid
 # profile of a workload (also straight into `go tool pprof`), answers bad
 # requests with one line (400, 404, 405), one recording at a time (503),
-# a client that sends nothing holds up nobody, SIGTERM ends the recording
+# a client that sends nothing holds up nobody, one that gives up frees
+# the recording slot, SIGTERM ends the recording
 # under way (still answered) and the server (exit 0, no temp directory
 # left), and bad input fails before listening.
 source "$(dirname "$0")/lib.sh"
 need_root announce index profile_valid profile_workload go_pprof_url bad_seconds not_found \
 	post_405 hw_cycles busy_503 slow_client slow_client_408 hz_param event_param head_profile \
-	no_fd_leak sigterm_answered sigterm_exit sigterm_no_tmp log_lines cli_excludes_d start_checks
+	client_gone no_fd_leak sigterm_answered sigterm_exit sigterm_no_tmp log_lines cli_excludes_d start_checks
 
 # fetch METHOD URL OUT: the status on stdout; the body into OUT, the
 # headers into OUT.hdr (whatever the status).
@@ -168,7 +169,24 @@ wait $slow
 if grep -Eq '^[5-9]\.[0-9] HTTP/1\.0 408 ' "$TMP/slow.out"; then pass slow_client_408
 else fail slow_client_408 "$(cat "$TMP/slow.out")"; fi
 
-# Six recordings later: as many fds as before (lingering closes done).
+# A client that gives up (go tool pprof on Ctrl-C) frees the slot: its
+# recording ends, and the next request records.
+python3 - "$port" <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /debug/pprof/profile?seconds=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+time.sleep(0.5)
+s.close()
+EOF
+for ((i = 0; i < 50; i++)); do
+	st=$(fetch HEAD "$URL/profile" "$TMP/gone")
+	[[ $st == 503 ]] || break
+	sleep 0.1
+done
+if [[ $st == 200 && $i -lt 30 ]]; then pass client_gone
+else fail client_gone "still $st after $((i / 10)).$((i % 10)) s"; fi
+
+# Seven recordings later: as many fds as before (lingering closes done).
 sleep 1.2
 fds1=$(ls /proc/$srv/fd | wc -l)
 if [[ $fds1 -eq $fds0 ]]; then pass no_fd_leak
@@ -188,12 +206,15 @@ else fail sigterm_answered "status $(cat "$TMP/term.st"): $(head -c 200 "$TMP/te
 if [[ $rc -eq 0 ]]; then pass sigterm_exit; else fail sigterm_exit "exit $rc"; fi
 if [[ -z $(ls -A "$TMP/srvtmp") ]]; then pass sigterm_no_tmp
 else fail sigterm_no_tmp "left behind: $(ls -A "$TMP/srvtmp")"; fi
-# The log: the announce line, then one line per request (15 of them).
-if [[ $(grep -c . "$TMP/srv.err") -eq 16 && $(grep -Ec '^pmubpf: 127\.0\.0\.1:[0-9]+: .* -> [0-9]{3}' "$TMP/srv.err") -eq 15 ]] &&
-	grep -q 'GET /debug/pprof/profile?seconds=1 -> 200, [1-9][0-9]* samples$' "$TMP/srv.err"; then
+# The log: the announce line, then one line per request and nothing else
+# (no per-profile summary, no --top table).
+if [[ $(grep -c 'serving pprof' "$TMP/srv.err") -eq 1 &&
+	$(grep -Evc '^pmubpf: (serving pprof on |127\.0\.0\.1:[0-9]+: .* -> [0-9a-z])' "$TMP/srv.err") -eq 0 ]] &&
+	grep -q 'GET /debug/pprof/profile?seconds=1 -> 200, [1-9][0-9]* samples$' "$TMP/srv.err" &&
+	grep -q 'seconds=30 -> client gone, [0-9]* samples not sent$' "$TMP/srv.err"; then
 	pass log_lines
 else
-	fail log_lines "want the announce and 15 request lines: $(sed 's/^/ | /' "$TMP/srv.err")"
+	fail log_lines "want the announce and one line per request: $(sed 's/^/ | /' "$TMP/srv.err")"
 fi
 
 # Command-line mistakes: one line, exit 2; bad input fails before
