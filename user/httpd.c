@@ -73,19 +73,16 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* The complete profile, length first: it exists only after its rename. */
-static int send_profile(int fd, const char *path)
+/* The complete profile (it exists only after its rename), length first. */
+static int send_profile(int fd, int in)
 {
 	char buf[65536];
 	struct stat st;
-	int in = open(path, O_RDONLY | O_CLOEXEC), ret;
 	ssize_t n;
+	int ret;
 
-	if (in < 0 || fstat(in, &st)) {
-		ret = -errno;
-		httpd__respond_line(fd, 500, NULL, "the recording left no profile", false);
-		goto out;
-	}
+	if (fstat(in, &st))
+		return -errno;
 	n = snprintf(buf, sizeof(buf),
 		     "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
 		     "Content-Disposition: attachment; filename=\"profile.pb.gz\"\r\n"
@@ -94,12 +91,13 @@ static int send_profile(int fd, const char *path)
 	ret = httpd__send_all(fd, buf, (size_t)n);
 	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
 		ret = httpd__send_all(fd, buf, (size_t)n);
-	if (!ret && n < 0)
-		ret = -errno;
-out:
-	if (in >= 0)
-		close(in);
-	return ret;
+	return !ret && n < 0 ? -errno : ret;
+}
+
+static void fail500(struct conn *c, const struct httpd_req *r, const char *msg)
+{
+	httpd__respond_line(c->fd, 500, NULL, msg, false);
+	fprintf(stderr, "pmubpf: %s: %s -> 500: %s\n", c->peer, r->shown, msg);
 }
 
 /* The client closed its side (it gave up, like go tool pprof on Ctrl-C):
@@ -118,14 +116,13 @@ static void record(struct conn *c, const struct httpd_req *r, struct config *cfg
 	struct server *s = c->srv;
 	char dir[PATH_MAX], path[PATH_MAX + 16], *cmdline = NULL;
 	struct session_result res;
-	int ret;
+	int in, ret;
 
 	snprintf(dir, sizeof(dir), "%s/pmubpf-http.XXXXXX", s->tmpdir);
 	if (!mkdtemp(dir)) {
 		snprintf(res.err, sizeof(res.err), "cannot make a directory in '%.256s': %s",
 			 s->tmpdir, strerror(errno));
-		httpd__respond_line(c->fd, 500, NULL, res.err, false);
-		fprintf(stderr, "pmubpf: %s: %s -> 500: %s\n", c->peer, r->shown, res.err);
+		fail500(c, r, res.err);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
@@ -136,13 +133,15 @@ static void record(struct conn *c, const struct httpd_req *r, struct config *cfg
 	cfg->cmdline = cmdline ? cmdline : s->cfg->cmdline;
 	atomic_store(&s->recording_until, httpd__now_ms() + (int64_t)(cfg->duration * 1000));
 	if (session__record(cfg, &res, client_gone, &c->fd)) {
-		httpd__respond_line(c->fd, 500, NULL, res.err, false);
-		fprintf(stderr, "pmubpf: %s: %s -> 500: %s\n", c->peer, r->shown, res.err);
+		fail500(c, r, res.err);
 	} else if (client_gone(&c->fd)) {
 		fprintf(stderr, "pmubpf: %s: %s -> client gone, %llu samples not sent\n", c->peer,
 			r->shown, (unsigned long long)res.samples);
+	} else if ((in = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fail500(c, r, "the recording left no profile");
 	} else {
-		ret = send_profile(c->fd, path);
+		ret = send_profile(c->fd, in);
+		close(in);
 		fprintf(stderr, "pmubpf: %s: %s -> 200, %llu samples%s%s\n", c->peer, r->shown,
 			(unsigned long long)res.samples, ret ? "; not delivered: " : "",
 			ret ? strerror(-ret) : "");
@@ -361,7 +360,7 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 	sigset_t block, orig;
 	uint64_t one = 1;
 	char err[512];
-	int lfd;
+	int lfd, ret = 0;
 
 	if (start_checks(&s, err, sizeof(err)) || (lfd = listen_on(&s, err, sizeof(err))) < 0) {
 		fprintf(stderr, "pmubpf: %s\n", err);
@@ -391,6 +390,7 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "pmubpf: waiting for connections: %s\n", strerror(errno));
+			ret = 1;
 			break;
 		}
 		fd = accept4(lfd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
@@ -409,5 +409,5 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 		pthread_cond_wait(&s.idle, &s.lock);
 	pthread_mutex_unlock(&s.lock);
 	close(s.stop_fd);
-	return 0;
+	return ret;
 }
