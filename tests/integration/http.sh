@@ -97,17 +97,20 @@ else
 	fail profile_workload "no profile"
 fi
 
+wait $w
+
 # go tool pprof fetching the URL itself.
 mkdir -p "$TMP/gohome" "$TMP/pprof"
+"$B/serial" 3 /dev/null & w=$!
 if out=$(cd "$TMP" && HOME=$TMP/gohome GOCACHE=$TMP/gocache GOFLAGS= PPROF_TMPDIR=$TMP/pprof \
 	go tool pprof -raw "$URL/profile?seconds=1" 2>"$TMP/go.err") &&
 	grep -q '^PeriodType: cpu nanoseconds' <<<"$out" && grep -q 'f10' <<<"$out" &&
 	! grep -qi -e warning -e error "$TMP/go.err"; then
 	pass go_pprof_url
 else
-	fail go_pprof_url "$(tail -n 3 "$TMP/go.err")"
+	fail go_pprof_url "$(grep -c f10 <<<"$out") f10 lines; $(tail -n 3 "$TMP/go.err")"
 fi
-wait $w
+kill $w 2>/dev/null; wait $w
 
 st=$(fetch GET "$URL/profile?seconds=abc" "$TMP/bad")
 check bad_seconds one_line "$st" 400 "$TMP/bad" "^bad duration 'seconds=abc': want seconds from 1 to 3600"
