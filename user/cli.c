@@ -98,6 +98,7 @@ void cli__usage(FILE *f)
 "      --stack-map-size N, --counts-map-size N\n"
 "                        BPF map sizes (default: from -F, -d and CPUs)\n"
 "  -v, --verbose         libbpf and debug output (repeat for more)\n"
+"  -h, --help            this text;  --version  the version\n"
 "\n"
 "Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
 "      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
@@ -109,7 +110,6 @@ void cli__usage(FILE *f)
 "                        command. No authentication: whoever can connect can\n"
 "                        profile this machine. e.g. pmubpf --http :6060 -a, then\n"
 "                        go tool pprof http://127.0.0.1:6060/debug/pprof/profile\n"
-"  -h, --help            this text;  --version  the version\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
