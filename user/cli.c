@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-#define MAX_FREQ 100000 /* beyond this the kernel throttles anyway */
+#include "httpd.h"
 
 enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
 	OPT_STACK_MAP, OPT_COUNTS_MAP, OPT_VERSION,
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
 	OPT_CALL_GRAPH = 320, OPT_NO_DITHER,
+	OPT_HTTP = 340,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "stack-map-size", required_argument, NULL, OPT_STACK_MAP },
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "http", required_argument, NULL, OPT_HTTP },
 	{ 0 },
 };
 
@@ -53,6 +54,7 @@ void cli__usage(FILE *f)
 {
 	fputs(
 "usage: pmubpf [options] [-- command [args...]]\n"
+"       pmubpf --http [HOST]:PORT [options]\n"
 "       pmubpf list\n"
 "\n"
 "Samples stacks system-wide with eBPF on timer or hardware PMU events and\n"
@@ -101,10 +103,21 @@ void cli__usage(FILE *f)
 "  -v, --verbose         libbpf and debug output (repeat for more)\n"
 "  -h, --help            this text;  --version  the version\n"
 "\n"
+"Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
+"      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
+"                        (default 30, 1..3600) with the options given here and\n"
+"                        answers with the profile; &event=EVENT and &hz=N\n"
+"                        replace -e and -F; one recording at a time. HOST empty\n"
+"                        or localhost: 127.0.0.1 (0.0.0.0 for every interface);\n"
+"                        PORT 0: any free one. Excludes -d, -o, --top and a\n"
+"                        command. No authentication: whoever can connect can\n"
+"                        profile this machine. e.g. pmubpf --http :6060 -a, then\n"
+"                        go tool pprof http://127.0.0.1:6060/debug/pprof/profile\n"
+"\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
+int cli__fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -158,23 +171,23 @@ static int add_events(struct config *cfg, const char *list, const char *sysfs_ro
 	int r;
 
 	if (!*list)
-		return fail(err, errlen, "empty event list '-e'");
+		return cli__fail(err, errlen, "empty event list '-e'");
 	while ((r = cli__next_event(&s, one, sizeof(one))) > 0) {
 		if (!one[0])
-			return fail(err, errlen, "empty event in '-e %s'", list);
+			return cli__fail(err, errlen, "empty event in '-e %s'", list);
 		if (cfg->nevents == PMUBPF_MAX_EVENTS)
-			return fail(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
+			return cli__fail(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
 		if (event__parse(one, sysfs_root, &cfg->events[cfg->nevents], err, errlen))
 			return -EINVAL;
 		for (int i = 0; i < cfg->nevents; i++)
 			if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
-				return fail(err, errlen, "event '%s' given twice", one);
+				return cli__fail(err, errlen, "event '%s' given twice", one);
 		cfg->nevents++;
 	}
 	if (r < 0)
-		return fail(err, errlen, "event too long in '-e %.64s...'", list);
+		return cli__fail(err, errlen, "event too long in '-e %.64s...'", list);
 	if (s > list && s[-1] == ',')
-		return fail(err, errlen, "empty event in '-e %s'", list);
+		return cli__fail(err, errlen, "empty event in '-e %s'", list);
 	return 0;
 }
 
@@ -189,7 +202,31 @@ static int read_max_rate(uint64_t *v)
 		fclose(f);
 	if (!ok)
 		return -EINVAL;
-	*v = r < MAX_FREQ ? r : MAX_FREQ;
+	*v = r < CLI_MAX_FREQ ? r : CLI_MAX_FREQ;
+	return 0;
+}
+
+int cli__parse_seconds(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(d) || d <= 0 || d < lo || d > hi)
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
+
+int cli__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, size_t errlen)
+{
+	if (!strcmp(s, "max")) {
+		if (read_max_rate(hz))
+			return cli__fail(err, errlen, "%smax: cannot read /proc/sys/kernel/perf_event_max_sample_rate", opt);
+	} else if (parse_u64(s, 1, CLI_MAX_FREQ, hz)) {
+		return cli__fail(err, errlen, "bad frequency '%s%.64s': want 1..%d Hz or max", opt, s, CLI_MAX_FREQ);
+	}
 	return 0;
 }
 
@@ -306,17 +343,17 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	       struct config *cfg, char *err, size_t errlen)
 {
 	int opt, ret;
-	bool freq_given = false, period_given = false;
+	bool freq_given = false, period_given = false, output_given = false;
 	uint64_t v;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->output = DEFAULT_OUTPUT;
 	cfg->cmdline = join_args(argc, argv);
 	if (!cfg->cmdline)
-		return fail(err, errlen, "out of memory");
+		return cli__fail(err, errlen, "out of memory");
 
 	if (argc >= 2 && !strcmp(argv[1], "list"))
-		return argc == 2 ? CLI_LIST : fail(err, errlen, "'list' takes no arguments");
+		return argc == 2 ? CLI_LIST : cli__fail(err, errlen, "'list' takes no arguments");
 
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
@@ -331,27 +368,22 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break; /* perf's "record stacks": pmubpf always does */
 		case 'c':
 			if (parse_u64(optarg, 1, (1ULL << 62), &v))
-				return fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
+				return cli__fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
 			cfg->period = v;
 			period_given = true;
 			break;
 		case 'F':
-			if (!strcmp(optarg, "max")) {
-				if (read_max_rate(&v))
-					return fail(err, errlen, "-F max: cannot read /proc/sys/kernel/perf_event_max_sample_rate");
-			} else if (parse_u64(optarg, 1, MAX_FREQ, &v)) {
-				return fail(err, errlen, "bad frequency '-F %s': want 1..%d Hz or max", optarg, MAX_FREQ);
-			}
-			cfg->freq = v;
+			if (cli__parse_freq("-F ", optarg, &cfg->freq, err, errlen))
+				return -EINVAL;
 			freq_given = true;
 			break;
 		case 'p':
 			if (append_pids(optarg, &cfg->pids, &cfg->npids))
-				return fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
+				return cli__fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
 			break;
 		case 't':
 			if (append_pids(optarg, &cfg->tids, &cfg->ntids))
-				return fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
+				return cli__fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
 			break;
 		case 'a':
 			cfg->all = true;
@@ -360,24 +392,18 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			free(cfg->cpus);
 			cfg->cpus = NULL;
 			if (cli__parse_list(optarg, &cfg->cpus, &cfg->ncpus, 65535))
-				return fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
+				return cli__fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
 			cfg->cpus_given = true;
 			break;
-		case 'd': {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(d) || d <= 0 || d > 31536000)
-				return fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
-			cfg->duration = d;
+		case 'd':
+			if (cli__parse_seconds(optarg, 0, 31536000, &cfg->duration))
+				return cli__fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
 			break;
-		}
 		case 'o':
 			if (!*optarg)
-				return fail(err, errlen, "empty output path (-o)");
+				return cli__fail(err, errlen, "empty output path (-o)");
 			cfg->output = optarg;
+			output_given = true;
 			break;
 		case 'v':
 			cfg->verbose++;
@@ -396,12 +422,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			char **nd;
 
 			if (!*optarg)
-				return fail(err, errlen, "empty --debuginfo-dir");
+				return cli__fail(err, errlen, "empty --debuginfo-dir");
 			if (cfg->ndebuginfo_dirs == 16)
-				return fail(err, errlen, "too many --debuginfo-dir (at most 16)");
+				return cli__fail(err, errlen, "too many --debuginfo-dir (at most 16)");
 			nd = realloc(cfg->debuginfo_dirs, (cfg->ndebuginfo_dirs + 1) * sizeof(*nd));
 			if (!nd)
-				return fail(err, errlen, "out of memory");
+				return cli__fail(err, errlen, "out of memory");
 			cfg->debuginfo_dirs = nd;
 			nd[cfg->ndebuginfo_dirs++] = optarg;
 			break;
@@ -414,11 +440,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				cfg->call_graph = CALL_GRAPH_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
 #if !defined(__x86_64__)
-				return fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
+				return cli__fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
 #endif
 				cfg->call_graph = CALL_GRAPH_DWARF;
 			} else {
-				return fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
+				return cli__fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
 			}
 			break;
 		case OPT_INCLUDE_IDLE:
@@ -427,15 +453,23 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_NO_DITHER:
 			cfg->no_dither = true;
 			break;
+		case OPT_HTTP: {
+			struct httpd_addr a;
+
+			if (httpd__parse_addr(optarg, &a))
+				return cli__fail(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
+			cfg->http = optarg;
+			break;
+		}
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000, &v))
-				return fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
+				return cli__fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
 			cfg->top = (int)v;
 			break;
 		case OPT_STACK_MAP:
 		case OPT_COUNTS_MAP:
 			if (parse_u64(optarg, 1024, 1u << 24, &v))
-				return fail(err, errlen, "bad %s '%s': want 1024..16777216 entries",
+				return cli__fail(err, errlen, "bad %s '%s': want 1024..16777216 entries",
 					    opt == OPT_STACK_MAP ? "--stack-map-size" : "--counts-map-size", optarg);
 			if (opt == OPT_STACK_MAP)
 				cfg->stack_map_size = (uint32_t)v;
@@ -445,32 +479,45 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case '?':
 		default:
 			if (optopt >= 256) /* a long option's missing value */
-				return fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+				return cli__fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			if (optopt && strchr("ecFptCdo", optopt))
-				return fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
+				return cli__fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+				return cli__fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			return cli__fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
 		/* getopt leaves "--" consumed; anything left is the command. */
 		if (strcmp(argv[optind - 1], "--") != 0)
-			return fail(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
+			return cli__fail(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
 		cfg->command = &argv[optind];
 	}
 	if (period_given && freq_given)
-		return fail(err, errlen, "-c and -F exclude each other");
+		return cli__fail(err, errlen, "-c and -F exclude each other");
 	if (!period_given)
 		cfg->freq = freq_given ? cfg->freq : DEFAULT_FREQ;
 	if (!cfg->call_graph)
 		cfg->call_graph = DEFAULT_CALL_GRAPH;
 	if (cfg->no_kernel && cfg->no_user)
-		return fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
+		return cli__fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
 	if (cfg->command && (cfg->npids || cfg->ntids || cfg->all))
-		return fail(err, errlen, "a command excludes -p, -t and -a");
+		return cli__fail(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
-		return fail(err, errlen, "-a excludes -p and -t");
+		return cli__fail(err, errlen, "-a excludes -p and -t");
+	if (cfg->http) {
+		/* Each request says how long, and gets its profile back. */
+		if (cfg->command)
+			return cli__fail(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
+		if (cfg->duration > 0)
+			return cli__fail(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
+		if (output_given)
+			return cli__fail(err, errlen, "--http excludes -o: each request gets its profile back");
+		if (cfg->top)
+			return cli__fail(err, errlen, "--http excludes --top: nothing is printed per request");
+		if (cfg->nevents > 1)
+			return cli__fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+	}
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;
 	if (!cfg->nevents) {
@@ -479,7 +526,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return -EINVAL;
 		cfg->nevents = 1;
 	}
-	return CLI_RECORD;
+	return cfg->http ? CLI_SERVE : CLI_RECORD;
 }
 
 void config__free(struct config *c)

@@ -53,6 +53,7 @@ struct config {
 	uint32_t stack_map_size;  /* --stack-map-size, 0 = derived */
 	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
+	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
 };
 
 void config__free(struct config *c);

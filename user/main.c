@@ -1,7 +1,8 @@
 /* main.c — pmubpf's entry point: parse the command line, then list the
- * events or run one recording (session.c). */
+ * events, run one recording (session.c) or serve them (httpd.c). */
 #include <stdio.h>
 #include "cli.h"
+#include "httpd.h"
 #include "session.h"
 
 #define PMUBPF_VERSION "0.1.0"
@@ -28,6 +29,9 @@ int main(int argc, char **argv)
 		break;
 	case CLI_RECORD:
 		ret = session__run(&cfg);
+		break;
+	case CLI_SERVE:
+		ret = httpd__serve(&cfg, SYSFS_PMUS);
 		break;
 	default:
 		fprintf(stderr, "pmubpf: %s\n", err);

@@ -445,7 +445,10 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 		ret = pprof__write(p, path);
 	if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
-	} else {
+	} else if (in->samples) {
+		*in->samples += nsamples;
+	}
+	if (!ret && !in->quiet) {
 		fprintf(stderr, "pmubpf: %s: %llu samples (%zu distinct) -> %s\n", e->name,
 			(unsigned long long)nsamples, es->n, path);
 		uint64_t lost = d[PMUBPF_DROP_COUNTS_FULL].count;

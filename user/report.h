@@ -29,6 +29,8 @@ struct report_in {
 	uint32_t stack_map_size, counts_map_size;
 	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
 	const struct timekeeper_stats *timer; /* period dither, NULL: none */
+	bool quiet;                   /* no summary on stderr, no --top table */
+	uint64_t *samples;            /* if set: += each profile's samples */
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with

@@ -34,6 +34,8 @@
 #define POLL_MS 100
 #define POLL_PENDING_MS 2 /* while a label record awaits its constructor */
 
+/* Process-wide: a signal ends the recording under way and, in the HTTP
+ * server, the server too. Never cleared: a stopped process stays stopping. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -41,15 +43,39 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+void session__catch_signals(void)
+{
+	/* No SA_RESTART: a blocking poll or accept returns EINTR and its
+	 * loop sees stop_signal. */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int session__stop_signal(void)
+{
+	return stop_signal;
+}
+
+/* The current recording's result, if its caller wants errors back rather
+ * than on stderr (one recording at a time per process). */
+static struct session_result *result;
+
 static int errorf(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("pmubpf: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (result) {
+		vsnprintf(result->err, sizeof(result->err), fmt, ap);
+	} else {
+		fputs("pmubpf: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
 	va_end(ap);
-	fputc('\n', stderr);
 	return 1;
 }
 
@@ -146,7 +172,23 @@ static int add_target(int fd, uint32_t id, uint32_t kind, uint32_t state)
 	return bpf_map_update_elem(fd, &t, &state, BPF_ANY) ? -errno : 0;
 }
 
+int session__check(const struct config *cfg, int **cpus, int *ncpus,
+		   char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	return targets__check(cfg, cpus, ncpus, err, errlen);
+}
+
 int session__run(const struct config *cfg)
+{
+	return session__record(cfg, NULL, NULL, NULL);
+}
+
+int session__record(const struct config *cfg, struct session_result *res,
+		    bool (*gone)(void *arg), void *arg)
 {
 	struct pmubpf_bpf *skel = NULL;
 	struct perfev *pev = NULL;
@@ -170,38 +212,13 @@ int session__run(const struct config *cfg)
 
 	verbosity = cfg->verbose;
 	libbpf_set_print(libbpf_print);
+	result = res;
+	if (res)
+		*res = (struct session_result){ 0 };
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		return errorf("this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
-	for (int i = 0; i < cfg->npids; i++)
-		if (!targets__exists(cfg->pids[i]))
-			return errorf("no such process: %d (-p)", cfg->pids[i]);
-	for (int i = 0; i < cfg->ntids; i++)
-		if (!targets__exists(cfg->tids[i]))
-			return errorf("no such thread: %d (-t)", cfg->tids[i]);
-	if (targets__check_output_dir(cfg->output, msg, sizeof(msg)))
-		return errorf("%s", msg);
-
-	err = targets__online_cpus(&cpus, &ncpus);
-	if (err)
-		return errorf("cannot read the online CPUs: %s", strerror(-err));
-	if (cfg->cpus_given) {
-		for (int i = 0; i < cfg->ncpus; i++) {
-			bool online = false;
-
-			for (int j = 0; j < ncpus; j++)
-				online |= cpus[j] == cfg->cpus[i];
-			if (!online) {
-				free(cpus);
-				return errorf("CPU %d is not online (-C)", cfg->cpus[i]);
-			}
-		}
-		free(cpus);
-		ncpus = cfg->ncpus;
-		cpus = malloc(ncpus * sizeof(int));
-		if (!cpus)
-			return errorf("out of memory");
-		memcpy(cpus, cfg->cpus, ncpus * sizeof(int));
+	if (session__check(cfg, &cpus, &ncpus, msg, sizeof(msg))) {
+		errorf("%s", msg);
+		goto out;
 	}
 	session__map_sizes(cfg, ncpus, &stack_entries, &count_entries);
 
@@ -314,10 +331,7 @@ int session__run(const struct config *cfg)
 		goto out;
 	}
 
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	session__catch_signals();
 
 	int64_t t0_wall = now_ns(CLOCK_REALTIME), t0 = now_ns(CLOCK_MONOTONIC);
 	/* -d is enforced by a thread that disables the events on time: the
@@ -374,6 +388,8 @@ int session__run(const struct config *cfg)
 		pending = procs__tick(procs);
 		if (deadline && (timekeeper__fired(tk) || now_ns(CLOCK_MONOTONIC) >= deadline))
 			break;
+		if (gone && gone(arg))
+			break;
 		if (child && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = true;
 			break;
@@ -421,6 +437,8 @@ int session__run(const struct config *cfg)
 		.stack_map_size = stack_entries,
 		.counts_map_size = count_entries,
 		.timer = &tk_st,
+		.quiet = res != NULL,
+		.samples = res ? &res->samples : NULL,
 	};
 	if (uw) {
 		unwind__stats(uw, &uw_st);
@@ -479,5 +497,6 @@ out:
 	ksyms__free(ks);
 	pmubpf_bpf__destroy(skel);
 	free(cpus);
+	result = NULL;
 	return ret;
 }

@@ -77,6 +77,59 @@ int targets__check_output_dir(const char *out, char *err, size_t errlen)
 	return ret;
 }
 
+int targets__check(const struct config *cfg, int **cpus, int *ncpus,
+		   char *err, size_t errlen)
+{
+	int *online = NULL, n = 0, ret;
+
+	for (int i = 0; i < cfg->npids; i++)
+		if (!targets__exists(cfg->pids[i])) {
+			snprintf(err, errlen, "no such process: %d (-p)", cfg->pids[i]);
+			return -ESRCH;
+		}
+	for (int i = 0; i < cfg->ntids; i++)
+		if (!targets__exists(cfg->tids[i])) {
+			snprintf(err, errlen, "no such thread: %d (-t)", cfg->tids[i]);
+			return -ESRCH;
+		}
+	ret = targets__check_output_dir(cfg->output, err, errlen);
+	if (ret)
+		return ret;
+	ret = targets__online_cpus(&online, &n);
+	if (ret) {
+		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));
+		return ret;
+	}
+	for (int i = 0; cfg->cpus_given && i < cfg->ncpus; i++) {
+		bool up = false;
+
+		for (int j = 0; j < n; j++)
+			up |= online[j] == cfg->cpus[i];
+		if (!up) {
+			free(online);
+			snprintf(err, errlen, "CPU %d is not online (-C)", cfg->cpus[i]);
+			return -ENODEV;
+		}
+	}
+	if (cfg->cpus_given) {
+		free(online);
+		n = cfg->ncpus;
+		online = malloc(n * sizeof(int));
+		if (!online) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(online, cfg->cpus, n * sizeof(int));
+	}
+	if (cpus) {
+		*cpus = online;
+		*ncpus = n;
+	} else {
+		free(online);
+	}
+	return 0;
+}
+
 /* Fork the command held before exec until `go` is written; exec errors
  * come back on err_fd (CLOEXEC: EOF means the exec succeeded). */
 pid_t targets__start_command(char **argv, int *go_fd, int *err_fd)

@@ -19,6 +19,13 @@ bool targets__alive(const struct config *cfg);
 /* 0 if the output's directory is writable, else -errno and a one-line
  * reason in err. */
 int targets__check_output_dir(const char *out, char *err, size_t errlen);
+/* What cfg names must exist before anything loads: every -p process and
+ * -t thread alive, the output directory writable, every -C CPU online.
+ * With cpus non-NULL, *cpus (malloc'ed) and *ncpus are the CPUs to open
+ * the events on: -C, else every online CPU. 0, or -errno with a one-line
+ * reason in err. */
+int targets__check(const struct config *cfg, int **cpus, int *ncpus,
+		   char *err, size_t errlen);
 /* Fork argv held before exec until a byte is written to *go_fd; exec
  * errors come back as an int errno on *err_fd (CLOEXEC: EOF means the exec
  * succeeded). Returns the pid, or -1 + errno. */

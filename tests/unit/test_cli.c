@@ -125,6 +125,25 @@ static bool event_lists(void)
 	return true;
 }
 
+static bool serve(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("--http", "127.0.0.1:6060", "-p", "1", "-e", "task-clock")), CLI_SERVE);
+	CHECK_STR(c.http, "127.0.0.1:6060");
+	CHECK(!c.all && c.npids == 1);
+	CHECK(c.duration == 0);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--http", ":0")), CLI_SERVE);
+	CHECK(c.all);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-d", "1")), CLI_RECORD);
+	CHECK(!c.http);
+	config__free(&c);
+	return true;
+}
+
 static bool errors(void)
 {
 	const struct { const char *const *args; const char *want; } cases[] = {
@@ -159,6 +178,13 @@ static bool errors(void)
 		{ ARGS("-e"), "needs a value" },
 		{ ARGS("stray"), "unexpected argument 'stray'" },
 		{ ARGS("list", "x"), "takes no arguments" },
+		{ ARGS("--http", "6060"), "bad --http '6060'" },
+		{ ARGS("--http", "example.com:80"), "bad --http" },
+		{ ARGS("--http", ":0", "-d", "1"), "--http excludes -d" },
+		{ ARGS("--http", ":0", "-o", "x.pb.gz"), "--http excludes -o" },
+		{ ARGS("--http", ":0", "--top", "5"), "--http excludes --top" },
+		{ ARGS("--http", ":0", "--", "ls"), "--http excludes a command" },
+		{ ARGS("--http", ":0", "-e", "cycles", "-e", "instructions"), "--http takes one -e" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config c;
@@ -268,5 +294,5 @@ static bool symbol_options(void)
 	return true;
 }
 
-TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(errors), TEST(lists),
+TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors), TEST(lists),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options))
