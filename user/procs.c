@@ -1,4 +1,5 @@
-/* procs.c — process snapshots, label-record discovery, label sets.
+/* procs.c — the process registry: snapshots at first sight, maps re-read
+ * as libraries arrive, the per-tick work (labels: procs_labels.c).
  *
  * Runs on the ring-buffer callback, i.e. while sampling goes on: work
  * here is per new process (or new label set), never per sample.
@@ -17,64 +18,12 @@
 #include "debuginfo.h"
 #include "hashtab.h"
 #include "procs.h"
+#include "procs_int.h"
 #include "procsyms.h"
-
-#define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
-#define LABEL_MAX_TRIES 1000 /* procs__tick passes: >= 1 s (one per ms at most) */
-
-enum proc_label_state {
-	LABELS_NONE,    /* no record symbol in any mapped object */
-	LABELS_PENDING, /* record found, not initialised yet: retry */
-	LABELS_READY,   /* slot given to BPF */
-	LABELS_BAD,     /* record rejected */
-};
-
-struct procs {
-	struct symcache *sc;
-	struct debuginfo *dbg;
-	int slots_fd;
-	int seen_fd;
-	struct proc **v;
-	size_t n, cap;
-	struct proc **act;     /* the ones procs__tick still has work for */
-	size_t nact, capact;
-	struct hashtab *index; /* (tgid, pgen) -> index in v */
-	struct set_rec *sets;  /* label sets read, all processes */
-	size_t nsets, capsets;
-	struct hashtab *set_index; /* (proc, id) -> index in sets */
-	struct procs_stats st;
-	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
-	void *maps_hook_ctx;
-	int64_t last_tick;     /* procs__tick's last pass, and its result */
-	int last_pending;
-};
 
 struct proc_key {
 	uint32_t tgid, pgen;
 };
-
-struct set_rec {
-	const struct proc *pr;
-	struct label_set set;
-};
-
-struct set_key {
-	const struct proc *pr;
-	uint64_t id;
-};
-
-static uint64_t set_hash(const struct proc *pr, uint64_t id)
-{
-	return hashtab__hash_mix(hashtab__hash_u64((uintptr_t)pr), id);
-}
-
-static bool set_eq(const void *key, uint64_t idx, void *ctx)
-{
-	const struct set_key *k = key;
-	struct procs *p = ctx;
-
-	return p->sets[idx].pr == k->pr && p->sets[idx].set.id == k->id;
-}
 
 static uint64_t key_hash(uint32_t tgid, uint32_t pgen)
 {
@@ -99,7 +48,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->slots_fd = label_slots_fd;
 	p->seen_fd = seen_fd;
 	p->index = hashtab__new(proc_eq, p);
-	p->set_index = hashtab__new(set_eq, p);
+	p->set_index = hashtab__new(procs_labels_set_eq, p);
 	if (!p->index || !p->set_index) {
 		procs__free(p);
 		return NULL;
@@ -205,63 +154,6 @@ static void read_comm(uint32_t tgid, char *comm, size_t len)
 		comm[n] = '\0';
 		comm[strcspn(comm, "\n")] = '\0';
 	}
-}
-
-/* Runtime address of a link-time vaddr in the object mapped by m (the
- * load bias is the same for every segment of an object). */
-static int runtime_addr(const struct procmap *m, struct elfobj *o, uint64_t vaddr, uint64_t *addr)
-{
-	uint64_t map_vaddr;
-	int err = elfobj__mapping_vaddr(o, m->pgoff, m->end - m->start, &map_vaddr);
-
-	if (err)
-		return err;
-	*addr = vaddr - map_vaddr + m->start;
-	return 0;
-}
-
-/* Publish the label word's place to BPF. */
-static void labels_try_record(struct procs *p, struct proc *pr)
-{
-	struct labels_record_info info;
-	const char *why = NULL;
-	int err;
-
-	err = labels__read_record(pr->tgid, pr->record_addr, &info, &why);
-	if (err == -EAGAIN && ++pr->label_tries < LABEL_MAX_TRIES) {
-		pr->label_state = LABELS_PENDING;
-		return;
-	}
-	if (err) {
-		pr->label_state = LABELS_BAD;
-		p->st.label_bad_records++;
-		return;
-	}
-	struct pmubpf_label_slot slot = { .tls_offset = info.tls_offset, .version = info.version };
-	if (p->slots_fd >= 0 && bpf_map_update_elem(p->slots_fd, &pr->tgid, &slot, BPF_ANY) == 0) {
-		pr->label_state = LABELS_READY;
-		p->st.label_records++;
-	} else {
-		pr->label_state = LABELS_BAD;
-		p->st.label_bad_records++;
-	}
-}
-
-static void labels_find_record(struct procs *p, struct proc *pr)
-{
-	for (size_t i = 0; i < pr->maps.n; i++) {
-		struct elfobj *o = pr->objs[i];
-		const struct elfsym *s;
-
-		if (!o || (i && o == pr->objs[i - 1]))
-			continue;
-		s = elfobj__find(o, LABEL_RECORD_SYMBOL);
-		if (!s || runtime_addr(&pr->maps.maps[i], o, s->addr, &pr->record_addr))
-			continue;
-		labels_try_record(p, pr);
-		return;
-	}
-	pr->label_state = LABELS_NONE;
 }
 
 static int64_t mono_ns(void)
@@ -421,7 +313,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 		/* A library that uses labels may come late: a plugin or a
 		 * Python extension module dlopen()ed after the first sample. */
 		if (pr->label_state == LABELS_NONE)
-			labels_find_record(p, pr);
+			procs_labels_find(p, pr);
 	}
 	procmaps__free(&fresh);
 	return 0;
@@ -454,7 +346,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	pr->next_rescan = mono_ns() + rescan_delay(0);
 	if (p->maps_hook)
 		p->maps_hook(p->maps_hook_ctx, pr);
-	labels_find_record(p, pr);
+	procs_labels_find(p, pr);
 	return 0;
 }
 
@@ -558,46 +450,6 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	return pr;
 }
 
-/* Decode the copy BPF made of label set `id`; read it from the process
- * if the copy failed (e.g. a page not resident at sample time). */
-static void read_label_set(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n)
-{
-	uint64_t id = n->hdr.label;
-	struct label_set set;
-	const char *why = NULL;
-	int err;
-
-	if (procs__label_set(p, pr, id))
-		return;
-	if (n->len && n->len <= sizeof(n->data))
-		err = labels__parse_set(n->data, n->len, id, &set, &why);
-	else
-		err = labels__read_set(pr->tgid, n->hdr.label_ptr, id, &set, &why);
-	if (err == -ESTALE || err == -EFAULT || err == -ESRCH) {
-		p->st.label_sets_stale++;
-		return;
-	}
-	if (err) {
-		p->st.label_sets_bad++;
-		return;
-	}
-	if (p->nsets == p->capsets) {
-		size_t cap = p->capsets ? p->capsets * 2 : 64;
-		struct set_rec *ns = realloc(p->sets, cap * sizeof(*ns));
-
-		if (!ns)
-			return;
-		p->sets = ns;
-		p->capsets = cap;
-	}
-	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets))
-		return;
-	p->sets[p->nsets].pr = pr;
-	p->sets[p->nsets].set = set;
-	p->nsets++;
-	p->st.label_sets++;
-}
-
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 {
 	struct proc *pr = lookup(p, n->tgid, n->pgen);
@@ -612,7 +464,7 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 		if (!pr)
 			pr = add(p, n->tgid, n->pgen, n->comm);
 		if (pr)
-			read_label_set(p, pr, (const struct pmubpf_label_notice *)n);
+			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
 	}
 	return 0;
 }
@@ -638,7 +490,7 @@ int procs__tick(struct procs *p)
 			procsyms__jit_poll(pr, now_ms);
 		}
 		if (pr->label_state == LABELS_PENDING) {
-			labels_try_record(p, pr);
+			procs_labels_retry(p, pr);
 			pending += pr->label_state == LABELS_PENDING;
 		}
 		if (needs_tick(pr))
@@ -656,13 +508,3 @@ struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return pr ? pr : add(p, tgid, pgen, NULL);
 }
 
-const struct label_set *procs__label_set(const struct procs *p,
-					 const struct proc *pr, uint64_t id)
-{
-	struct set_key k = { pr, id };
-	uint64_t idx;
-
-	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
-		return &p->sets[idx].set;
-	return NULL;
-}
