@@ -318,7 +318,7 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 		pprof__add_comment(p, "sampling: %llu Hz per CPU (weights are each sample's own period)",
 				   (unsigned long long)cfg->freq);
 	if (e->is_timer && in->timer && in->timer->dithering)
-		pprof__add_comment(p, "dither: timer periods re-drawn within +-15%% every ~100 ms against aliasing (%llu changes, %llu refused; --no-dither keeps them fixed)",
+		pprof__add_comment(p, "dither: timer periods re-drawn every ~100 ms, rates 5-15%% off nominal, against aliasing (%llu changes, %llu refused; --no-dither keeps them fixed)",
 				   (unsigned long long)in->timer->redraws, (unsigned long long)in->timer->failures);
 	else if (e->is_timer)
 		pprof__add_comment(p, "dither: off (fixed timer period; a loop in step with it can alias)");
