@@ -341,7 +341,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	for (size_t i = 0; i < pr->maps.n; i++)
 		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
-	procsyms__jit_snapshot(pr, pr->other_mntns);
+	procsyms__jit_snapshot(pr);
 	pr->snapshotted = true;
 	pr->next_rescan = mono_ns() + rescan_delay(0);
 	if (p->maps_hook)

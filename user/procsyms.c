@@ -59,35 +59,56 @@ static void jit_read(struct proc *pr, bool if_changed)
 	}
 }
 
-void procsyms__jit_snapshot(struct proc *pr, bool other_ns)
+/* Might pr run JIT code: an anonymous (or memfd, as double-mapping JITs
+ * use) executable mapping, or a map seen? */
+static bool jit_candidate(const struct proc *pr)
 {
-	if (perfmap__source(pr->tgid, other_ns, &pr->jit_src) == 0)
+	if (pr->jit)
+		return true;
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const char *path = pr->maps.maps[i].path;
+
+		if (!path[0] || !strncmp(path, "[anon", 5) || !strncmp(path, "/memfd:", 7))
+			return true;
+	}
+	return false;
+}
+
+/* Where pr's perf map is (its uid, pid namespace: /proc/PID/status, which
+ * is costly to generate), found only once pr may run JIT code: most
+ * processes never do, and under process churn reading every process's
+ * status was a tenth of pmubpf's CPU. */
+static void jit_source(struct proc *pr)
+{
+	if (!pr->jit_src.known && jit_candidate(pr) &&
+	    perfmap__source(pr->tgid, pr->other_mntns, &pr->jit_src) == 0)
 		jit_read(pr, false);
+}
+
+void procsyms__jit_snapshot(struct proc *pr)
+{
+	jit_source(pr);
 }
 
 void procsyms__jit_refresh(struct proc *pr)
 {
 	if (pr->jit_src.known)
 		jit_read(pr, true);
-}
-
-/* Might pr run JIT code: an anonymous executable mapping, or a map seen? */
-static bool jit_candidate(const struct proc *pr)
-{
-	if (pr->jit)
-		return true;
-	for (size_t i = 0; i < pr->maps.n; i++)
-		if (!pr->maps.maps[i].path[0] || !strncmp(pr->maps.maps[i].path, "[anon", 5))
-			return true;
-	return false;
+	else
+		jit_source(pr); /* new anonymous executable memory, maybe */
 }
 
 void procsyms__jit_poll(struct proc *pr, int64_t now)
 {
 	char path[32];
 
-	if (!pr->jit_src.known || pr->jit_src.gone || now - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS)
+	if (pr->jit_src.gone || now - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS)
 		return;
+	if (!pr->jit_src.known) {
+		pr->jit_read_ms = now;
+		jit_source(pr);
+		return;
+	}
 	if (!jit_candidate(pr)) {
 		pr->jit_read_ms = now; /* look again in a while */
 		return;
@@ -104,11 +125,14 @@ const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
 {
 	const struct perfmap_sym *s = perfmap__lookup(pr->jit, ip);
 
-	if (s || !pr->jit_src.known || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
+	if (s || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
 	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
 		return s;
 	pr->jit_reads++;
-	jit_read(pr, true);
+	if (pr->jit_src.known)
+		jit_read(pr, true);
+	else
+		jit_source(pr);
 	return perfmap__lookup(pr->jit, ip);
 }
 

@@ -28,8 +28,11 @@ bool procsyms__other_mntns(uint32_t tgid);
 /* The vDSO mapped at m in process tgid, as an object of sc, or NULL. */
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 			      const struct procmap *m);
-/* Snapshot time: find out where pr's perf map is, and read it if there. */
-void procsyms__jit_snapshot(struct proc *pr, bool other_ns);
+/* Snapshot time: if pr may run JIT code (anonymous or memfd executable
+ * memory), find out where its perf map is and read it if there; else
+ * that waits for the maps re-read or poll that shows such memory. Uses
+ * pr->other_mntns. */
+void procsyms__jit_snapshot(struct proc *pr);
 /* Re-read pr's perf map if it changed (called when its maps are re-read,
  * so code a JIT named after the snapshot is known before it exits). */
 void procsyms__jit_refresh(struct proc *pr);

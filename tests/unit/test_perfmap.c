@@ -119,11 +119,19 @@ static bool jit_reread_rate_limited(void)
 	char path[64];
 	FILE *f;
 
+	char anon_path[1] = "";
+	struct procmap anon = { .start = 0x5000, .end = 0x8000, .path = anon_path };
+
 	memset(&pr, 0, sizeof(pr));
 	pr.tgid = (uint32_t)getpid();
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(path);
-	procsyms__jit_snapshot(&pr, false); /* no map yet */
+	procsyms__jit_snapshot(&pr); /* no JIT memory: not even looked for */
+	CHECK(!pr.jit_src.known);
+	pr.maps.maps = &anon; /* anonymous executable memory: a JIT, maybe */
+	pr.maps.n = 1;
+	procsyms__jit_snapshot(&pr); /* no map yet */
+	CHECK(pr.jit_src.known);
 	CHECK(!pr.jit);
 	CHECK((f = fopen(path, "w")) && fputs("5000 10 first\n", f) >= 0 && fclose(f) == 0);
 	usleep((PROCSYMS_JIT_REREAD_MS + 20) * 1000);
@@ -140,6 +148,8 @@ static bool jit_reread_rate_limited(void)
 	CHECK(pr.jit_reads <= reads + 1);
 	unlink(path);
 	procsyms__release(&pr);
+	pr.maps.maps = NULL;
+	pr.maps.n = 0;
 	return true;
 }
 
