@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "clock.h"
 #include "httpd.h"
 #include "session.h"
 
@@ -131,7 +132,7 @@ static void record(struct conn *c, const struct httpd_req *r, struct config *cfg
 		cmdline = NULL;
 	cfg->output = path;
 	cfg->cmdline = cmdline ? cmdline : s->cfg->cmdline;
-	atomic_store(&s->recording_until, httpd__now_ms() + (int64_t)(cfg->duration * 1000));
+	atomic_store(&s->recording_until, mono_ms() + (int64_t)(cfg->duration * 1000));
 	if (session__record(cfg, &res, client_gone, &c->fd)) {
 		fail500(c, r, res.err);
 	} else if (client_gone(&c->fd)) {
@@ -165,7 +166,7 @@ static void profile(struct conn *c, struct httpd_req *r, bool head)
 		return;
 	}
 	if (head ? atomic_load(&s->recording) : atomic_exchange(&s->recording, true)) {
-		int64_t left = atomic_load(&s->recording_until) - httpd__now_ms();
+		int64_t left = atomic_load(&s->recording_until) - mono_ms();
 		long secs = left > 0 ? (long)(left / 1000) + 1 : 1;
 
 		snprintf(extra, sizeof(extra), "Retry-After: %ld\r\n", secs);

@@ -83,7 +83,6 @@ int httpd__profile_config(const struct config *base, const struct httpd_params *
 
 /* ---- the wire (httpd_proto.c) ---- */
 
-int64_t httpd__now_ms(void); /* CLOCK_MONOTONIC */
 /* Read one request's header block from fd into buf (HTTPD_MAX_REQUEST + 1
  * bytes) within HTTPD_READ_TIMEOUT_MS, NUL-terminated. Returns its
  * length, or -ETIMEDOUT, -E2BIG (too long), -ECANCELED (stop_fd became

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "clock.h"
 #include "httpd.h"
 
 #define LINGER_MS 1000 /* how long to read what the client still sends */
@@ -238,14 +239,6 @@ int httpd__profile_config(const struct config *base, const struct httpd_params *
 
 /* ---- the wire: bounded reads, complete writes ----------------------- */
 
-int64_t httpd__now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* MSG_NOSIGNAL: a client gone is EPIPE, not SIGPIPE. */
 int httpd__send_all(int fd, const void *buf, size_t len)
 {
@@ -301,13 +294,13 @@ void httpd__respond_line(int fd, int code, const char *extra, const char *msg, b
 
 ssize_t httpd__read_request(int fd, int stop_fd, char *buf)
 {
-	int64_t deadline = httpd__now_ms() + HTTPD_READ_TIMEOUT_MS;
+	int64_t deadline = mono_ms() + HTTPD_READ_TIMEOUT_MS;
 	size_t len = 0;
 
 	for (;;) {
 		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN },
 					{ .fd = stop_fd, .events = POLLIN } };
-		int64_t left = deadline - httpd__now_ms();
+		int64_t left = deadline - mono_ms();
 		ssize_t got;
 		size_t from;
 
@@ -343,14 +336,14 @@ ssize_t httpd__read_request(int fd, int stop_fd, char *buf)
  * want, the client's own close) for a moment first. */
 void httpd__linger_close(int fd)
 {
-	int64_t deadline = httpd__now_ms() + LINGER_MS;
+	int64_t deadline = mono_ms() + LINGER_MS;
 	size_t total = 0;
 	char junk[4096];
 
 	shutdown(fd, SHUT_WR);
 	while (total < 64 * 1024) {
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - httpd__now_ms();
+		int64_t left = deadline - mono_ms();
 		ssize_t n;
 
 		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)

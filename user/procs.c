@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "debuginfo.h"
 #include "hashtab.h"
 #include "procs.h"
@@ -154,14 +155,6 @@ static void read_comm(uint32_t tgid, char *comm, size_t len)
 		comm[n] = '\0';
 		comm[strcspn(comm, "\n")] = '\0';
 	}
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* When to read the maps of a live process again, after the n-th read: a

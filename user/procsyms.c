@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "procs.h"
 
 #define VDSO_MAX (1u << 20)
@@ -40,19 +41,11 @@ struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 	return o;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void jit_read(struct proc *pr, bool if_changed)
 {
 	struct perfmap *m = NULL;
 
-	pr->jit_read_ms = now_ms();
+	pr->jit_read_ms = mono_ms();
 	if (perfmap__read(&pr->jit_src, if_changed, &m) == 0) {
 		perfmap__free(pr->jit);
 		pr->jit = m;
@@ -126,7 +119,7 @@ const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
 	const struct perfmap_sym *s = perfmap__lookup(pr->jit, ip);
 
 	if (s || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
-	    now_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
+	    mono_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
 		return s;
 	pr->jit_reads++;
 	if (pr->jit_src.known)

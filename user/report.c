@@ -380,12 +380,11 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 	}
 	if (in->running[ev] && in->enabled[ev] > in->running[ev])
 		scale = (double)in->enabled[ev] / (double)in->running[ev];
-	if (cfg->period)
-		period = (int64_t)cfg->period;
-	else if (e->is_timer)
-		period = (int64_t)(1000000000ULL / cfg->freq);
-	else
-		period = nsamples ? (int64_t)(weight / nsamples) : 0;
+	/* A timer's nominal period (ns), -c's, else the mean per sample. */
+	period = (int64_t)timekeeper__timer_period(cfg, e);
+	if (!period)
+		period = cfg->period ? (int64_t)cfg->period
+				     : nsamples ? (int64_t)(weight / nsamples) : 0;
 
 	struct pprof *p = pprof__new(e->value_type, e->value_unit, period);
 	if (!p || (cfg->top && !(top.index = hashtab__new(top_eq, &top)))) {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "clock.h"
 #include "debuginfo.h"
 #include "elfsym.h"
 #include "ksyms.h"
@@ -155,14 +156,6 @@ static void *ksyms_thread(void *arg)
 	j->ks = ksyms__load("/proc/kallsyms");
 	j->err = errno;
 	return NULL;
-}
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static int add_target(int fd, uint32_t id, uint32_t kind, uint32_t state)
@@ -333,7 +326,7 @@ int session__record(const struct config *cfg, struct session_result *res,
 
 	session__catch_signals();
 
-	int64_t t0_wall = now_ns(CLOCK_REALTIME), t0 = now_ns(CLOCK_MONOTONIC);
+	int64_t t0_wall = clock_ns(CLOCK_REALTIME), t0 = mono_ns();
 	/* -d is enforced by a thread that disables the events on time: the
 	 * notice loop may be busy for a while (a new process's unwind tables,
 	 * symbols) and must not stretch the recording. The same thread
@@ -386,7 +379,7 @@ int session__record(const struct config *cfg, struct session_result *res,
 			break;
 		}
 		pending = procs__tick(procs);
-		if (deadline && (timekeeper__fired(tk) || now_ns(CLOCK_MONOTONIC) >= deadline))
+		if (deadline && (timekeeper__fired(tk) || mono_ns() >= deadline))
 			break;
 		if (gone && gone(arg))
 			break;
@@ -401,7 +394,7 @@ int session__record(const struct config *cfg, struct session_result *res,
 		}
 	}
 	__atomic_store_n(&skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
-	int64_t t_end = now_ns(CLOCK_MONOTONIC);
+	int64_t t_end = mono_ns();
 	bool fired = timekeeper__fired(tk);
 	timekeeper__stop(tk, &tk_st);
 	tk = NULL;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "perfev.h"
 #include "timekeeper.h"
 
@@ -103,14 +104,6 @@ uint64_t timekeeper__draw(uint64_t period, uint64_t interval, double dev)
 	double p = (double)period / (r * (1.0 + (double)period / (2.0 * (double)interval)));
 
 	return p < KERNEL_MIN_PERIOD ? KERNEL_MIN_PERIOD : (uint64_t)(p + 0.5);
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* One re-draw on every dithered (event, CPU), all for the same segment

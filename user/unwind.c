@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "ehframe.h"
 #include "hashtab.h"
 
@@ -61,19 +62,6 @@ struct unwind {
 	int verbose;
 	bool stopped;
 };
-
-static int64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
 
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 		   uint32_t *max_slots)
@@ -291,7 +279,7 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
  * pid entry; replaced: past the grace period). */
 static void sweep(struct unwind *u)
 {
-	int64_t now = now_ns();
+	int64_t now = mono_ns();
 
 	for (uint32_t s = 0; s < u->m.max_slots; s++) {
 		struct slot *sl = &u->slots[s];
@@ -386,7 +374,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	u->slots[s] = (struct slot){ .tgid = pr->tgid, .pgen = pr->pgen, .used = true, .hash = h };
 	u->st.slots_used++;
 	if (old >= 0)
-		u->slots[old].retired_ns = now_ns();
+		u->slots[old].retired_ns = mono_ns();
 	else
 		u->st.procs++;
 }
