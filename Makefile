@@ -76,11 +76,17 @@ $(OUT)/profile.pb-c.o: $(OUT)/profile.pb-c.c
 	$(Q)$(CC) $(filter-out -Werror -Wextra,$(CFLAGS)) -c $< -o $@
 
 # --- userspace -----------------------------------------------------------
-USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/LAYER/*.c: one folder per stage of the pipeline (docs/architecture.md,
+# "Files"); includes point down the layers only (make check-layers).
+USER_SRCS := $(wildcard user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/profile.pb-c.o
 
-$(OUT)/user/%.o: user/%.c $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h | $(OUT)/user
+# The generated headers are order-only: they must exist before the first
+# compile, and afterwards -MMD's .d files rebuild exactly the objects that
+# include them (a BPF edit recompiles record/session.c, not all of user/).
+$(OUT)/user/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h $(OUT)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libpmubpf.a: $(USER_OBJS)
@@ -141,9 +147,9 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 
 # libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
 # MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
-FUZZ_SRCS := user/elfsym.c user/elfsym_tab.c user/elfutil.c user/dwarf.c \
-             user/perfmap.c user/debuginfo.c user/demangle.c \
-             user/ehframe.c user/ehframe_cfa.c user/ehframe_elf.c
+FUZZ_SRCS := $(addprefix user/symbols/,elfsym.c elfsym_tab.c elfutil.c dwarf.c \
+               perfmap.c debuginfo.c demangle.c) \
+             $(addprefix user/unwind/,ehframe.c ehframe_cfa.c ehframe_elf.c)
 $(OUT)/fuzz:
 	$(Q)mkdir -p $@
 $(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
@@ -243,4 +249,4 @@ install: pmubpf
 clean:
 	rm -rf $(OUT) pmubpf
 
--include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/tests/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d)

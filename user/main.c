@@ -1,9 +1,9 @@
 /* main.c — pmubpf's entry point: parse the command line, then list the
  * events, run one recording (session.c) or serve them (httpd.c). */
 #include <stdio.h>
-#include "cli.h"
-#include "httpd.h"
-#include "session.h"
+#include "cli/cli.h"
+#include "http/httpd.h"
+#include "record/session.h"
 
 #define PMUBPF_VERSION "0.1.0"
 #define SYSFS_PMUS "/sys/bus/event_source/devices"

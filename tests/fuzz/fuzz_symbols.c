@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debuginfo.h"
-#include "dwarf.h"
-#include "ehframe.h"
-#include "elfsym.h"
-#include "perfmap.h"
+#include "symbols/debuginfo.h"
+#include "symbols/dwarf.h"
+#include "unwind/ehframe.h"
+#include "symbols/elfsym.h"
+#include "symbols/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "hashtab.h"
+#include "lib/hashtab.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile pb_profile;

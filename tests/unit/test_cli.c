@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "report.h"
-#include "session.h"
+#include "cli/cli.h"
+#include "report/report.h"
+#include "record/session.h"
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"

@@ -7,8 +7,8 @@
  * and MiniDebugInfo (xz'ed .symtab in .gnu_debugdata); each time the
  * static function, absent from the stripped binary, must be named.
  */
-#include "debuginfo.h"
-#include "elfsym.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elfsym.h"
 #include "fixtures.h"
 #include "testing.h"
 

@@ -8,8 +8,8 @@
  * C++ functions and their demangling; graceful answers outside code,
  * for a file with no DWARF, and for truncated images.
  */
-#include "demangle.h"
-#include "dwarf.h"
+#include "symbols/demangle.h"
+#include "symbols/dwarf.h"
 #include "fixtures.h"
 #include "testing.h"
 

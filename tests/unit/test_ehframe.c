@@ -9,7 +9,7 @@
  * CFA), with only .debug_frame, and with a compressed .debug_frame.
  * Hand-assembled CFI and hostile bytes: test_ehframe_synth.c.
  */
-#include "ehframe.h"
+#include "unwind/ehframe.h"
 #include "testing.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * .eh_frame, which must be survived (no crash, no hang). The readelf
  * comparisons on real objects are in test_ehframe.c.
  */
-#include "ehframe.h"
+#include "unwind/ehframe.h"
 #include "testing.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * .dynsym fallback of a stripped library, file offset -> vaddr, caching
  * by build-id, deleted files, and robustness to corrupted binaries.
  */
-#include "elfsym.h"
+#include "symbols/elfsym.h"
 #include "fixtures.h"
 #include "testing.h"
 

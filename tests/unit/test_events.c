@@ -7,7 +7,7 @@
  * "did you mean", file tags and pprof value types. Then the live kernel:
  * cpu-clock must open; cycles either opens or says why in one line.
  */
-#include "events.h"
+#include "config/events.h"
 #include "testing.h"
 
 #include <errno.h>

@@ -9,8 +9,8 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "cli.h"
-#include "httpd.h"
+#include "cli/cli.h"
+#include "http/httpd.h"
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"

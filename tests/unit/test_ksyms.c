@@ -5,7 +5,7 @@
  * all-zero file checks the kptr_restrict case; then, as root, the real
  * /proc/kallsyms must name the address of "schedule".
  */
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 #include "testing.h"
 
 #include <errno.h>

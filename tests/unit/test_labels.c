@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include <pmubpf/labels.h>
-#include "labels.h"
+#include "procs/labels.h"
 #include "testing.h"
 
 /* Value of key in an in-process set, or NULL. */

@@ -9,12 +9,12 @@
  * this process read from its memory and named; kernel frames in modules
  * carry the module as their file.
  */
-#include "ksyms.h"
-#include "perfmap.h"
-#include "pprof.h"
-#include "procs.h"
-#include "procsyms.h"
-#include "symbolize.h"
+#include "symbols/ksyms.h"
+#include "symbols/perfmap.h"
+#include "pprof/pprof.h"
+#include "procs/procs.h"
+#include "procs/procsyms.h"
+#include "report/symbolize.h"
 #include "testing.h"
 
 #include <errno.h>

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "hashtab.h"
-#include "pprof.h"
+#include "lib/hashtab.h"
+#include "pprof/pprof.h"
 #include "profile.pb-c.h"
 #include "testing.h"
 

@@ -4,7 +4,7 @@
  * spaces, deleted files, malformed lines) checked field by field; then the
  * live file of this very process, and a pid that does not exist.
  */
-#include "procmaps.h"
+#include "procs/procmaps.h"
 #include "testing.h"
 
 #include <errno.h>

@@ -4,8 +4,8 @@
  * profile's weights assume it) while actually varying the rate. */
 #include <math.h>
 #include <stdlib.h>
-#include "cli.h"
-#include "timekeeper.h"
+#include "cli/cli.h"
+#include "perf/timekeeper.h"
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"

@@ -6,9 +6,9 @@
  * many processes use it; a new generation gets a new slot; slots and rows
  * running out degrade (counted) instead of failing. Needs root (BPF).
  */
-#include "ehframe.h"
+#include "unwind/ehframe.h"
 #include "testing.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -25,10 +25,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "debuginfo.h"
-#include "demangle.h"
-#include "dwarf.h"
-#include "elfsym.h"
+#include "symbols/debuginfo.h"
+#include "symbols/demangle.h"
+#include "symbols/dwarf.h"
+#include "symbols/elfsym.h"
 
 struct seg { uint64_t lo, hi; };
 

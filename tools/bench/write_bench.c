@@ -38,11 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "ksyms.h"
-#include "pprof.h"
-#include "procs.h"
-#include "symbolize.h"
+#include "symbols/elfsym.h"
+#include "symbols/ksyms.h"
+#include "pprof/pprof.h"
+#include "procs/procs.h"
+#include "report/symbolize.h"
 
 #define USER_POOL 50000
 #define KERNEL_POOL 20000

@@ -1,0 +1,503 @@
+/* procs.c — the process registry: snapshots at first sight, maps re-read
+ * as libraries arrive, the per-tick work (labels: procs_labels.c).
+ *
+ * Runs on the ring-buffer callback, i.e. while sampling goes on: work
+ * here is per new process (or new label set), never per sample.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "symbols/debuginfo.h"
+#include "lib/hashtab.h"
+#include "procs.h"
+#include "procs_int.h"
+#include "procsyms.h"
+
+struct proc_key {
+	uint32_t tgid, pgen;
+};
+
+static uint64_t key_hash(uint32_t tgid, uint32_t pgen)
+{
+	return hashtab__hash_u64(((uint64_t)tgid << 32) | pgen);
+}
+
+static bool proc_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct proc_key *k = key;
+	struct procs *p = ctx;
+
+	return p->v[idx]->tgid == k->tgid && p->v[idx]->pgen == k->pgen;
+}
+
+struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
+{
+	struct procs *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->sc = sc;
+	p->slots_fd = label_slots_fd;
+	p->seen_fd = seen_fd;
+	p->index = hashtab__new(proc_eq, p);
+	p->set_index = hashtab__new(procs_labels_set_eq, p);
+	if (!p->index || !p->set_index) {
+		procs__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void proc_free(struct proc *pr)
+{
+	if (!pr)
+		return;
+	procmaps__free(&pr->maps);
+	procmaps__free(&pr->reported);
+	procsyms__release(pr);
+	free(pr->objs);
+	free(pr);
+}
+
+void procs__free(struct procs *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		proc_free(p->v[i]);
+	free(p->act);
+	free(p->v);
+	free(p->sets);
+	hashtab__free(p->index);
+	hashtab__free(p->set_index);
+	free(p);
+}
+
+void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg)
+{
+	p->dbg = dbg;
+}
+
+const struct procs_stats *procs__stats(const struct procs *p)
+{
+	return &p->st;
+}
+
+/* Open the file behind one mapping. map_files works for deleted files
+ * and other mount namespaces; /proc/PID/root/PATH is the fallback. */
+static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
+{
+	char path[PATH_MAX + 64];
+	uint32_t tgid = pr->tgid;
+	struct stat st;
+	int fd;
+
+	if (!strcmp(m->path, "[vdso]"))
+		return procsyms__vdso(p->sc, tgid, m);
+	if (!m->path[0] || m->path[0] == '[')
+		return NULL; /* anonymous, [stack], ... */
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 && m->inode) {
+		/* The process is gone: the same path here, if it is the same
+		 * file (inode), as for a mapping known from an mmap report. */
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != m->inode)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		p->st.objs_unreadable++;
+		return NULL;
+	}
+	int keep = p->dbg ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	struct elfobj *o = symcache__get_fd(p->sc, fd, st.st_dev, st.st_ino);
+	if (!o) {
+		p->st.objs_unreadable++;
+		if (keep >= 0)
+			close(keep);
+	} else if (p->dbg) {
+		debuginfo__note(p->dbg, o, keep, tgid, m->path, pr->other_mntns);
+	}
+	return o;
+}
+
+static void read_comm(uint32_t tgid, char *comm, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, len - 1);
+	close(fd);
+	if (n > 0) {
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+	}
+}
+
+/* When to read the maps of a live process again, after the n-th read: a
+ * first sample often comes while ld.so is still mapping libraries, and
+ * dlopen can come at any time. Then every RESCAN_MAX_NS. */
+#define RESCAN_MAX_NS 10000000000LL
+#define REPORT_DELAY_NS 2000000LL /* mmap reports: one read per burst */
+#define TICK_MIN_NS 1000000LL     /* procs__tick: one pass per ms at most */
+static int64_t rescan_delay(int n)
+{
+	static const int64_t steps[] = { 20000000LL, 200000000LL, 2000000000LL };
+
+	return n < 3 ? steps[n] : RESCAN_MAX_NS;
+}
+
+static bool same_mapping(const struct procmap *a, const struct procmap *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->inode == b->inode && !strcmp(a->path, b->path);
+}
+
+static int cmp_map_idx(const void *a, const void *b, void *ctx)
+{
+	const struct procmap *m = ctx;
+	uint64_t x = m[*(const size_t *)a].start, y = m[*(const size_t *)b].start;
+
+	return (x > y) - (x < y);
+}
+
+/* Merge a fresh read of the maps into the snapshot: new mappings are
+ * added (their files opened), mappings that are gone now are kept (old
+ * samples may point into a library since dlclose'd) unless a new
+ * mapping overlaps them. */
+static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
+{
+	size_t n = fresh->n + pr->maps.n, k = 0;
+	struct procmap *all = calloc(n ? n : 1, sizeof(*all));
+	struct elfobj **objs = calloc(n ? n : 1, sizeof(*objs));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+
+	if (!all || !objs || !order) {
+		free(all), free(objs), free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < fresh->n; i++) {
+		const struct procmap *old = procmaps__find(&pr->maps, fresh->maps[i].start);
+
+		all[k] = fresh->maps[i];
+		objs[k] = old && same_mapping(old, &fresh->maps[i]) ? pr->objs[old - pr->maps.maps]
+								     : open_obj(p, pr, &fresh->maps[i]);
+		k++;
+	}
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *o = &pr->maps.maps[i];
+		bool overlaps = false;
+
+		for (size_t j = 0; j < fresh->n && !overlaps; j++)
+			overlaps = o->start < fresh->maps[j].end && fresh->maps[j].start < o->end;
+		if (overlaps) {
+			free(o->path);
+			continue;
+		}
+		all[k] = *o;
+		objs[k++] = pr->objs[i];
+	}
+	/* Sort both arrays by start (procmaps__find binary-searches). */
+	for (size_t i = 0; i < k; i++)
+		order[i] = i;
+	qsort_r(order, k, sizeof(*order), cmp_map_idx, all);
+	struct procmap *sm = calloc(k ? k : 1, sizeof(*sm));
+	struct elfobj **so = calloc(k ? k : 1, sizeof(*so));
+	if (!sm || !so) {
+		free(sm), free(so), free(order), free(objs);
+		/* all[] holds the only copies of the paths now: keep them. */
+		free(pr->maps.maps);
+		free(pr->objs);
+		pr->maps.maps = all;
+		pr->maps.n = k;
+		pr->objs = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		sm[i] = all[order[i]];
+		so[i] = objs[order[i]];
+	}
+	free(pr->maps.maps); /* paths moved into sm */
+	free(pr->objs);
+	pr->maps.maps = sm;
+	pr->maps.n = k;
+	pr->objs = so;
+	free(fresh->maps); /* paths moved too */
+	fresh->maps = NULL;
+	fresh->n = 0;
+	free(all), free(objs), free(order);
+	return 0;
+}
+
+/* Is tgid still in the address space of generation pgen? The seen map
+ * loses a tgid's entry at exec and exit, so equality means yes. */
+static bool same_generation(struct procs *p, const struct proc *pr)
+{
+	struct pmubpf_seen v;
+
+	if (p->seen_fd < 0)
+		return false;
+	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
+}
+
+/* pr has exited or exec'd: its maps are final. The mappings the kernel
+ * reported since the last read go in as reported (their files opened by
+ * path, if still the same inode). */
+static void gone(struct procs *p, struct proc *pr)
+{
+	size_t n = pr->reported.n;
+
+	pr->dead = true;
+	pr->next_rescan = INT64_MAX;
+	pr->report_due = 0;
+	if (n && merge_maps(p, pr, &pr->reported) == 0)
+		p->st.maps_from_reports += n;
+	procmaps__free(&pr->reported);
+}
+
+/* Read pr's maps again and merge them. scheduled: the 20 ms / 200 ms /
+ * 2 s / 10 s safety net (advances it), else for mmap reports. */
+static int rescan(struct procs *p, struct proc *pr, bool scheduled)
+{
+	struct procmaps fresh = { 0 };
+	int err;
+
+	if (scheduled)
+		pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
+	pr->report_due = 0;
+	if (pr->dead || !same_generation(p, pr)) {
+		gone(p, pr);
+		return -ESRCH;
+	}
+	err = procmaps__read(pr->tgid, true, &fresh);
+	if (err) {
+		gone(p, pr);
+		return err;
+	}
+	procmaps__free(&pr->reported); /* the fresh read has them */
+	procsyms__jit_refresh(pr);
+	if (merge_maps(p, pr, &fresh) == 0) {
+		p->st.rescans++;
+		if (p->maps_hook)
+			p->maps_hook(p->maps_hook_ctx, pr);
+		/* A library that uses labels may come late: a plugin or a
+		 * Python extension module dlopen()ed after the first sample. */
+		if (pr->label_state == LABELS_NONE)
+			procs_labels_find(p, pr);
+	}
+	procmaps__free(&fresh);
+	return 0;
+}
+
+void procs__rescan_all(struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->snapshotted && !p->v[i]->dead)
+			rescan(p, p->v[i], false);
+}
+
+static int snapshot(struct procs *p, struct proc *pr)
+{
+	int err = procmaps__read(pr->tgid, true, &pr->maps);
+
+	if (err) {
+		p->st.gone++;
+		return err;
+	}
+	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
+	if (!pr->objs)
+		return -ENOMEM;
+	pr->other_mntns = procsyms__other_mntns(pr->tgid);
+	for (size_t i = 0; i < pr->maps.n; i++)
+		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
+	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	procsyms__jit_snapshot(pr);
+	pr->snapshotted = true;
+	pr->next_rescan = mono_ns() + rescan_delay(0);
+	if (p->maps_hook)
+		p->maps_hook(p->maps_hook_ctx, pr);
+	procs_labels_find(p, pr);
+	return 0;
+}
+
+void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx)
+{
+	p->maps_hook = fn;
+	p->maps_hook_ctx = ctx;
+}
+
+static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
+{
+	struct proc_key k = { tgid, pgen };
+	uint64_t idx;
+
+	if (hashtab__find(p->index, key_hash(tgid, pgen), &k, &idx))
+		return p->v[idx];
+	return NULL;
+}
+
+void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
+{
+	struct pmubpf_seen v;
+	struct proc *pr = NULL;
+
+	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0) {
+		pr = lookup(p, tgid, v.pgen);
+	} else {
+		/* Exited (its seen entry is gone): its last generation. */
+		for (size_t i = p->n; i-- > 0 && !pr;)
+			if (p->v[i]->tgid == tgid)
+				pr = p->v[i];
+	}
+	/* Only processes already snapshotted: a first snapshot reads all. */
+	if (!pr || !pr->snapshotted)
+		return;
+	if (m) {
+		struct procmap *nm = realloc(pr->reported.maps, (pr->reported.n + 1) * sizeof(*nm));
+
+		if (nm) {
+			pr->reported.maps = nm;
+			nm[pr->reported.n] = *m;
+			if ((nm[pr->reported.n].path = strdup(m->path)))
+				pr->reported.n++;
+		}
+	}
+	if (pr->dead)
+		gone(p, pr); /* merge it now */
+	else if (!pr->report_due) {
+		pr->report_due = mono_ns() + REPORT_DELAY_NS;
+		/* The next procs__tick must count it as pending, even within
+		 * its rate limit: else the caller may sleep a whole POLL_MS
+		 * before the read (seen: libc unwound ~100 ms late). */
+		p->last_tick = 0;
+	}
+}
+
+/* Has procs__tick work for pr: maps to re-read or a label record to retry. */
+static bool needs_tick(const struct proc *pr)
+{
+	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING;
+}
+
+static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)
+{
+	struct proc *pr;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct proc **nv = realloc(p->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		p->v = nv;
+		p->cap = cap;
+	}
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->tgid = tgid;
+	pr->pgen = pgen;
+	if (comm)
+		snprintf(pr->comm, sizeof(pr->comm), "%.*s", PMUBPF_COMM_LEN, comm);
+	if (hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
+		free(pr);
+		return NULL;
+	}
+	p->v[p->n++] = pr;
+	snapshot(p, pr);
+	if (needs_tick(pr)) {
+		if (p->nact == p->capact) {
+			size_t cap = p->capact ? p->capact * 2 : 64;
+			struct proc **na = realloc(p->act, cap * sizeof(*na));
+
+			if (!na)
+				return pr; /* no re-reads for it: still a snapshot */
+			p->act = na;
+			p->capact = cap;
+		}
+		p->act[p->nact++] = pr;
+	}
+	return pr;
+}
+
+int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
+{
+	struct proc *pr = lookup(p, n->tgid, n->pgen);
+
+	if (n->kind == PMUBPF_NOTICE_PROC) {
+		p->st.notices++;
+		if (!pr)
+			add(p, n->tgid, n->pgen, n->comm);
+		return 0;
+	}
+	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {
+		if (!pr)
+			pr = add(p, n->tgid, n->pgen, n->comm);
+		if (pr)
+			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
+	}
+	return 0;
+}
+
+int procs__tick(struct procs *p)
+{
+	int64_t now = mono_ns(), now_ms = now / 1000000;
+	int pending = 0;
+
+	if (now - p->last_tick < TICK_MIN_NS)
+		return p->last_pending;
+	p->last_tick = now;
+	size_t k = 0;
+	for (size_t i = 0; i < p->nact; i++) {
+		struct proc *pr = p->act[i];
+
+		if (pr->snapshotted && !pr->dead) {
+			if (now >= pr->next_rescan)
+				rescan(p, pr, true);
+			else if (pr->report_due && now >= pr->report_due)
+				rescan(p, pr, false);
+			pending += pr->report_due != 0;
+			procsyms__jit_poll(pr, now_ms);
+		}
+		if (pr->label_state == LABELS_PENDING) {
+			procs_labels_retry(p, pr);
+			pending += pr->label_state == LABELS_PENDING;
+		}
+		if (needs_tick(pr))
+			p->act[k++] = pr; /* the dead drop out: ticks stay cheap */
+	}
+	p->nact = k;
+	p->last_pending = pending;
+	return pending;
+}
+
+struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
+{
+	struct proc *pr = lookup(p, tgid, pgen);
+
+	return pr ? pr : add(p, tgid, pgen, NULL);
+}
+

@@ -1,0 +1,133 @@
+/* procs_labels.c — the labels half of the process registry: finding a
+ * process's labels record (at its snapshot, and at maps re-reads while
+ * none is found, for libraries dlopen()ed later), publishing its TLS slot
+ * to BPF, and the label sets named by BPF's notices (docs/labels-abi.md).
+ * Everything read from the process is parsed by labels.c as hostile.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include "symbols/elfsym.h"
+#include "lib/hashtab.h"
+#include "procs_int.h"
+
+static uint64_t set_hash(const struct proc *pr, uint64_t id)
+{
+	return hashtab__hash_mix(hashtab__hash_u64((uintptr_t)pr), id);
+}
+
+bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct set_key *k = key;
+	struct procs *p = ctx;
+
+	return p->sets[idx].pr == k->pr && p->sets[idx].set.id == k->id;
+}
+
+/* Runtime address of a link-time vaddr in the object mapped by m (the
+ * load bias is the same for every segment of an object). */
+static int runtime_addr(const struct procmap *m, struct elfobj *o, uint64_t vaddr, uint64_t *addr)
+{
+	uint64_t map_vaddr;
+	int err = elfobj__mapping_vaddr(o, m->pgoff, m->end - m->start, &map_vaddr);
+
+	if (err)
+		return err;
+	*addr = vaddr - map_vaddr + m->start;
+	return 0;
+}
+
+/* Publish the label word's place to BPF. */
+void procs_labels_retry(struct procs *p, struct proc *pr)
+{
+	struct labels_record_info info;
+	const char *why = NULL;
+	int err;
+
+	err = labels__read_record(pr->tgid, pr->record_addr, &info, &why);
+	if (err == -EAGAIN && ++pr->label_tries < LABEL_MAX_TRIES) {
+		pr->label_state = LABELS_PENDING;
+		return;
+	}
+	if (err) {
+		pr->label_state = LABELS_BAD;
+		p->st.label_bad_records++;
+		return;
+	}
+	struct pmubpf_label_slot slot = { .tls_offset = info.tls_offset, .version = info.version };
+	if (p->slots_fd >= 0 && bpf_map_update_elem(p->slots_fd, &pr->tgid, &slot, BPF_ANY) == 0) {
+		pr->label_state = LABELS_READY;
+		p->st.label_records++;
+	} else {
+		pr->label_state = LABELS_BAD;
+		p->st.label_bad_records++;
+	}
+}
+
+void procs_labels_find(struct procs *p, struct proc *pr)
+{
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		struct elfobj *o = pr->objs[i];
+		const struct elfsym *s;
+
+		if (!o || (i && o == pr->objs[i - 1]))
+			continue;
+		s = elfobj__find(o, LABEL_RECORD_SYMBOL);
+		if (!s || runtime_addr(&pr->maps.maps[i], o, s->addr, &pr->record_addr))
+			continue;
+		procs_labels_retry(p, pr);
+		return;
+	}
+	pr->label_state = LABELS_NONE;
+}
+
+/* Decode the copy BPF made of label set `id`; read it from the process
+ * if the copy failed (e.g. a page not resident at sample time). */
+void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n)
+{
+	uint64_t id = n->hdr.label;
+	struct label_set set;
+	const char *why = NULL;
+	int err;
+
+	if (procs__label_set(p, pr, id))
+		return;
+	if (n->len && n->len <= sizeof(n->data))
+		err = labels__parse_set(n->data, n->len, id, &set, &why);
+	else
+		err = labels__read_set(pr->tgid, n->hdr.label_ptr, id, &set, &why);
+	if (err == -ESTALE || err == -EFAULT || err == -ESRCH) {
+		p->st.label_sets_stale++;
+		return;
+	}
+	if (err) {
+		p->st.label_sets_bad++;
+		return;
+	}
+	if (p->nsets == p->capsets) {
+		size_t cap = p->capsets ? p->capsets * 2 : 64;
+		struct set_rec *ns = realloc(p->sets, cap * sizeof(*ns));
+
+		if (!ns)
+			return;
+		p->sets = ns;
+		p->capsets = cap;
+	}
+	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets))
+		return;
+	p->sets[p->nsets].pr = pr;
+	p->sets[p->nsets].set = set;
+	p->nsets++;
+	p->st.label_sets++;
+}
+
+const struct label_set *procs__label_set(const struct procs *p,
+					 const struct proc *pr, uint64_t id)
+{
+	struct set_key k = { pr, id };
+	uint64_t idx;
+
+	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
+		return &p->sets[idx].set;
+	return NULL;
+}

@@ -1,0 +1,136 @@
+/* procsyms.c — see procsyms.h. */
+#include "procsyms.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "procs.h"
+
+#define VDSO_MAX (1u << 20)
+
+bool procsyms__other_mntns(uint32_t tgid)
+{
+	char path[64];
+	struct stat self, other;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
+		return false;
+	return self.st_ino != other.st_ino || self.st_dev != other.st_dev;
+}
+
+struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
+			      const struct procmap *m)
+{
+	size_t len = m->end - m->start;
+	struct elfobj *o;
+	void *buf;
+
+	if (!len || len > VDSO_MAX || !(buf = malloc(len)))
+		return NULL;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)m->start, len };
+	ssize_t n = process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0);
+	o = n == (ssize_t)len ? symcache__get_mem(sc, buf, len) : NULL;
+	free(buf);
+	return o;
+}
+
+static void jit_read(struct proc *pr, bool if_changed)
+{
+	struct perfmap *m = NULL;
+
+	pr->jit_read_ms = mono_ms();
+	if (perfmap__read(&pr->jit_src, if_changed, &m) == 0) {
+		perfmap__free(pr->jit);
+		pr->jit = m;
+	}
+}
+
+/* Might pr run JIT code: an anonymous (or memfd, as double-mapping JITs
+ * use) executable mapping, or a map seen? */
+static bool jit_candidate(const struct proc *pr)
+{
+	if (pr->jit)
+		return true;
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const char *path = pr->maps.maps[i].path;
+
+		if (!path[0] || !strncmp(path, "[anon", 5) || !strncmp(path, "/memfd:", 7))
+			return true;
+	}
+	return false;
+}
+
+/* Where pr's perf map is (its uid, pid namespace: /proc/PID/status, which
+ * is costly to generate), found only once pr may run JIT code: most
+ * processes never do, and under process churn reading every process's
+ * status was a tenth of pmubpf's CPU. */
+static void jit_source(struct proc *pr)
+{
+	if (!pr->jit_src.known && jit_candidate(pr) &&
+	    perfmap__source(pr->tgid, pr->other_mntns, &pr->jit_src) == 0)
+		jit_read(pr, false);
+}
+
+void procsyms__jit_snapshot(struct proc *pr)
+{
+	jit_source(pr);
+}
+
+void procsyms__jit_refresh(struct proc *pr)
+{
+	if (pr->jit_src.known)
+		jit_read(pr, true);
+	else
+		jit_source(pr); /* new anonymous executable memory, maybe */
+}
+
+void procsyms__jit_poll(struct proc *pr, int64_t now)
+{
+	char path[32];
+
+	if (pr->jit_src.gone || now - pr->jit_read_ms < PROCSYMS_JIT_POLL_MS)
+		return;
+	if (!pr->jit_src.known) {
+		pr->jit_read_ms = now;
+		jit_source(pr);
+		return;
+	}
+	if (!jit_candidate(pr)) {
+		pr->jit_read_ms = now; /* look again in a while */
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u", pr->tgid);
+	if (access(path, F_OK)) {
+		pr->jit_src.gone = true;
+		return;
+	}
+	jit_read(pr, true);
+}
+
+const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip)
+{
+	const struct perfmap_sym *s = perfmap__lookup(pr->jit, ip);
+
+	if (s || pr->jit_reads >= PROCSYMS_JIT_MAX_READS ||
+	    mono_ms() - pr->jit_read_ms < PROCSYMS_JIT_REREAD_MS)
+		return s;
+	pr->jit_reads++;
+	if (pr->jit_src.known)
+		jit_read(pr, true);
+	else
+		jit_source(pr);
+	return perfmap__lookup(pr->jit, ip);
+}
+
+void procsyms__release(struct proc *pr)
+{
+	perfmap__free(pr->jit);
+	pr->jit = NULL;
+}

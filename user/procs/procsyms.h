@@ -1,0 +1,49 @@
+/* procsyms.h — a process's symbols that no mapped file holds.
+ *
+ * Two sources, read while the process exists (at its snapshot):
+ *  - the vDSO: the kernel maps an ELF image, [vdso], into every process;
+ *    its bytes are read out of the process (process_vm_readv) and parsed
+ *    from memory, so frames in it are named (__vdso_clock_gettime, ...).
+ *  - JIT code: anonymous executable memory named by the process's
+ *    /tmp/perf-PID.map (perfmap.h), re-read (rate-limited) when an
+ *    address is not found in it, since JITs append as they compile.
+ */
+#ifndef PMUBPF_PROCSYMS_H
+#define PMUBPF_PROCSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "symbols/elfsym.h"
+#include "symbols/perfmap.h"
+#include "procmaps.h"
+
+struct proc;
+
+#define PROCSYMS_JIT_REREAD_MS 100 /* at most one re-read per process per ... */
+#define PROCSYMS_JIT_MAX_READS 32  /* ... and this many in all */
+#define PROCSYMS_JIT_POLL_MS 200
+
+/* Is process tgid in another mount namespace than ours? */
+bool procsyms__other_mntns(uint32_t tgid);
+/* The vDSO mapped at m in process tgid, as an object of sc, or NULL. */
+struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
+			      const struct procmap *m);
+/* Snapshot time: if pr may run JIT code (anonymous or memfd executable
+ * memory), find out where its perf map is and read it if there; else
+ * that waits for the maps re-read or poll that shows such memory. Uses
+ * pr->other_mntns. */
+void procsyms__jit_snapshot(struct proc *pr);
+/* Re-read pr's perf map if it changed (called when its maps are re-read,
+ * so code a JIT named after the snapshot is known before it exits). */
+void procsyms__jit_refresh(struct proc *pr);
+/* While sampling: re-read the map of a live process that may run JIT
+ * code (anonymous executable memory) every PROCSYMS_JIT_POLL_MS, if it
+ * changed, so code named just before the process exits is known. now_ms:
+ * CLOCK_MONOTONIC in ms (one clock read per pass over the processes). */
+void procsyms__jit_poll(struct proc *pr, int64_t now_ms);
+/* The JIT symbol covering ip, or NULL (may re-read the map). */
+const struct perfmap_sym *procsyms__jit_lookup(struct proc *pr, uint64_t ip);
+/* Free what the snapshot kept. */
+void procsyms__release(struct proc *pr);
+
+#endif

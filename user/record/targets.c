@@ -1,0 +1,167 @@
+/* targets.c — see targets.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "targets.h"
+
+int targets__online_cpus(int **cpus, int *n)
+{
+	char buf[4096];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return cli__parse_list(buf, cpus, n, 65535);
+}
+
+/* A live (not zombie) process or thread: /proc/ID/stat works for thread
+ * ids too, and its state letter after the ")" tells a zombie apart. */
+bool targets__exists(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+/* -p/-t: like perf, stop once every target is gone. */
+bool targets__alive(const struct config *cfg)
+{
+	for (int i = 0; i < cfg->npids; i++)
+		if (targets__exists(cfg->pids[i]))
+			return true;
+	for (int i = 0; i < cfg->ntids; i++)
+		if (targets__exists(cfg->tids[i]))
+			return true;
+	return false;
+}
+
+/* The output's directory must be writable before we spend the duration. */
+int targets__check_output_dir(const char *out, char *err, size_t errlen)
+{
+	char *copy = strdup(out), *dir;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (access(dir, W_OK))
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot write the profile into '%s': %s", dir, strerror(-ret));
+	free(copy);
+	return ret;
+}
+
+int targets__check(const struct config *cfg, int **cpus, int *ncpus,
+		   char *err, size_t errlen)
+{
+	int *online = NULL, n = 0, ret;
+
+	for (int i = 0; i < cfg->npids; i++)
+		if (!targets__exists(cfg->pids[i])) {
+			snprintf(err, errlen, "no such process: %d (-p)", cfg->pids[i]);
+			return -ESRCH;
+		}
+	for (int i = 0; i < cfg->ntids; i++)
+		if (!targets__exists(cfg->tids[i])) {
+			snprintf(err, errlen, "no such thread: %d (-t)", cfg->tids[i]);
+			return -ESRCH;
+		}
+	ret = targets__check_output_dir(cfg->output, err, errlen);
+	if (ret)
+		return ret;
+	ret = targets__online_cpus(&online, &n);
+	if (ret) {
+		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-ret));
+		return ret;
+	}
+	for (int i = 0; cfg->cpus_given && i < cfg->ncpus; i++) {
+		bool up = false;
+
+		for (int j = 0; j < n; j++)
+			up |= online[j] == cfg->cpus[i];
+		if (!up) {
+			free(online);
+			snprintf(err, errlen, "CPU %d is not online (-C)", cfg->cpus[i]);
+			return -ENODEV;
+		}
+	}
+	if (cfg->cpus_given) {
+		free(online);
+		n = cfg->ncpus;
+		online = malloc(n * sizeof(int));
+		if (!online) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(online, cfg->cpus, n * sizeof(int));
+	}
+	if (cpus) {
+		*cpus = online;
+		*ncpus = n;
+	} else {
+		free(online);
+	}
+	return 0;
+}
+
+/* Fork the command held before exec until `go` is written; exec errors
+ * come back on err_fd (CLOEXEC: EOF means the exec succeeded). */
+pid_t targets__start_command(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+		int en;
+
+		close(go[1]);
+		close(errp[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* pmubpf gave up before starting us */
+		execvp(argv[0], argv);
+		en = errno;
+		if (write(errp[1], &en, sizeof(en)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	*go_fd = go[1];
+	*err_fd = errp[0];
+	return pid;
+}
+

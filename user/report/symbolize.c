@@ -1,0 +1,184 @@
+/* symbolize.c — see symbolize.h. Locations are deduplicated by pprof
+ * (mapping, address) before any symbol lookup, so each distinct address
+ * of a profile is resolved once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbols/debuginfo.h"
+#include "symbols/demangle.h"
+#include "symbols/dwarf.h"
+#include "procs/procsyms.h"
+#include "symbolize.h"
+
+#define KERNEL_MAPPING_NAME "[kernel.kallsyms]"
+
+static struct symb_options opts;
+
+void symb__set_options(const struct symb_options *o)
+{
+	opts = *o;
+}
+
+/* Lines of a DWARF answer; names demangled into *owned (freed by the
+ * caller). The outermost frame falls back to sym's name. */
+static size_t dwarf_lines(const struct dwarf_frame *f, int n, const struct elfsym *sym,
+			  struct pprof_line *out, char **owned)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *mangled = f[i].linkage_name ? f[i].linkage_name
+				    : (!f[i].name && i == n - 1 && sym) ? sym->name : NULL;
+		char *dem = demangle(mangled);
+		const char *name = dem ? dem : mangled ? mangled : f[i].name;
+
+		owned[i] = dem;
+		out[k++] = (struct pprof_line){
+			.function = name ? name : "??",
+			.system_name = dem ? mangled : NULL,
+			.filename = f[i].file ? f[i].file : f[i].decl_file,
+			.line = f[i].line,
+			.start_line = f[i].decl_line,
+		};
+	}
+	return k;
+}
+
+/* A frame in JIT code named by the process's perf map. */
+static uint64_t jit_location(struct pprof *p, struct proc *pr, const struct procmap *m,
+			     uint64_t ip, const struct perfmap_sym *js, struct symb_stats *st)
+{
+	char file[64];
+	uint64_t mid, loc;
+
+	snprintf(file, sizeof(file), "/tmp/perf-%u.map", pr->jit_src.nspid);
+	mid = m ? pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path, NULL, true)
+		: pprof__add_mapping(p, js->start, js->start + js->size, 0, file, NULL, true);
+	if ((loc = pprof__find_location(p, mid, ip)))
+		return loc;
+	st->user_frames++;
+	st->user_jit++;
+	struct pprof_line line = { .function = js->name };
+	return pprof__add_location(p, mid, ip, &line, 1);
+}
+
+uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
+		    struct symb_stats *st)
+{
+	const struct procmap *m = pr ? procmaps__find(&pr->maps, ip) : NULL;
+	struct elfobj *obj = NULL;
+	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1;
+	const struct elfsym *sym = NULL;
+	struct dwarf_frame frames[DWARF_MAX_FRAMES];
+	struct pprof_line lines[DWARF_MAX_FRAMES];
+	char *owned[DWARF_MAX_FRAMES] = { 0 };
+	int nframes = 0;
+	size_t nlines = 0;
+
+	if (m)
+		obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
+	if (!obj && pr && !opts.no_symbol &&
+	    (!m || !m->path[0] || !strncmp(m->path, "[anon", 5))) {
+		/* Anonymous executable memory, or mapped after the last read. */
+		const struct perfmap_sym *js = procsyms__jit_lookup(pr, pc);
+
+		if (js)
+			return jit_location(p, pr, m, ip, js, st);
+	}
+	if (m) {
+		mid = pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path,
+					 obj ? elfobj__build_id(obj) : NULL,
+					 obj != NULL && !opts.no_symbol);
+	}
+	loc = pprof__find_location(p, mid, ip);
+	if (loc)
+		return loc;
+	st->user_frames++;
+	if (opts.no_symbol)
+		return pprof__add_location(p, mid, ip, NULL, 0);
+	if (obj) {
+		uint64_t off = pc - m->start + m->pgoff;
+
+		if (!elfobj__offset_to_vaddr(obj, off, &vaddr)) {
+			nframes = dwarf__lookup(debuginfo__dwarf(obj), vaddr, frames,
+						DWARF_MAX_FRAMES);
+			sym = debuginfo__symbol(obj, vaddr);
+		}
+	}
+	if (nframes > 0) {
+		nlines = dwarf_lines(frames, nframes, sym, lines, owned);
+		st->user_lines += frames[0].line > 0;
+		st->user_inlined += nframes > 1;
+	} else if (sym) {
+		owned[0] = demangle(sym->name);
+		lines[0] = (struct pprof_line){ .function = owned[0] ? owned[0] : sym->name,
+						.system_name = owned[0] ? sym->name : NULL };
+		nlines = 1;
+	}
+	if (!nlines)
+		st->user_unknown++;
+	loc = pprof__add_location(p, mid, ip, lines, nlines);
+	for (int i = 0; i < DWARF_MAX_FRAMES; i++)
+		free(owned[i]);
+	return loc;
+}
+
+static uint64_t kernel_mapping(struct pprof *p, const struct ksyms *ks)
+{
+	/* One mapping for the kernel and its modules; pprof needs one so
+	 * that the frames are not taken for unsymbolized user code. */
+	return pprof__add_mapping(p, 0xffff800000000000ULL, UINT64_MAX, 0,
+				  KERNEL_MAPPING_NAME, NULL, ks != NULL);
+}
+
+uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
+		      bool leaf, struct symb_stats *st)
+{
+	const struct ksym *k;
+	char modfile[80];
+	uint64_t mid, loc;
+
+	if (opts.no_symbol)
+		ks = NULL; /* addresses only, like user frames */
+	mid = kernel_mapping(p, ks);
+
+	loc = pprof__find_location(p, mid, ip);
+	if (loc)
+		return loc;
+	st->kernel_frames++;
+	k = ks ? ksyms__lookup(ks, leaf ? ip : ip - 1) : NULL;
+	if (!k) {
+		st->kernel_unknown++;
+		return pprof__add_location(p, mid, ip, NULL, 0);
+	}
+	struct pprof_line line = { .function = k->name };
+	if (k->module) {
+		snprintf(modfile, sizeof(modfile), "[%s]", k->module);
+		line.filename = modfile;
+	}
+	return pprof__add_location(p, mid, ip, &line, 1);
+}
+
+static const char *const synth_names[SYNTH__MAX] = {
+	[SYNTH_LOST_COUNTS_FULL] = "[lost: counts map full]",
+	[SYNTH_LOST_USTACK_FULL] = "[lost: user stack (stacks map full)]",
+	[SYNTH_LOST_USTACK_ERROR] = "[lost: user stack (walk failed)]",
+	[SYNTH_LOST_KSTACK_FULL] = "[lost: kernel stack (stacks map full)]",
+	[SYNTH_LOST_KSTACK_ERROR] = "[lost: kernel stack (walk failed)]",
+	[SYNTH_NO_STACK] = "[no stack]",
+};
+
+uint64_t symb__synthetic(struct pprof *p, enum symb_synth what)
+{
+	/* Mapping 0 holds only these, at fake addresses 1, 2, ...: pprof
+	 * keys locations by (mapping, address). */
+	uint64_t addr = (uint64_t)what + 1, loc;
+
+	if (what >= SYNTH__MAX)
+		return 0;
+	loc = pprof__find_location(p, 0, addr);
+	if (loc)
+		return loc;
+	struct pprof_line line = { .function = synth_names[what] };
+	return pprof__add_location(p, 0, addr, &line, 1);
+}

@@ -1,0 +1,59 @@
+/* symbolize.h — raw stack addresses to pprof locations.
+ *
+ * Between draining the maps and writing the profile: each user address is
+ * resolved against the process snapshot taken at first sight (mapping ->
+ * ELF object -> symbol), each kernel address against kallsyms, and turned
+ * into a pprof Location (with its Mapping and Function) of one profile.
+ * Return addresses (every frame but the leaf) are looked up at addr - 1,
+ * so a call at the very end of a function is named by its caller.
+ *
+ * A user frame's names come, best first, from DWARF (one pprof Line per
+ * inlined function, leaf first, with file:line; own or separate debug
+ * info, debuginfo.h), the ELF symbol tables (debug file, MiniDebugInfo,
+ * the binary's own), the vDSO image, or the process's JIT perf map.
+ * C++ names are demangled into Function.name, the mangled name kept in
+ * Function.system_name.
+ */
+#ifndef PMUBPF_SYMBOLIZE_H
+#define PMUBPF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "symbols/ksyms.h"
+#include "pprof/pprof.h"
+#include "procs/procs.h"
+
+struct symb_stats {
+	uint64_t user_frames, user_unknown; /* distinct locations */
+	uint64_t kernel_frames, kernel_unknown;
+	uint64_t user_lines;   /* of user_frames: with a source line (DWARF) */
+	uint64_t user_inlined; /* of user_frames: with inlined functions */
+	uint64_t user_jit;     /* of user_frames: named by a perf map */
+};
+
+struct symb_options {
+	bool no_symbol; /* addresses and mappings (with build-ids) only */
+};
+/* Options for every later call (default: all zero). */
+void symb__set_options(const struct symb_options *o);
+
+/* A location id in profile p for a user address of pr (0 on ENOMEM). */
+uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
+		    struct symb_stats *st);
+/* A location id for a kernel address (ks may be NULL: unsymbolized). */
+uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
+		      bool leaf, struct symb_stats *st);
+enum symb_synth {
+	SYNTH_LOST_COUNTS_FULL,      /* "[lost: counts map full]" */
+	SYNTH_LOST_USTACK_FULL,      /* user stack walked, stacks map full */
+	SYNTH_LOST_USTACK_ERROR,     /* user stack walk failed */
+	SYNTH_LOST_KSTACK_FULL,
+	SYNTH_LOST_KSTACK_ERROR,
+	SYNTH_NO_STACK,              /* neither stack exists nor was lost */
+	SYNTH__MAX,
+};
+
+/* A location for a synthetic frame such as "[lost: counts map full]". */
+uint64_t symb__synthetic(struct pprof *p, enum symb_synth what);
+
+#endif

@@ -1,0 +1,407 @@
+/* unwind.c — the table cache and the BPF side's unwind maps (see
+ * unwind.h). Runs on the ring-buffer callback: work per new process and
+ * per new object, never per sample.
+ *
+ * Publication order keeps BPF consistent without locks: an object's rows
+ * are written into free space of the mmapped rows array before its
+ * descriptor is, and a slot is complete before unwind_pids points at it.
+ * A process whose mappings change gets a new slot; the old one is reused
+ * only after a grace period (a BPF program may still be reading it).
+ */
+#include "unwind.h"
+
+#include <bpf/bpf.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "ehframe.h"
+#include "lib/hashtab.h"
+
+#define MAX_TABLE_ROWS (1u << 24) /* what BPF's binary search covers */
+#define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
+#define PID_ENTRY_BYTES 64        /* hash map element, approximately */
+
+struct tab {
+	const struct elfobj *obj;
+	uint32_t id;   /* PMUBPF_UW_NO_TABLE: none */
+	uint64_t base; /* link-time vaddr of row pc 0 */
+};
+
+struct slot {
+	uint32_t tgid, pgen;
+	bool used;
+	int64_t retired_ns; /* 0: current */
+	uint64_t hash;      /* of its content */
+};
+
+struct unwind {
+	struct unwind_maps m;
+	struct pmubpf_urow *rows; /* mmapped unwind_rows */
+	size_t rows_bytes;
+	struct pmubpf_umap *maps; /* mmapped unwind_slots */
+	size_t maps_bytes;
+	uint32_t next_row, next_table;
+	struct tab *tabs;
+	size_t ntabs, cap;
+	struct hashtab *index; /* elfobj -> tabs index */
+	struct tab vdso;
+	bool vdso_done;
+	uint64_t vdso_size, vdso_min_vaddr;
+	struct slot *slots;
+	uint32_t *free_slots, nfree;
+	struct unwind_stats st;
+	int verbose;
+	bool stopped;
+};
+
+void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
+		   uint32_t *max_slots)
+{
+	/* libc is ~23k rows, libstdc++ ~34k, python3 ~58k: one big program
+	 * needs ~150k. Whole system: more programs, more processes. */
+	*max_rows = system_wide ? 2u << 20 : 1u << 20;
+	*max_tables = 8192;
+	*max_slots = system_wide ? 1024 : 256;
+}
+
+static bool tab_eq(const void *key, uint64_t idx, void *ctx)
+{
+	struct unwind *u = ctx;
+
+	return u->tabs[idx].obj == *(const struct elfobj *const *)key;
+}
+
+struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
+{
+	struct unwind *u = calloc(1, sizeof(*u));
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!u)
+		return NULL;
+	u->m = *m;
+	u->verbose = verbose;
+	u->vdso.id = PMUBPF_UW_NO_TABLE;
+	u->rows_bytes = ((size_t)m->max_rows * sizeof(struct pmubpf_urow) + page - 1) & ~(size_t)(page - 1);
+	u->rows = mmap(NULL, u->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->rows_fd, 0);
+	if (u->rows == MAP_FAILED) {
+		u->rows = NULL;
+		unwind__free(u);
+		return NULL;
+	}
+	u->maps_bytes = ((size_t)m->max_slots * PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
+			 page - 1) & ~(size_t)(page - 1);
+	u->maps = mmap(NULL, u->maps_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->slots_fd, 0);
+	if (u->maps == MAP_FAILED) {
+		u->maps = NULL;
+		unwind__free(u);
+		return NULL;
+	}
+	u->index = hashtab__new(tab_eq, u);
+	u->slots = calloc(m->max_slots, sizeof(*u->slots));
+	u->free_slots = calloc(m->max_slots, sizeof(*u->free_slots));
+	if (!u->index || !u->slots || !u->free_slots) {
+		unwind__free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < m->max_slots; i++) /* slot 0 first */
+		u->free_slots[u->nfree++] = m->max_slots - 1 - i;
+	u->st.max_rows = m->max_rows;
+	u->st.max_slots = m->max_slots;
+	u->st.bpf_bytes = (uint64_t)m->max_rows * sizeof(struct pmubpf_urow) +
+			  (uint64_t)m->max_tables * sizeof(struct pmubpf_utable) +
+			  (uint64_t)m->max_slots * (PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
+						    PID_ENTRY_BYTES);
+	return u;
+}
+
+void unwind__free(struct unwind *u)
+{
+	if (!u)
+		return;
+	if (u->rows)
+		munmap(u->rows, u->rows_bytes);
+	if (u->maps)
+		munmap(u->maps, u->maps_bytes);
+	hashtab__free(u->index);
+	free(u->tabs);
+	free(u->slots);
+	free(u->free_slots);
+	free(u);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Copy a built table into BPF; fills t->id and t->base. */
+static void publish(struct unwind *u, const char *name, struct ehf_table *et, struct tab *t,
+		    int64_t build_ns)
+{
+	t->id = PMUBPF_UW_NO_TABLE;
+	t->base = et->base;
+	if (!et->n) {
+		u->st.objects_nocfi++;
+		return;
+	}
+	if (et->n > MAX_TABLE_ROWS || et->n > u->m.max_rows - u->next_row ||
+	    u->next_table >= u->m.max_tables) {
+		u->st.objects_full++;
+		if (u->verbose)
+			fprintf(stderr, "pmubpf: unwind: %s: %zu rows do not fit (%u of %u used): frame pointers there\n",
+				name, et->n, u->next_row, u->m.max_rows);
+		return;
+	}
+	memcpy(u->rows + u->next_row, et->rows, et->n * sizeof(*et->rows));
+	struct pmubpf_utable d = { .off = u->next_row, .len = (uint32_t)et->n };
+	uint32_t id = u->next_table;
+	if (bpf_map_update_elem(u->m.tables_fd, &id, &d, BPF_ANY)) {
+		u->st.objects_full++;
+		return;
+	}
+	u->next_table++;
+	u->next_row += (uint32_t)et->n;
+	t->id = id;
+	u->st.objects++;
+	u->st.rows = u->next_row;
+	u->st.unsupported += et->st.unsupported;
+	if (u->verbose)
+		fprintf(stderr, "pmubpf: unwind: %s: %zu rows (%zu KiB), %llu FDEs, %llu unsupported, %.1f ms CPU\n",
+			name, et->n, ehf__bytes(et) >> 10, (unsigned long long)et->st.fdes,
+			(unsigned long long)et->st.unsupported, (double)build_ns / 1e6);
+}
+
+/* The table of the object mapped by m (opened through map_files), built
+ * at first sight. NULL if it cannot be read now (not cached: retried). */
+static const struct tab *table_for(struct unwind *u, const struct proc *pr,
+				   const struct procmap *m, const struct elfobj *obj)
+{
+	uint64_t idx, h = hashtab__hash_u64((uintptr_t)obj);
+	char path[PATH_MAX + 64];
+	struct ehf_table et;
+	int fd, err;
+
+	if (hashtab__find(u->index, h, &obj, &idx))
+		return &u->tabs[idx];
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pr->tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pr->tgid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return NULL;
+	if (u->ntabs == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct tab *nv = realloc(u->tabs, cap * sizeof(*nv));
+
+		if (!nv) {
+			close(fd);
+			return NULL;
+		}
+		u->tabs = nv;
+		u->cap = cap;
+	}
+	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
+	err = ehf__build_fd(fd, &et);
+	close(fd);
+	int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	u->st.build_ns += (uint64_t)dt;
+	struct tab *t = &u->tabs[u->ntabs];
+	t->obj = obj;
+	if (err) {
+		memset(&et, 0, sizeof(et));
+		if (u->verbose)
+			fprintf(stderr, "pmubpf: unwind: %s: no CFI (%s): frame pointers there\n",
+				base_name(m->path), strerror(-err));
+	}
+	publish(u, base_name(m->path), &et, t, dt);
+	ehf__free(&et);
+	if (hashtab__insert(u->index, h, u->ntabs))
+		return NULL;
+	return &u->tabs[u->ntabs++];
+}
+
+/* Our own vDSO is every 64-bit process's (one kernel image). */
+static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
+{
+	if (!u->vdso_done) {
+		const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+		FILE *f = fopen("/proc/self/maps", "r");
+		char line[512];
+		unsigned long lo = 0, hi = 0;
+		struct ehf_table et;
+
+		u->vdso_done = true;
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, "[vdso]"))
+				sscanf(line, "%lx-%lx", &lo, &hi);
+		if (f)
+			fclose(f);
+		if (!img || lo != (uintptr_t)img || hi <= lo)
+			return NULL;
+		u->vdso_size = hi - lo;
+		/* Load bias: the image is mapped from its lowest PT_LOAD. */
+		const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+		u->vdso_min_vaddr = UINT64_MAX;
+		if (eh->e_phoff < u->vdso_size && eh->e_phnum < 64 &&
+		    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= u->vdso_size) {
+			const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+
+			for (int i = 0; i < eh->e_phnum; i++)
+				if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr - ph[i].p_offset < u->vdso_min_vaddr)
+					u->vdso_min_vaddr = ph[i].p_vaddr - ph[i].p_offset;
+		}
+		if (u->vdso_min_vaddr == UINT64_MAX || ehf__build_mem(img, u->vdso_size, &et))
+			return NULL;
+		publish(u, "[vdso]", &et, &u->vdso, 0);
+		ehf__free(&et);
+	}
+	if (u->vdso.id == PMUBPF_UW_NO_TABLE || map_len != u->vdso_size)
+		return NULL;
+	return &u->vdso;
+}
+
+/* Free slots no process points at any more (exit, exec: BPF deleted the
+ * pid entry; replaced: past the grace period). */
+static void sweep(struct unwind *u)
+{
+	int64_t now = mono_ns();
+
+	for (uint32_t s = 0; s < u->m.max_slots; s++) {
+		struct slot *sl = &u->slots[s];
+		struct pmubpf_upid v;
+
+		if (!sl->used)
+			continue;
+		if (sl->retired_ns) {
+			if (now - sl->retired_ns < SLOT_GRACE_NS)
+				continue;
+		} else if (!bpf_map_lookup_elem(u->m.pids_fd, &sl->tgid, &v) && v.slot == s) {
+			continue;
+		}
+		sl->used = false;
+		u->free_slots[u->nfree++] = s;
+		u->st.slots_used--;
+	}
+}
+
+static int find_current(const struct unwind *u, uint32_t tgid)
+{
+	for (uint32_t s = 0; s < u->m.max_slots; s++)
+		if (u->slots[s].used && !u->slots[s].retired_ns && u->slots[s].tgid == tgid)
+			return (int)s;
+	return -1;
+}
+
+void unwind__proc(void *ctx, const struct proc *pr)
+{
+	struct unwind *u = ctx;
+	static struct pmubpf_umap up[PMUBPF_UW_MAX_MAPS]; /* 4 KiB: not on the stack */
+	uint32_t n = 0;
+	uint64_t dropped = 0;
+
+	if (u->stopped)
+		return;
+	memset(up, 0, sizeof(up));
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *m = &pr->maps.maps[i];
+		const struct elfobj *obj = pr->objs ? pr->objs[i] : NULL;
+		const struct tab *t = NULL;
+		uint64_t bias = 0, mv;
+
+		if (!m->exec || !m->path)
+			continue;
+		if (!m->path[0]) {
+			/* anonymous: JIT code, walked by frame pointer (JITs
+			 * keep them); an address in no mapping stops the walk */
+		} else if (!strcmp(m->path, "[vdso]")) {
+			t = vdso_table(u, m->end - m->start);
+			if (t)
+				bias = m->start - u->vdso_min_vaddr + t->base;
+		} else if (m->path[0] == '[') {
+			continue;
+		} else if (obj && !elfobj__mapping_vaddr(obj, m->pgoff, m->end - m->start, &mv)) {
+			t = table_for(u, pr, m, obj);
+			if (t)
+				bias = m->start - mv + t->base;
+		}
+		if (n == PMUBPF_UW_MAX_MAPS) {
+			dropped++;
+			continue;
+		}
+		up[n++] = (struct pmubpf_umap){
+			.start = m->start, .end = m->end, .bias = bias,
+			.table = t ? t->id : PMUBPF_UW_NO_TABLE,
+		};
+	}
+	if (!n)
+		return; /* kernel thread, or gone */
+	uint64_t h = hashtab__hash_bytes(up, n * sizeof(up[0]));
+	int old = find_current(u, pr->tgid);
+	if (old >= 0 && u->slots[old].pgen == pr->pgen && u->slots[old].hash == h)
+		return; /* nothing changed for unwinding */
+	u->st.maps_dropped += dropped;
+	if (!u->nfree)
+		sweep(u);
+	if (!u->nfree) {
+		u->st.slots_full++;
+		return; /* BPF keeps the old slot, or walks by frame pointer */
+	}
+	uint32_t s = u->free_slots[--u->nfree];
+	struct pmubpf_upid pid = { .slot = s, .pgen = pr->pgen, .nmaps = n };
+	/* The slot is free (no pid entry points at it): fill it, then
+	 * publish it (the syscall orders the stores before it). */
+	memcpy(u->maps + (size_t)s * PMUBPF_UW_MAX_MAPS, up, n * sizeof(up[0]));
+	if (bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
+		u->free_slots[u->nfree++] = s;
+		u->st.slots_full++;
+		return;
+	}
+	u->slots[s] = (struct slot){ .tgid = pr->tgid, .pgen = pr->pgen, .used = true, .hash = h };
+	u->st.slots_used++;
+	if (old >= 0)
+		u->slots[old].retired_ns = mono_ns();
+	else
+		u->st.procs++;
+}
+
+void unwind__stop(struct unwind *u)
+{
+	u->stopped = true;
+}
+
+void unwind__stats(const struct unwind *u, struct unwind_stats *st)
+{
+	*st = u->st;
+}
+
+void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
+		 "%llu objects without CFI, %llu left out (full); %llu processes, slots %llu/%llu in use, "
+		 "%llu without a slot, %llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
+		 (unsigned long long)st->objects, (unsigned long long)st->rows,
+		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
+		 (unsigned long long)(st->max_rows * sizeof(struct pmubpf_urow) >> 10),
+		 (unsigned long long)st->unsupported, (unsigned long long)st->objects_nocfi,
+		 (unsigned long long)st->objects_full, (unsigned long long)st->procs,
+		 (unsigned long long)st->slots_used, (unsigned long long)st->max_slots,
+		 (unsigned long long)st->slots_full, (unsigned long long)st->maps_dropped,
+		 PMUBPF_UW_MAX_MAPS, (unsigned long long)(st->bpf_bytes >> 10),
+		 (double)st->build_ns / 1e6);
+}

@@ -1,0 +1,68 @@
+/* unwind.h — unwind tables for --call-graph dwarf: built once per object,
+ * loaded into the BPF maps that bpf/unwind.bpf.h reads.
+ *
+ * procs.c calls unwind__proc (through its maps hook) whenever it has read
+ * a process's maps. For each executable file mapping we find the object's
+ * table in a cache keyed by its elfobj (that is, by build-id, else by
+ * device and inode), building it at first sight from the file's .eh_frame
+ * and .debug_frame (user/ehframe.c) and appending its rows to the
+ * mmapped unwind_rows array; the vDSO's table comes from our own vDSO
+ * (the same kernel image). The process then gets a slot: its mappings,
+ * each with load bias and table, and unwind_pids[tgid] points BPF at it.
+ *
+ * Memory is bounded by the map sizes chosen before load: rows (8 bytes
+ * each, shared by every process using an object) and slots (one per live
+ * process). When full, the object or process goes without tables and BPF
+ * falls back to frame pointers for it (counted, reported).
+ */
+#ifndef PMUBPF_UNWIND_H
+#define PMUBPF_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "procs/procs.h"
+
+struct unwind;
+
+/* The BPF maps (fds) and their sizes, as loaded: unwind_rows (max_rows
+ * entries), unwind_tables (max_tables), unwind_slots (max_slots *
+ * PMUBPF_UW_MAX_MAPS), unwind_pids (max_slots). */
+struct unwind_maps {
+	int rows_fd, tables_fd, slots_fd, pids_fd;
+	uint32_t max_rows, max_tables, max_slots;
+};
+
+struct unwind_stats {
+	uint64_t objects;        /* objects with a table in BPF */
+	uint64_t objects_nocfi;  /* objects without usable CFI (no .eh_frame,
+	                          * not x86-64, unreadable) */
+	uint64_t objects_full;   /* objects left out: rows or tables full */
+	uint64_t rows, max_rows; /* rows used / available */
+	uint64_t unsupported;    /* rows BPF unwinds by frame pointer */
+	uint64_t procs;          /* processes given a slot */
+	uint64_t slots_used, max_slots;
+	uint64_t slots_full;     /* processes left without a slot */
+	uint64_t maps_dropped;   /* mappings over PMUBPF_UW_MAX_MAPS */
+	uint64_t build_ns;       /* time spent parsing CFI */
+	uint64_t bpf_bytes;      /* BPF memory of all unwind maps */
+};
+
+/* Map sizes for a recording: nslots processes at once, nrows rows. */
+void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
+		   uint32_t *max_slots);
+
+/* NULL + errno if the rows map cannot be mmapped. */
+struct unwind *unwind__new(const struct unwind_maps *m, int verbose);
+void unwind__free(struct unwind *u);
+
+/* procs_maps_hook: (re)load pr's mappings and their tables. */
+void unwind__proc(void *u, const struct proc *pr);
+/* Sampling has stopped: later maps re-reads need no tables. */
+void unwind__stop(struct unwind *u);
+
+void unwind__stats(const struct unwind *u, struct unwind_stats *st);
+/* One line for the profile's comments and -v: tables, rows, memory. */
+void unwind__summary(const struct unwind_stats *st, char *buf, size_t len);
+
+#endif
