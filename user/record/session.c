@@ -250,8 +250,11 @@ int session__open(struct session *s)
 	}
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
 	uwb = unwind_maps_of(s->skel);
-	if (bpf_map__set_max_entries(s->skel->maps.stacks, s->stack_entries) ||
-	    bpf_map__set_max_entries(s->skel->maps.counts, s->count_entries) ||
+	/* Window 1's maps are used only by a recording that flips windows. */
+	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.stacks1, 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts1, 1) ||
 	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
 		return fail(s, "sizing the BPF maps: %s", strerror(errno));
 	err = pmubpf_bpf__load(s->skel);
@@ -475,8 +478,8 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	}
 	struct report_in in = {
 		.cfg = cfg,
-		.counts_fd = bpf_map__fd(s->skel->maps.counts),
-		.stacks_fd = bpf_map__fd(s->skel->maps.stacks),
+		.counts_fd = bpf_map__fd(s->skel->maps.counts0),
+		.stacks_fd = bpf_map__fd(s->skel->maps.stacks0),
 		.drops_fd = bpf_map__fd(s->skel->maps.drops),
 		.nr_cpus = libbpf_num_possible_cpus(),
 		.procs = s->procs,
