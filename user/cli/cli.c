@@ -177,7 +177,9 @@ static int append_pids(const char *s, pid_t **list, int *n)
 			free(v);
 			return -EINVAL;
 		}
-	pid_t *nl = realloc(*list, (*n + cnt) * sizeof(pid_t));
+	/* Exactly sized (config has no capacity field): reallocarray checks
+	 * the byte count, the first test the int count. */
+	pid_t *nl = cnt > INT_MAX - *n ? NULL : reallocarray(*list, (size_t)*n + cnt, sizeof(pid_t));
 	if (!nl) {
 		free(v);
 		return -ENOMEM;
@@ -294,7 +296,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				return errmsg(err, errlen, "empty --debuginfo-dir");
 			if (cfg->ndebuginfo_dirs == 16)
 				return errmsg(err, errlen, "too many --debuginfo-dir (at most 16)");
-			nd = realloc(cfg->debuginfo_dirs, (cfg->ndebuginfo_dirs + 1) * sizeof(*nd));
+			nd = reallocarray(cfg->debuginfo_dirs, cfg->ndebuginfo_dirs + 1, sizeof(*nd));
 			if (!nd)
 				return errmsg(err, errlen, "out of memory");
 			cfg->debuginfo_dirs = nd;

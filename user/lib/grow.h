@@ -32,18 +32,22 @@ int grow__reserve(void **v, size_t *cap, size_t n, size_t extra, size_t elem,
 			       : (size_t)((((__typeof__(x))1 << (sizeof(x) * 8 - 2)) - 1) * 2 + 1))
 
 /* grow__reserve for the array lvalue v (any element type) whose capacity
- * is the integer lvalue cap (any integer type); n and extra are element
- * counts. v and cap are evaluated more than once: plain lvalues only.
- * A statement expression (GNU C) whose value is grow__reserve's. */
-#define GROW(v, cap, n, extra) __extension__ ({				\
+ * is the integer lvalue cap (any integer type), up to max elements; n and
+ * extra are element counts. v and cap are evaluated more than once: plain
+ * lvalues only. A statement expression (GNU C) whose value is
+ * grow__reserve's. */
+#define GROW_UPTO(v, cap, n, extra, max) __extension__ ({		\
 	void *grow_v_ = (v);						\
-	size_t grow_cap_ = (size_t)(cap);				\
+	size_t grow_cap_ = (size_t)(cap), grow_max_ = (max);		\
 	int grow_r_ = grow__reserve(&grow_v_, &grow_cap_, (size_t)(n),	\
 				    (size_t)(extra), sizeof(*(v)),	\
-				    GROW_TYPE_MAX(cap));		\
+				    grow_max_ < GROW_TYPE_MAX(cap) ?	\
+				    grow_max_ : GROW_TYPE_MAX(cap));	\
 	(v) = grow_v_;							\
 	(cap) = (__typeof__(cap))grow_cap_;				\
 	grow_r_;							\
 })
+/* The same, bounded only by what cap's type can hold. */
+#define GROW(v, cap, n, extra) GROW_UPTO(v, cap, n, extra, GROW_TYPE_MAX(cap))
 
 #endif

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 
 #define MAX_BYTES       (1ULL << 30) /* symbol memory, whole cache */
 #define MAX_OBJ_SYMS    (1u << 22) /* symbols kept per object */
@@ -89,14 +90,8 @@ static long collect(Elf *elf, uint32_t sec_type, struct cand **v, size_t *n,
 		const char *nul = memchr(name, '\0', strsz - s.st_name);
 		if (!nul || nul == name)
 			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 1024;
-			struct cand *nv = realloc(*v, ncap * sizeof(*nv));
-			if (!nv)
-				return -1;
-			*v = nv;
-			*cap = ncap;
-		}
+		if (GROW(*v, *cap, *n, 1))
+			return -1;
 		uint32_t seq = (uint32_t)*n;
 		(*v)[seq] = (struct cand){ s.st_value, s.st_size, name,
 			(size_t)(nul - name), seq, type, GELF_ST_BIND(s.st_info) };

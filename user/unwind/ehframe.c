@@ -12,6 +12,7 @@
 #include <string.h>
 #include "ehframe_int.h"
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 
 struct entry {
@@ -231,15 +232,8 @@ static int do_section(const struct ehf_input *in, const struct ehf_section *sec,
 		b->st->fdes++;
 		b->st->fdes_debug += !eh;
 		if (eh && eh_ranges) {
-			if (eh_ranges->n == eh_ranges->cap) {
-				size_t cap = eh_ranges->cap ? eh_ranges->cap * 2 : 1024;
-				struct range *nv = realloc(eh_ranges->v, cap * sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				eh_ranges->v = nv;
-				eh_ranges->cap = cap;
-			}
+			if (GROW(eh_ranges->v, eh_ranges->cap, eh_ranges->n, 1))
+				return -ENOMEM;
 			eh_ranges->v[eh_ranges->n++] = (struct range){ pc, pc + range };
 		}
 
