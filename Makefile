@@ -149,7 +149,8 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 # MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
 FUZZ_SRCS := $(addprefix user/symbols/,elfsym.c elfsym_tab.c elfutil.c dwarf.c \
                perfmap.c debuginfo.c demangle.c) \
-             $(addprefix user/unwind/,ehframe.c ehframe_cfa.c ehframe_elf.c)
+             $(addprefix user/unwind/,ehframe.c ehframe_cfa.c ehframe_elf.c) \
+             user/lib/grow.c
 $(OUT)/fuzz:
 	$(Q)mkdir -p $@
 $(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz

@@ -1,5 +1,5 @@
 /* test_cli.c — the command line: every option into struct config, every
- * mistake into one line naming it; the CPU-list parser; derived map sizes
+ * mistake into one line naming it; derived map sizes
  * and per-event output names. Table-driven. */
 #include <errno.h>
 #include <stdlib.h>
@@ -201,21 +201,6 @@ static bool errors(void)
 	return true;
 }
 
-static bool lists(void)
-{
-	int *v, n;
-
-	CHECK_EQ_INT(cli__parse_list("5,1-3,2", &v, &n, 100), 0);
-	CHECK_EQ_INT(n, 4);
-	CHECK(v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == 5);
-	free(v);
-	CHECK(cli__parse_list("1-", &v, &n, 100) < 0);
-	CHECK(cli__parse_list("101", &v, &n, 100) < 0);
-	CHECK(cli__parse_list(",", &v, &n, 100) < 0);
-	CHECK(cli__parse_list("-1", &v, &n, 100) < 0);
-	return true;
-}
-
 static bool map_sizes(void)
 {
 	struct config c = { .freq = 999, .nevents = 1 };
@@ -294,5 +279,5 @@ static bool symbol_options(void)
 	return true;
 }
 
-TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors), TEST(lists),
+TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options))

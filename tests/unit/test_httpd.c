@@ -1,4 +1,4 @@
-/* test_httpd.c — the HTTP server's pure parts: --http addresses, where a
+/* test_httpd.c — the HTTP server's pure parts: where a
  * request's headers end, the request line, percent-decoding, query
  * strings, the recording a request asks for; and the wire helpers over a
  * socketpair (bounded reads, answers). Table-driven where it can be. */
@@ -14,44 +14,6 @@
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
-
-static bool addresses(void)
-{
-	const struct { const char *in, *host; int family, port; } good[] = {
-		{ ":6060", "127.0.0.1", AF_INET, 6060 },
-		{ "localhost:80", "127.0.0.1", AF_INET, 80 },
-		{ "0.0.0.0:0", "0.0.0.0", AF_INET, 0 },
-		{ "10.1.2.3:65535", "10.1.2.3", AF_INET, 65535 },
-		{ "[::1]:6060", "[::1]", AF_INET6, 6060 },
-		{ "[::]:1", "[::]", AF_INET6, 1 },
-	};
-	const char *bad[] = {
-		"6060", "", ":", "host.example:6060", "1.2.3.4:65536", "1.2.3.4:",
-		"1.2.3.4:-1", "1.2.3.4:+1", "1.2.3.4: 1", ":6060x", "::1:6060",
-		"[::1]6060", "[::1]:", "[127.0.0.1]:80", "[]:80", "1.2.3:80",
-		"localhost6:80", "[::1:80",
-	};
-	struct httpd_addr a;
-
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		CHECK_EQ_INT(httpd__parse_addr(good[i].in, &a), 0);
-		CHECK_STR(a.host, good[i].host);
-		CHECK_EQ_INT(a.ss.ss_family, good[i].family);
-		CHECK_EQ_INT(a.port, good[i].port);
-		CHECK_EQ_INT(ntohs(((struct sockaddr_in *)&a.ss)->sin_port), good[i].port);
-		CHECK_EQ_INT(a.len, good[i].family == AF_INET ? sizeof(struct sockaddr_in)
-							       : sizeof(struct sockaddr_in6));
-	}
-	/* Empty means loopback, never every interface. */
-	CHECK_EQ_INT(httpd__parse_addr(":1", &a), 0);
-	CHECK_EQ_INT(ntohl(((struct sockaddr_in *)&a.ss)->sin_addr.s_addr), INADDR_LOOPBACK);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (httpd__parse_addr(bad[i], &a) != -EINVAL) {
-			printf("  '%s' accepted\n", bad[i]);
-			return false;
-		}
-	return true;
-}
 
 static bool header_end(void)
 {
@@ -273,7 +235,6 @@ static bool wire(void)
 }
 
 TEST_MAIN("httpd",
-	  TEST(addresses),
 	  TEST(header_end),
 	  TEST(request_line),
 	  TEST(percent_decoding),

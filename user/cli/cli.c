@@ -7,13 +7,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "http/httpd.h"
+#include "config/values.h"
+#include "lib/errmsg.h"
 
 enum {
 	OPT_NO_KERNEL = 256, OPT_NO_USER, OPT_INCLUDE_IDLE, OPT_TOP,
@@ -118,32 +117,6 @@ void cli__usage(FILE *f)
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
 
-int cli__fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* Strictly parse an unsigned decimal in [min, max]. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int cli__next_event(const char **s, char *buf, size_t len)
 {
 	const char *p = *s;
@@ -172,136 +145,31 @@ static int add_events(struct config *cfg, const char *list, const char *sysfs_ro
 	int r;
 
 	if (!*list)
-		return cli__fail(err, errlen, "empty event list '-e'");
+		return errmsg(err, errlen, "empty event list '-e'");
 	while ((r = cli__next_event(&s, one, sizeof(one))) > 0) {
 		if (!one[0])
-			return cli__fail(err, errlen, "empty event in '-e %s'", list);
+			return errmsg(err, errlen, "empty event in '-e %s'", list);
 		if (cfg->nevents == PMUBPF_MAX_EVENTS)
-			return cli__fail(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
+			return errmsg(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
 		if (event__parse(one, sysfs_root, &cfg->events[cfg->nevents], err, errlen))
 			return -EINVAL;
 		for (int i = 0; i < cfg->nevents; i++)
 			if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
-				return cli__fail(err, errlen, "event '%s' given twice", one);
+				return errmsg(err, errlen, "event '%s' given twice", one);
 		cfg->nevents++;
 	}
 	if (r < 0)
-		return cli__fail(err, errlen, "event too long in '-e %.64s...'", list);
+		return errmsg(err, errlen, "event too long in '-e %.64s...'", list);
 	if (s > list && s[-1] == ',')
-		return cli__fail(err, errlen, "empty event in '-e %s'", list);
+		return errmsg(err, errlen, "empty event in '-e %s'", list);
 	return 0;
-}
-
-/* -F max: the kernel's perf_event_max_sample_rate, as perf reads it. */
-static int read_max_rate(uint64_t *v)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned long long r = 0;
-	int ok = f && fscanf(f, "%llu", &r) == 1 && r >= 1;
-
-	if (f)
-		fclose(f);
-	if (!ok)
-		return -EINVAL;
-	*v = r < CLI_MAX_FREQ ? r : CLI_MAX_FREQ;
-	return 0;
-}
-
-int cli__parse_seconds(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || *end || end == s || !isfinite(d) || d <= 0 || d < lo || d > hi)
-		return -EINVAL;
-	*out = d;
-	return 0;
-}
-
-int cli__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, size_t errlen)
-{
-	if (!strcmp(s, "max")) {
-		if (read_max_rate(hz))
-			return cli__fail(err, errlen, "%smax: cannot read /proc/sys/kernel/perf_event_max_sample_rate", opt);
-	} else if (parse_u64(s, 1, CLI_MAX_FREQ, hz)) {
-		return cli__fail(err, errlen, "bad frequency '%s%.64s': want 1..%d Hz or max", opt, s, CLI_MAX_FREQ);
-	}
-	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-int cli__parse_list(const char *s, int **out, int *n, int max_value)
-{
-	char *copy, *tok, *save = NULL;
-	int *v = NULL, cnt = 0, cap = 0, ret = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t lo, hi;
-		char *dash = strchr(tok, '-');
-
-		if (dash) {
-			*dash = '\0';
-			if (parse_u64(tok, 0, max_value, &lo) || parse_u64(dash + 1, 0, max_value, &hi) || hi < lo) {
-				ret = -EINVAL;
-				goto out;
-			}
-		} else if (parse_u64(tok, 0, max_value, &lo)) {
-			ret = -EINVAL;
-			goto out;
-		} else {
-			hi = lo;
-		}
-		for (uint64_t i = lo; i <= hi; i++) {
-			if (cnt == cap) {
-				int *nv;
-
-				cap = cap ? cap * 2 : 16;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				v = nv;
-			}
-			v[cnt++] = (int)i;
-		}
-	}
-	if (!cnt) {
-		ret = -EINVAL;
-		goto out;
-	}
-	qsort(v, cnt, sizeof(*v), cmp_int);
-	int u = 0;
-	for (int i = 0; i < cnt; i++)
-		if (!u || v[u - 1] != v[i])
-			v[u++] = v[i];
-	*out = v;
-	*n = u;
-	v = NULL;
-out:
-	free(v);
-	free(copy);
-	return ret;
 }
 
 static int append_pids(const char *s, pid_t **list, int *n)
 {
 	int *v, cnt, ret;
 
-	ret = cli__parse_list(s, &v, &cnt, INT_MAX);
+	ret = values__parse_list(s, &v, &cnt, INT_MAX);
 	if (ret)
 		return ret;
 	for (int i = 0; i < cnt; i++)
@@ -309,7 +177,9 @@ static int append_pids(const char *s, pid_t **list, int *n)
 			free(v);
 			return -EINVAL;
 		}
-	pid_t *nl = realloc(*list, (*n + cnt) * sizeof(pid_t));
+	/* Exactly sized (config has no capacity field): reallocarray checks
+	 * the byte count, the first test the int count. */
+	pid_t *nl = cnt > INT_MAX - *n ? NULL : reallocarray(*list, (size_t)*n + cnt, sizeof(pid_t));
 	if (!nl) {
 		free(v);
 		return -ENOMEM;
@@ -351,10 +221,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	cfg->output = DEFAULT_OUTPUT;
 	cfg->cmdline = join_args(argc, argv);
 	if (!cfg->cmdline)
-		return cli__fail(err, errlen, "out of memory");
+		return errmsg(err, errlen, "out of memory");
 
 	if (argc >= 2 && !strcmp(argv[1], "list"))
-		return argc == 2 ? CLI_LIST : cli__fail(err, errlen, "'list' takes no arguments");
+		return argc == 2 ? CLI_LIST : errmsg(err, errlen, "'list' takes no arguments");
 
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
@@ -368,23 +238,23 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case 'g':
 			break; /* perf's "record stacks": pmubpf always does */
 		case 'c':
-			if (parse_u64(optarg, 1, (1ULL << 62), &v))
-				return cli__fail(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
+			if (values__parse_u64(optarg, 1, (1ULL << 62), &v))
+				return errmsg(err, errlen, "bad period '-c %s': want a whole number of events >= 1", optarg);
 			cfg->period = v;
 			period_given = true;
 			break;
 		case 'F':
-			if (cli__parse_freq("-F ", optarg, &cfg->freq, err, errlen))
+			if (values__parse_freq("-F ", optarg, &cfg->freq, err, errlen))
 				return -EINVAL;
 			freq_given = true;
 			break;
 		case 'p':
 			if (append_pids(optarg, &cfg->pids, &cfg->npids))
-				return cli__fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
+				return errmsg(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
 			break;
 		case 't':
 			if (append_pids(optarg, &cfg->tids, &cfg->ntids))
-				return cli__fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
+				return errmsg(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
 			break;
 		case 'a':
 			cfg->all = true;
@@ -392,17 +262,17 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case 'C':
 			free(cfg->cpus);
 			cfg->cpus = NULL;
-			if (cli__parse_list(optarg, &cfg->cpus, &cfg->ncpus, 65535))
-				return cli__fail(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
+			if (values__parse_list(optarg, &cfg->cpus, &cfg->ncpus, 65535))
+				return errmsg(err, errlen, "bad CPU list '-C %s': want e.g. 0-3,6", optarg);
 			cfg->cpus_given = true;
 			break;
 		case 'd':
-			if (cli__parse_seconds(optarg, 0, 31536000, &cfg->duration))
-				return cli__fail(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
+			if (values__parse_seconds(optarg, 0, 31536000, &cfg->duration))
+				return errmsg(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
 			break;
 		case 'o':
 			if (!*optarg)
-				return cli__fail(err, errlen, "empty output path (-o)");
+				return errmsg(err, errlen, "empty output path (-o)");
 			cfg->output = optarg;
 			output_given = true;
 			break;
@@ -423,12 +293,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			char **nd;
 
 			if (!*optarg)
-				return cli__fail(err, errlen, "empty --debuginfo-dir");
+				return errmsg(err, errlen, "empty --debuginfo-dir");
 			if (cfg->ndebuginfo_dirs == 16)
-				return cli__fail(err, errlen, "too many --debuginfo-dir (at most 16)");
-			nd = realloc(cfg->debuginfo_dirs, (cfg->ndebuginfo_dirs + 1) * sizeof(*nd));
+				return errmsg(err, errlen, "too many --debuginfo-dir (at most 16)");
+			nd = reallocarray(cfg->debuginfo_dirs, cfg->ndebuginfo_dirs + 1, sizeof(*nd));
 			if (!nd)
-				return cli__fail(err, errlen, "out of memory");
+				return errmsg(err, errlen, "out of memory");
 			cfg->debuginfo_dirs = nd;
 			nd[cfg->ndebuginfo_dirs++] = optarg;
 			break;
@@ -441,11 +311,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				cfg->call_graph = CALL_GRAPH_FP;
 			} else if (!strcmp(optarg, "dwarf")) {
 #if !defined(__x86_64__)
-				return cli__fail(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
+				return errmsg(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
 #endif
 				cfg->call_graph = CALL_GRAPH_DWARF;
 			} else {
-				return cli__fail(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
+				return errmsg(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
 			}
 			break;
 		case OPT_INCLUDE_IDLE:
@@ -455,22 +325,22 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->no_dither = true;
 			break;
 		case OPT_HTTP: {
-			struct httpd_addr a;
+			struct listen_addr a;
 
-			if (httpd__parse_addr(optarg, &a))
-				return cli__fail(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
+			if (values__parse_listen(optarg, &a))
+				return errmsg(err, errlen, "bad --http '%s': want HOST:PORT, HOST an IP address ([...] for IPv6), localhost or empty for 127.0.0.1, e.g. :6060 or 0.0.0.0:6060", optarg);
 			cfg->http = optarg;
 			break;
 		}
 		case OPT_TOP:
-			if (parse_u64(optarg, 1, 1000, &v))
-				return cli__fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
+			if (values__parse_u64(optarg, 1, 1000, &v))
+				return errmsg(err, errlen, "bad --top '%s': want 1..1000", optarg);
 			cfg->top = (int)v;
 			break;
 		case OPT_STACK_MAP:
 		case OPT_COUNTS_MAP:
-			if (parse_u64(optarg, 1024, 1u << 24, &v))
-				return cli__fail(err, errlen, "bad %s '%s': want 1024..16777216 entries",
+			if (values__parse_u64(optarg, 1024, 1u << 24, &v))
+				return errmsg(err, errlen, "bad %s '%s': want 1024..16777216 entries",
 					    opt == OPT_STACK_MAP ? "--stack-map-size" : "--counts-map-size", optarg);
 			if (opt == OPT_STACK_MAP)
 				cfg->stack_map_size = (uint32_t)v;
@@ -480,44 +350,44 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case '?':
 		default:
 			if (optopt >= 256) /* a long option's missing value */
-				return cli__fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+				return errmsg(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
 			if (optopt && strchr("ecFptCdo", optopt))
-				return cli__fail(err, errlen, "option '-%c' needs a value (see --help)", optopt);
+				return errmsg(err, errlen, "option '-%c' needs a value (see --help)", optopt);
 			if (optopt)
-				return cli__fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			return cli__fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+				return errmsg(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			return errmsg(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
 		/* getopt leaves "--" consumed; anything left is the command. */
 		if (strcmp(argv[optind - 1], "--") != 0)
-			return cli__fail(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
+			return errmsg(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
 		cfg->command = &argv[optind];
 	}
 	if (period_given && freq_given)
-		return cli__fail(err, errlen, "-c and -F exclude each other");
+		return errmsg(err, errlen, "-c and -F exclude each other");
 	if (!period_given)
 		cfg->freq = freq_given ? cfg->freq : DEFAULT_FREQ;
 	if (!cfg->call_graph)
 		cfg->call_graph = DEFAULT_CALL_GRAPH;
 	if (cfg->no_kernel && cfg->no_user)
-		return cli__fail(err, errlen, "--no-kernel and --no-user leave no stack to record");
+		return errmsg(err, errlen, "--no-kernel and --no-user leave no stack to record");
 	if (cfg->command && (cfg->npids || cfg->ntids || cfg->all))
-		return cli__fail(err, errlen, "a command excludes -p, -t and -a");
+		return errmsg(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
-		return cli__fail(err, errlen, "-a excludes -p and -t");
+		return errmsg(err, errlen, "-a excludes -p and -t");
 	if (cfg->http) {
 		/* Each request says how long, and gets its profile back. */
 		if (cfg->command)
-			return cli__fail(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
+			return errmsg(err, errlen, "--http excludes a command (-- ...): serve -a, -p or -t targets");
 		if (cfg->duration > 0)
-			return cli__fail(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
+			return errmsg(err, errlen, "--http excludes -d: each request says how long (?seconds=N)");
 		if (output_given)
-			return cli__fail(err, errlen, "--http excludes -o: each request gets its profile back");
+			return errmsg(err, errlen, "--http excludes -o: each request gets its profile back");
 		if (cfg->top)
-			return cli__fail(err, errlen, "--http excludes --top: nothing is printed per request");
+			return errmsg(err, errlen, "--http excludes --top: nothing is printed per request");
 		if (cfg->nevents > 1)
-			return cli__fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+			return errmsg(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
 	}
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "lib/errmsg.h"
 
 struct sym_event {
 	const char *name;
@@ -79,20 +79,6 @@ static __u64 cache_config(int i)
 {
 	return (__u64)(i / 6) | ((__u64)((i % 6) / 2) << 8) |
 	       ((__u64)(i % 2) << 16);
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* ---- "did you mean" ---------------------------------------------------- */
@@ -193,14 +179,14 @@ static void unknown_event(const char *body, char *err, size_t errlen)
 	size_t off = 0;
 
 	if (!n) {
-		set_err(err, errlen, "unknown event '%s' (see 'pmubpf list')",
+		errmsg(err, errlen, "unknown event '%s' (see 'pmubpf list')",
 			body);
 		return;
 	}
 	for (int i = 0; i < n && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off,
 					"%s'%s'", i ? ", " : "", sug[i]);
-	set_err(err, errlen, "unknown event '%s' (did you mean %s?)", body,
+	errmsg(err, errlen, "unknown event '%s' (did you mean %s?)", body,
 		list);
 }
 
@@ -243,7 +229,7 @@ static int parse_body(const char *spec, const char *body,
 	}
 	if (looks_raw(body)) {
 		if (parse_raw(body, &ev->attr.config)) {
-			set_err(err, errlen,
+			errmsg(err, errlen,
 				"event '%s': bad raw event '%s': want r followed by up to 16 hex digits, e.g. r01c2",
 				spec, body);
 			return -EINVAL;
@@ -264,7 +250,7 @@ static int parse_mods(const char *spec, const char *mods,
 	int p = 0;
 
 	if (!*mods) {
-		set_err(err, errlen, "event '%s': empty modifier (use u, k, p)",
+		errmsg(err, errlen, "event '%s': empty modifier (use u, k, p)",
 			spec);
 		return -EINVAL;
 	}
@@ -274,19 +260,19 @@ static int parse_mods(const char *spec, const char *mods,
 		case 'k': k = true; break;
 		case 'p': p++; break;
 		default:
-			set_err(err, errlen,
+			errmsg(err, errlen,
 				"event '%s': unknown modifier '%c' (use u, k, p)",
 				spec, *m);
 			return -EINVAL;
 		}
 	}
 	if (p > 3) {
-		set_err(err, errlen,
+		errmsg(err, errlen,
 			"event '%s': at most 3 p modifiers (:ppp)", spec);
 		return -EINVAL;
 	}
 	if (p && !ev->hardware) {
-		set_err(err, errlen,
+		errmsg(err, errlen,
 			"event '%s': precise modifier :p needs a hardware event",
 			spec);
 		return -EINVAL;
@@ -337,12 +323,12 @@ int event__parse(const char *spec, const char *sysfs_root,
 		return -EINVAL;
 	memset(ev, 0, sizeof(*ev));
 	if (!spec || !*spec) {
-		set_err(err, errlen, "empty event name (see 'pmubpf list')");
+		errmsg(err, errlen, "empty event name (see 'pmubpf list')");
 		return -EINVAL;
 	}
 	len = strlen(spec);
 	if (len >= EVENT_NAME_MAX) {
-		set_err(err, errlen, "event '%.40s...': name too long (max %d characters)",
+		errmsg(err, errlen, "event '%.40s...': name too long (max %d characters)",
 			spec, EVENT_NAME_MAX - 1);
 		return -EINVAL;
 	}
@@ -365,7 +351,7 @@ int event__parse(const char *spec, const char *sysfs_root,
 	memcpy(body, spec, (size_t)(cut - spec));
 	body[cut - spec] = '\0';
 	if (!*body) {
-		set_err(err, errlen, "event '%s': missing event name", spec);
+		errmsg(err, errlen, "event '%s': missing event name", spec);
 		return -EINVAL;
 	}
 
@@ -445,7 +431,7 @@ void event__open_error(const struct pmubpf_event *ev, int err_no,
 	if (err_no < 0)
 		err_no = -err_no;
 	open_reason(ev, err_no, reason, sizeof(reason));
-	set_err(err, errlen, "event '%s': %s", ev->name, reason);
+	errmsg(err, errlen, "event '%s': %s", ev->name, reason);
 }
 
 int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/errmsg.h"
 
 #define TERMS_MAX 512	/* longest term list, after alias expansion */
 
@@ -32,6 +33,7 @@ struct pmu_ctx {
 	size_t errlen;
 };
 
+/* errmsg, with the prefix every message here has: "event 'SPEC': ". */
 static int fail(struct pmu_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -43,9 +45,7 @@ static int fail(struct pmu_ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (c->err && c->errlen)
-		snprintf(c->err, c->errlen, "event '%s': %s", c->spec, msg);
-	return -EINVAL;
+	return errmsg(c->err, c->errlen, "event '%s': %s", c->spec, msg);
 }
 
 /* Read a small sysfs file, trailing whitespace removed. */

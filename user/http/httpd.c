@@ -27,7 +27,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli/cli.h"
 #include "lib/clock.h"
 #include "httpd.h"
 #include "record/session.h"
@@ -44,7 +43,7 @@
 struct server {
 	const struct config *cfg;
 	const char *sysfs_root;
-	struct httpd_addr addr;
+	struct listen_addr addr;
 	char tmpdir[PATH_MAX - 64]; /* each recording's private directory goes here */
 	int stop_fd;                /* eventfd: readable once the server stops */
 	atomic_bool recording;
@@ -191,7 +190,7 @@ static void profile(struct conn *c, struct httpd_req *r, bool head)
 static void index_page(struct conn *c, bool head)
 {
 	const struct config *cfg = c->srv->cfg;
-	const struct httpd_addr *a = &c->srv->addr;
+	const struct listen_addr *a = &c->srv->addr;
 	char body[2048];
 
 	snprintf(body, sizeof(body),
@@ -203,7 +202,7 @@ static void index_page(struct conn *c, bool head)
 		 "One recording at a time: 503 while one is under way.\n\n"
 		 "Server: %.512s\n\n"
 		 "go tool pprof 'http://%s:%u/debug/pprof/profile?seconds=10'\n",
-		 HTTPD_DEFAULT_SECONDS, HTTPD_MAX_SECONDS, cfg->events[0].name, CLI_MAX_FREQ,
+		 HTTPD_DEFAULT_SECONDS, HTTPD_MAX_SECONDS, cfg->events[0].name, MAX_FREQ,
 		 cfg->cmdline ? cfg->cmdline : "pmubpf", a->host, a->port);
 	httpd__respond(c->fd, 200, NULL, body, head);
 }
@@ -328,7 +327,7 @@ static int start_checks(struct server *s, char *err, size_t errlen)
 	if (session__check(&probe, NULL, NULL, err, errlen) || check_privileges(err, errlen) ||
 	    event__probe(&s->cfg->events[0], err, errlen))
 		return -1;
-	if (httpd__parse_addr(s->cfg->http, &s->addr)) { /* cli.c checked it */
+	if (values__parse_listen(s->cfg->http, &s->addr)) { /* cli.c checked it */
 		snprintf(err, errlen, "bad --http '%s'", s->cfg->http);
 		return -1;
 	}

@@ -23,23 +23,12 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include "config/config.h"
+#include "config/values.h"
 
 #define HTTPD_MAX_REQUEST 8192     /* request line + headers, bytes */
 #define HTTPD_READ_TIMEOUT_MS 5000 /* for the whole request */
 #define HTTPD_DEFAULT_SECONDS 30   /* as Go's /debug/pprof/profile */
 #define HTTPD_MAX_SECONDS 3600
-
-struct httpd_addr {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char host[48];   /* as announced: "127.0.0.1", "[::1]" */
-	uint16_t port;   /* 0: any free port */
-};
-
-/* "[HOST]:PORT" for --http: HOST an IPv4 address, "[IPv6]", "localhost"
- * or empty (both mean 127.0.0.1: all interfaces only when asked for,
- * with 0.0.0.0 or [::]); PORT 0..65535. No name lookups. 0 or -EINVAL. */
-int httpd__parse_addr(const char *s, struct httpd_addr *a);
 
 /* Where the request's header block ends (just past its blank line, CRLF
  * or bare LF), 0 while it has not arrived. */

@@ -5,7 +5,6 @@
  * Everything here reads client bytes: lengths come from the bounded
  * request buffer, parsing is in place, and nothing is allocated.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,65 +12,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli/cli.h"
+#include "config/values.h"
 #include "lib/clock.h"
+#include "lib/errmsg.h"
 #include "httpd.h"
 
 #define LINGER_MS 1000 /* how long to read what the client still sends */
-
-int httpd__parse_addr(const char *s, struct httpd_addr *a)
-{
-	char host[48];
-	const char *colon, *h = s;
-	size_t hl;
-	char *end;
-	unsigned long port;
-
-	memset(a, 0, sizeof(*a));
-	if (*s == '[') { /* [IPv6]:PORT */
-		const char *rb = strchr(s, ']');
-
-		if (!rb || rb[1] != ':')
-			return -EINVAL;
-		h = s + 1;
-		hl = rb - h;
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return -EINVAL;
-		hl = colon - s;
-	}
-	if (hl >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
-		return -EINVAL;
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || port > 65535)
-		return -EINVAL;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	if (!hl || !strcmp(host, "localhost"))
-		strcpy(host, "127.0.0.1");
-
-	struct sockaddr_in *in4 = (struct sockaddr_in *)&a->ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a->ss;
-
-	if (*s != '[' && inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-		a->len = sizeof(*in4);
-		snprintf(a->host, sizeof(a->host), "%s", host);
-	} else if (*s == '[' && inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		a->len = sizeof(*in6);
-		snprintf(a->host, sizeof(a->host), "[%s]", host);
-	} else {
-		return -EINVAL;
-	}
-	a->port = (uint16_t)port;
-	return 0;
-}
 
 size_t httpd__header_end(const char *buf, size_t len)
 {
@@ -121,7 +67,7 @@ int httpd__parse_request(char *buf, struct httpd_req *r, char *err, size_t errle
 	memset(r, 0, sizeof(*r));
 	eol = strchr(buf, '\n');
 	if (!eol)
-		return cli__fail(err, errlen, "no request line");
+		return errmsg(err, errlen, "no request line");
 	if (eol > buf && eol[-1] == '\r')
 		eol--;
 	*eol = '\0';
@@ -132,18 +78,18 @@ int httpd__parse_request(char *buf, struct httpd_req *r, char *err, size_t errle
 	while (tchar(*p))
 		p++;
 	if (p == r->method || p - r->method > 32 || *p != ' ')
-		return cli__fail(err, errlen, "malformed request line");
+		return errmsg(err, errlen, "malformed request line");
 	*p++ = '\0';
 	target = p;
 	while (*p > ' ' && *p < 0x7f)
 		p++;
 	if (*p != ' ' || *target != '/')
-		return cli__fail(err, errlen, "malformed request target (want /PATH[?QUERY])");
+		return errmsg(err, errlen, "malformed request target (want /PATH[?QUERY])");
 	*p++ = '\0';
 	show(r, r->method, target);
 	version = p;
 	if (strncmp(version, "HTTP/1.", 7) || version[7] < '0' || version[7] > '9' || version[8])
-		return cli__fail(err, errlen, "unsupported protocol '%.16s' (want HTTP/1.x)", version);
+		return errmsg(err, errlen, "unsupported protocol '%.16s' (want HTTP/1.x)", version);
 
 	r->path = target;
 	r->query = strchr(target, '?');
@@ -201,12 +147,12 @@ int httpd__parse_query(char *query, struct httpd_params *p, char *err, size_t er
 		if (val)
 			*val++ = '\0';
 		if (httpd__percent_decode(kv) || (val && httpd__percent_decode(val)))
-			return cli__fail(err, errlen, "bad percent-encoding in the query");
+			return errmsg(err, errlen, "bad percent-encoding in the query");
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			if (strcmp(kv, names[i]))
 				continue;
 			if (*slots[i])
-				return cli__fail(err, errlen, "parameter '%s' given twice", names[i]);
+				return errmsg(err, errlen, "parameter '%s' given twice", names[i]);
 			*slots[i] = val ? val : "";
 		}
 	}
@@ -221,11 +167,11 @@ int httpd__profile_config(const struct config *base, const struct httpd_params *
 	out->duration = HTTPD_DEFAULT_SECONDS;
 	out->top = 0;
 	out->http = NULL;
-	if (p->seconds && cli__parse_seconds(p->seconds, 1, HTTPD_MAX_SECONDS, &out->duration))
-		return cli__fail(err, errlen, "bad duration 'seconds=%.64s': want seconds from 1 to %d, e.g. 30 or 2.5",
+	if (p->seconds && values__parse_seconds(p->seconds, 1, HTTPD_MAX_SECONDS, &out->duration))
+		return errmsg(err, errlen, "bad duration 'seconds=%.64s': want seconds from 1 to %d, e.g. 30 or 2.5",
 			    p->seconds, HTTPD_MAX_SECONDS);
 	if (p->hz) {
-		if (cli__parse_freq("hz=", p->hz, &out->freq, err, errlen))
+		if (values__parse_freq("hz=", p->hz, &out->freq, err, errlen))
 			return -EINVAL;
 		out->period = 0; /* overrides -c as well as -F */
 	}

@@ -20,32 +20,14 @@
 #include <string.h>
 
 #include "lib/hashtab.h"
+#include "lib/grow.h"
 
 struct map_key { uint64_t start, limit, offset; int64_t filename; };
 struct func_key { int64_t name, system_name, filename; };
 struct loc_key { uint64_t mapping_id, address; };
 
-/* Make room for `extra` more elements after the first n of *arr. */
-static int reserve_(void **arr, size_t *cap, size_t n, size_t extra,
-		    size_t elem)
-{
-	if (extra <= *cap - n)
-		return 0;
-	if (extra > SIZE_MAX / elem - n)
-		return -ENOMEM;
-	size_t need = n + extra, nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc = nc > SIZE_MAX / 2 / elem ? need : nc * 2;
-	void *a = realloc(*arr, nc * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = nc;
-	return 0;
-}
-#define RESERVE(p, f, extra) \
-	reserve_((void **)&(p)->f, &(p)->cap_##f, (p)->n##f, (extra), \
-		 sizeof(*(p)->f))
+/* Make room for `extra` more elements after the first n of array f. */
+#define RESERVE(p, f, extra) GROW((p)->f, (p)->cap_##f, (p)->n##f, (extra))
 
 /* --- hash keys ---------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -164,15 +165,9 @@ int procmaps__parse(const char *text, bool exec_only, struct procmaps *out)
 			free(m.path);
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct procmap *nm = realloc(maps, ncap * sizeof(*nm));
-			if (!nm) {
-				free(m.path);
-				goto oom;
-			}
-			maps = nm;
-			cap = ncap;
+		if (GROW(maps, cap, n, 1)) {
+			free(m.path);
+			goto oom;
 		}
 		if (n && maps[n - 1].start > m.start)
 			sorted = false;
@@ -199,14 +194,9 @@ static int read_all(int fd, char **bufp)
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		if (cap - len < 4096) {
-			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
+		if (GROW(buf, cap, len, 4096)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		ssize_t r = read(fd, buf + len, cap - len - 1);
 		if (r < 0) {

@@ -21,6 +21,7 @@
 #include "procs.h"
 #include "procs_int.h"
 #include "procsyms.h"
+#include "lib/grow.h"
 
 struct proc_key {
 	uint32_t tgid, pgen;
@@ -376,7 +377,7 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
 	if (!pr || !pr->snapshotted)
 		return;
 	if (m) {
-		struct procmap *nm = realloc(pr->reported.maps, (pr->reported.n + 1) * sizeof(*nm));
+		struct procmap *nm = reallocarray(pr->reported.maps, pr->reported.n + 1, sizeof(*nm));
 
 		if (nm) {
 			pr->reported.maps = nm;
@@ -406,15 +407,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 {
 	struct proc *pr;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct proc **nv = realloc(p->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		p->v = nv;
-		p->cap = cap;
-	}
+	if (GROW(p->v, p->cap, p->n, 1))
+		return NULL;
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return NULL;
@@ -429,15 +423,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	p->v[p->n++] = pr;
 	snapshot(p, pr);
 	if (needs_tick(pr)) {
-		if (p->nact == p->capact) {
-			size_t cap = p->capact ? p->capact * 2 : 64;
-			struct proc **na = realloc(p->act, cap * sizeof(*na));
-
-			if (!na)
-				return pr; /* no re-reads for it: still a snapshot */
-			p->act = na;
-			p->capact = cap;
-		}
+		if (GROW(p->act, p->capact, p->nact, 1))
+			return pr; /* no re-reads for it: still a snapshot */
 		p->act[p->nact++] = pr;
 	}
 	return pr;

@@ -10,6 +10,7 @@
 #include "symbols/elfsym.h"
 #include "lib/hashtab.h"
 #include "procs_int.h"
+#include "lib/grow.h"
 
 static uint64_t set_hash(const struct proc *pr, uint64_t id)
 {
@@ -104,15 +105,8 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 		p->st.label_sets_bad++;
 		return;
 	}
-	if (p->nsets == p->capsets) {
-		size_t cap = p->capsets ? p->capsets * 2 : 64;
-		struct set_rec *ns = realloc(p->sets, cap * sizeof(*ns));
-
-		if (!ns)
-			return;
-		p->sets = ns;
-		p->capsets = cap;
-	}
+	if (GROW(p->sets, p->capsets, p->nsets, 1))
+		return;
 	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets))
 		return;
 	p->sets[p->nsets].pr = pr;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/cli.h"
+#include "config/values.h"
 #include "targets.h"
 
 int targets__online_cpus(int **cpus, int *n)
@@ -24,7 +24,7 @@ int targets__online_cpus(int **cpus, int *n)
 		return -EIO;
 	buf[len] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return cli__parse_list(buf, cpus, n, 65535);
+	return values__parse_list(buf, cpus, n, 65535);
 }
 
 /* A live (not zombie) process or thread: /proc/ID/stat works for thread

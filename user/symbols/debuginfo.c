@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "elfutil.h"
+#include "lib/grow.h"
 
 #define SYSTEM_DEBUG_DIR "/usr/lib/debug"
 #define MAX_DIRS        16
@@ -336,8 +337,8 @@ void debuginfo__note(struct debuginfo *dbg, struct elfobj *o, int bin_fd,
 void *debuginfo__unxz(const void *in, size_t len, size_t *outlen)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
-	size_t cap = len * 4 + 4096, n = 0;
-	unsigned char *out = NULL, *nv;
+	size_t cap = 0, n = 0;
+	unsigned char *out = NULL;
 	lzma_ret r;
 
 	if (lzma_stream_decoder(&s, MAX_XZ_MEM, 0) != LZMA_OK) {
@@ -347,13 +348,11 @@ void *debuginfo__unxz(const void *in, size_t len, size_t *outlen)
 	s.next_in = in;
 	s.avail_in = len;
 	do {
-		if (n == cap || !out) {
-			cap = out ? cap * 2 : cap;
-			if (cap > MAX_UNXZ || !(nv = realloc(out, cap))) {
-				r = LZMA_MEMLIMIT_ERROR;
-				break;
-			}
-			out = nv;
+		/* First a guess from the input size, then doubling, never
+		 * past MAX_UNXZ (an xz bomb is refused, not allocated). */
+		if (n == cap && GROW_UPTO(out, cap, n, out ? 1 : len * 4 + 4096, MAX_UNXZ)) {
+			r = LZMA_MEMLIMIT_ERROR;
+			break;
 		}
 		s.next_out = out + n;
 		s.avail_out = cap - n;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "elfutil.h"
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 #define MAX_RANGES     (1u << 22) /* unit ranges per object */
 #define MAX_FNS        (1u << 20) /* function ranges per unit */
@@ -156,15 +157,8 @@ static int push(struct range **v, size_t *n, size_t *cap, size_t max,
 		return 0;
 	if (*n >= max)
 		return -ENOSPC;
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct range *nv = realloc(*v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = ncap;
-	}
+	if (GROW(*v, *cap, *n, 1))
+		return -ENOMEM;
 	(*v)[(*n)++] = (struct range){ lo, hi, ref };
 	return 0;
 }
@@ -218,15 +212,8 @@ static void build_index(struct dwarfobj *d)
 	while (dwarf_get_units(d->dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
 			continue;
-		if (d->nunits == ucap) {
-			size_t ncap = ucap ? ucap * 2 : 16;
-			struct unit *nu = realloc(d->units, ncap * sizeof(*nu));
-
-			if (!nu)
-				break;
-			d->units = nu;
-			ucap = ncap;
-		}
+		if (GROW(d->units, ucap, d->nunits, 1))
+			break;
 		size_t before = d->nranges;
 		if (push_ranges(&cudie, &d->ranges, &d->nranges, &rcap, MAX_RANGES,
 				d->nunits) == -ENOMEM)

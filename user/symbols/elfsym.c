@@ -3,7 +3,8 @@
  *
  * Symbolization input, second stage: procmaps says which object and file
  * offset a user frame is in; this turns the offset into a link-time
- * virtual address (PT_LOAD) and elfsym_tab.c the address into a symbol.
+ * virtual address (PT_LOAD), then, in the tables elfsym_tab.c reads,
+ * finds the symbol at that address ("lookups", below).
  * Objects arrive as file descriptors (from /proc/PID/map_files) and are
  * keyed by GNU build-id, else by (dev, inode, size, mtime). The build-id
  * and segments are read at once; symbols are loaded at first lookup, after
@@ -18,6 +19,7 @@
 #include "elfsym.h"
 #include "elfsym_int.h"
 #include "elfutil.h"
+#include "lib/sorted.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #define MAX_OPEN        128        /* objects holding an fd, unloaded */
+#define NESTED_WALK     4          /* lower symbols tried when one misses */
 
 /* --- hashing and lists -------------------------------------------------- */
 
@@ -91,7 +94,9 @@ static void read_segments(Elf *elf, struct elfobj *o)
 
 /* --- loading ------------------------------------------------------------ */
 
-void elfsym_load_syms(struct elfobj *o)
+/* Load o's symbols (once), then drop its ELF handle and fd and count it
+ * in the cache's totals. */
+static void load_syms(struct elfobj *o)
 {
 	struct symcache *c = o->cache;
 
@@ -248,7 +253,7 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	c->nopen++;
 	/* Bound the fds held: load the oldest unloaded object now. */
 	if (c->nopen > MAX_OPEN)
-		elfsym_load_syms(c->ohead);
+		load_syms(c->ohead);
 	return o;
 }
 
@@ -383,4 +388,62 @@ int elfobj__mapping_vaddr(const struct elfobj *o, uint64_t pgoff, uint64_t len,
 int elfobj__type(const struct elfobj *o)
 {
 	return o->type;
+}
+
+/* --- lookups ------------------------------------------------------------ */
+
+/* Is vaddr in the same PT_LOAD segment (by memory size) as addr? True
+ * when there are no segments to tell. */
+static bool same_segment(const struct elfobj *o, uint64_t addr, uint64_t vaddr)
+{
+	if (!o->nsegs)
+		return true;
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const struct seg *s = &o->segs[i];
+		if (addr - s->vaddr < s->memsz)
+			return vaddr - s->vaddr < s->memsz;
+	}
+	return false;
+}
+
+const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr)
+{
+	size_t n;
+
+	if (!o)
+		return NULL;
+	load_syms(o);
+	n = UPPER_BOUND(o->syms, o->nsyms, addr, vaddr); /* last addr <= vaddr */
+	if (!n)
+		return NULL;
+	size_t i = n - 1;
+	const struct elfsym *s = &o->syms[i];
+	if (s->size ? vaddr - s->addr < s->size
+		    : (i + 1 < o->nsyms || same_segment(o, s->addr, vaddr)))
+		return s;
+	/* A small symbol nested in a bigger one that covers vaddr. */
+	for (size_t j = i; j-- > 0 && i - j <= NESTED_WALK;)
+		if (o->syms[j].size && vaddr - o->syms[j].addr < o->syms[j].size)
+			return &o->syms[j];
+	return NULL;
+}
+
+const struct elfsym *elfobj__find(struct elfobj *o, const char *name)
+{
+	if (!o || !name)
+		return NULL;
+	load_syms(o);
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			return &o->syms[i];
+	for (size_t i = 0; i < o->nother; i++)
+		if (!strcmp(o->other[i].name, name))
+			return &o->other[i];
+	return NULL;
+}
+
+size_t elfobj__nsyms(struct elfobj *o)
+{
+	load_syms(o);
+	return o->nsyms + o->nother;
 }

@@ -1,7 +1,8 @@
 /* elfsym_int.h — what the object cache (elfsym.c: opening, build-ids,
- * segments, the cache itself) and the symbol tables (elfsym_tab.c:
- * reading, sorting, lookups) share: the object and cache records, and the
- * step from one to the other. Not a public interface: see elfsym.h.
+ * segments, the cache itself, lookups) and the symbol tables
+ * (elfsym_tab.c: reading, sorting) share: the object and cache records,
+ * and the one step from the cache down to the tables. elfsym_tab.c calls
+ * nothing in elfsym.c. Not a public interface: see elfsym.h.
  */
 #ifndef PMUBPF_ELFSYM_INT_H
 #define PMUBPF_ELFSYM_INT_H
@@ -56,9 +57,6 @@ struct symcache {
 	size_t nobjs, nopen, nloaded, nsyms, bytes, hits, over_budget;
 };
 
-/* Load o's symbols (once), then drop its ELF handle and fd and count it
- * in the cache's totals (elfsym.c). */
-void elfsym_load_syms(struct elfobj *o);
 /* Read o's .symtab (else .dynsym) through o->elf into o->syms, o->other
  * and o->names, within the cache's memory budget (elfsym_tab.c). Returns
  * false, with the tables left empty, when nothing could be kept: no

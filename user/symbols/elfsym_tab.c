@@ -1,29 +1,29 @@
 /* elfsym_tab.c — an ELF object's symbol tables: read from .symtab (else
- * .dynsym), sorted, searched by address and by name.
+ * .dynsym) and sorted, for elfsym.c's lookups by address and by name.
  *
  * Symbolization, the step after elfsym.c has turned a file offset into a
  * link-time address: the symbol covering that address. Tables are read on
- * an object's first lookup (elfsym_load_syms), copied out of libelf's
- * buffers into one block of names, and kept in two arrays: code, one
- * symbol per address (the preferred alias), for lookups by address; data,
- * TLS and the other aliases, for lookups by name only.
+ * an object's first lookup (elfsym.c calls elfsym_read_tables), copied
+ * out of libelf's buffers into one block of names, and kept in two
+ * arrays: code, one symbol per address (the preferred alias), for lookups
+ * by address; data, TLS and the other aliases, for lookups by name only.
+ * Nothing here calls back into elfsym.c.
  *
  * The tables are untrusted: string indices, section links and counts are
  * checked, and symbols per object and memory over the whole cache capped.
  */
 #include "elfsym.h"
 #include "elfsym_int.h"
-#include "lib/sorted.h"
 
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 
 #define MAX_BYTES       (1ULL << 30) /* symbol memory, whole cache */
 #define MAX_OBJ_SYMS    (1u << 22) /* symbols kept per object */
-#define NESTED_WALK     4          /* lower symbols tried when one misses */
 #define DUP_WINDOW      8          /* same-address symbols checked for dups */
 
 /* A symbol being collected: name points into libelf's string table. */
@@ -90,14 +90,8 @@ static long collect(Elf *elf, uint32_t sec_type, struct cand **v, size_t *n,
 		const char *nul = memchr(name, '\0', strsz - s.st_name);
 		if (!nul || nul == name)
 			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 1024;
-			struct cand *nv = realloc(*v, ncap * sizeof(*nv));
-			if (!nv)
-				return -1;
-			*v = nv;
-			*cap = ncap;
-		}
+		if (GROW(*v, *cap, *n, 1))
+			return -1;
 		uint32_t seq = (uint32_t)*n;
 		(*v)[seq] = (struct cand){ s.st_value, s.st_size, name,
 			(size_t)(nul - name), seq, type, GELF_ST_BIND(s.st_info) };
@@ -216,62 +210,4 @@ bool elfsym_read_tables(struct elfobj *o)
 		o->bytes = 0;
 	}
 	return ok;
-}
-
-/* --- lookups ------------------------------------------------------------ */
-
-/* Is vaddr in the same PT_LOAD segment (by memory size) as addr? True
- * when there are no segments to tell. */
-static bool same_segment(const struct elfobj *o, uint64_t addr, uint64_t vaddr)
-{
-	if (!o->nsegs)
-		return true;
-	for (size_t i = 0; i < o->nsegs; i++) {
-		const struct seg *s = &o->segs[i];
-		if (addr - s->vaddr < s->memsz)
-			return vaddr - s->vaddr < s->memsz;
-	}
-	return false;
-}
-
-const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr)
-{
-	size_t n;
-
-	if (!o)
-		return NULL;
-	elfsym_load_syms(o);
-	n = UPPER_BOUND(o->syms, o->nsyms, addr, vaddr); /* last addr <= vaddr */
-	if (!n)
-		return NULL;
-	size_t i = n - 1;
-	const struct elfsym *s = &o->syms[i];
-	if (s->size ? vaddr - s->addr < s->size
-		    : (i + 1 < o->nsyms || same_segment(o, s->addr, vaddr)))
-		return s;
-	/* A small symbol nested in a bigger one that covers vaddr. */
-	for (size_t j = i; j-- > 0 && i - j <= NESTED_WALK;)
-		if (o->syms[j].size && vaddr - o->syms[j].addr < o->syms[j].size)
-			return &o->syms[j];
-	return NULL;
-}
-
-const struct elfsym *elfobj__find(struct elfobj *o, const char *name)
-{
-	if (!o || !name)
-		return NULL;
-	elfsym_load_syms(o);
-	for (size_t i = 0; i < o->nsyms; i++)
-		if (!strcmp(o->syms[i].name, name))
-			return &o->syms[i];
-	for (size_t i = 0; i < o->nother; i++)
-		if (!strcmp(o->other[i].name, name))
-			return &o->other[i];
-	return NULL;
-}
-
-size_t elfobj__nsyms(struct elfobj *o)
-{
-	elfsym_load_syms(o);
-	return o->nsyms + o->nother;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 struct ksyms {
 	struct ksym *syms;
@@ -40,19 +41,8 @@ struct arena {
 
 static bool arena_add(struct arena *a, const char *s, size_t len, size_t *off)
 {
-	if (len + 1 > a->cap - a->len) {
-		size_t ncap = a->cap ? a->cap : 65536;
-		while (len + 1 > ncap - a->len) {
-			if (ncap > SIZE_MAX / 2)
-				return false;
-			ncap *= 2;
-		}
-		char *nb = realloc(a->buf, ncap);
-		if (!nb)
-			return false;
-		a->buf = nb;
-		a->cap = ncap;
-	}
+	if (GROW(a->buf, a->cap, a->len, len + 1))
+		return false;
 	memcpy(a->buf + a->len, s, len);
 	a->buf[a->len + len] = '\0';
 	*off = a->len;
@@ -157,14 +147,8 @@ struct ksyms *ksyms__load(const char *path)
 			any_nonzero = true;
 		if (!is_text_type(type))
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct kent *ne = realloc(ents, ncap * sizeof(*ne));
-			if (!ne)
-				goto out;
-			ents = ne;
-			cap = ncap;
-		}
+		if (GROW(ents, cap, n, 1))
+			goto out;
 		struct kent *e = &ents[n];
 		e->addr = addr;
 		e->seq = seq++;

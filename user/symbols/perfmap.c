@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 #define MAX_NAME 4096
 #define OVERLAP_WALK 8
@@ -89,14 +90,8 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out)
 			if (nl > MAX_NAME)
 				nl = MAX_NAME;
 			if (nl && !memchr(q, '\0', nl)) {
-				if (n == cap) {
-					size_t ncap = cap ? cap * 2 : 64;
-					struct ent *ne = realloc(e, ncap * sizeof(*ne));
-					if (!ne)
-						goto nomem;
-					e = ne;
-					cap = ncap;
-				}
+				if (GROW(e, cap, n, 1))
+					goto nomem;
 				e[n] = (struct ent){ start, size, (size_t)(q - text), nl, n };
 				n++;
 				nbytes += nl + 1;

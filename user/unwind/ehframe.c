@@ -12,43 +12,8 @@
 #include <string.h>
 #include "ehframe_int.h"
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
-
-static uint64_t field_vaddr(const struct src *s, const struct cur *c)
-{
-	return s->sec->vaddr + (uint64_t)(c->p - s->sec->data);
-}
-
-/* A DW_EH_PE-encoded pointer. abs_only: a pc range (format only). */
-uint64_t ehf_get_encoded(struct cur *c, const struct src *s, uint8_t enc, bool abs_only)
-{
-	uint64_t base = 0, v;
-
-	if (enc == PE_OMIT)
-		return 0;
-	if (!abs_only) {
-		switch (enc & 0x70) {
-		case 0: break;
-		case PE_PCREL: base = field_vaddr(s, c); break;
-		case PE_TEXTREL: base = s->in->textrel_base; break;
-		case PE_DATAREL: base = s->in->datarel_base; break;
-		default: c->bad = true; return 0; /* funcrel, aligned */
-		}
-	}
-	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = get_un(c, 8); break;
-	case PE_ULEB128: v = get_uleb(c); break;
-	case PE_UDATA2: v = get_un(c, 2); break;
-	case PE_UDATA4: v = get_un(c, 4); break;
-	case PE_UDATA8: v = get_un(c, 8); break;
-	case PE_SLEB128: v = (uint64_t)get_sleb(c); break;
-	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)get_un(c, 2); break;
-	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)get_un(c, 4); break;
-	case PE_SDATA8: v = get_un(c, 8); break;
-	default: c->bad = true; return 0;
-	}
-	return base + v;
-}
 
 struct entry {
 	size_t off;             /* of the length field */
@@ -163,24 +128,6 @@ static int parse_cie(const struct src *s, size_t off, struct cie *cie)
 	return 0;
 }
 
-int ehf_push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real)
-{
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		struct raw *nv;
-
-		if (cap > MAX_ENTRIES)
-			return -E2BIG;
-		nv = realloc(b->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		b->v = nv;
-		b->cap = cap;
-	}
-	b->v[b->n++] = (struct raw){ vaddr, rule, b->seq++, real };
-	return 0;
-}
-
 /* ---- sections ------------------------------------------------------- */
 
 struct range {
@@ -285,15 +232,8 @@ static int do_section(const struct ehf_input *in, const struct ehf_section *sec,
 		b->st->fdes++;
 		b->st->fdes_debug += !eh;
 		if (eh && eh_ranges) {
-			if (eh_ranges->n == eh_ranges->cap) {
-				size_t cap = eh_ranges->cap ? eh_ranges->cap * 2 : 1024;
-				struct range *nv = realloc(eh_ranges->v, cap * sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				eh_ranges->v = nv;
-				eh_ranges->cap = cap;
-			}
+			if (GROW(eh_ranges->v, eh_ranges->cap, eh_ranges->n, 1))
+				return -ENOMEM;
 			eh_ranges->v[eh_ranges->n++] = (struct range){ pc, pc + range };
 		}
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ehframe_int.h"
+#include "lib/grow.h"
 
 enum { CFA_REG, CFA_PLT, CFA_SIGNAL, CFA_OTHER };
 enum { R_SAME, R_OFFSET, R_UNDEF, R_SIGEXPR, R_OTHER };
@@ -119,12 +120,23 @@ static struct regrule *reg_of(struct interp *it, uint64_t reg)
 	return NULL;
 }
 
+/* Append a raw row (real: a rule; else an FDE's end marker). */
+static int push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real)
+{
+	if (b->n >= MAX_ENTRIES)
+		return -E2BIG;
+	if (GROW(b->v, b->cap, b->n, 1))
+		return -ENOMEM;
+	b->v[b->n++] = (struct raw){ vaddr, rule, b->seq++, real };
+	return 0;
+}
+
 static int emit_row(struct interp *it)
 {
 	if (!it->emit || it->loc >= it->pc_end)
 		return 0;
 	it->b->st->rows_raw++;
-	return ehf_push_raw(it->b, it->loc, state_rule(&it->cur, it->cie->signal), true);
+	return push_raw(it->b, it->loc, state_rule(&it->cur, it->cie->signal), true);
 }
 
 static int advance(struct interp *it, uint64_t to)
@@ -331,6 +343,6 @@ int ehf_run_fde(const struct src *s, const struct cie *cie, uint64_t pc, uint64_
 	if (!err)
 		err = emit_row(&it);
 	if (!err)
-		err = ehf_push_raw(b, pc + range, PMUBPF_UW_RULE(PMUBPF_UW_NONE, 0, 0), false);
+		err = push_raw(b, pc + range, PMUBPF_UW_RULE(PMUBPF_UW_NONE, 0, 0), false);
 	return err;
 }

@@ -1,6 +1,8 @@
 /* ehframe_int.h — what ehframe.c (CIE/FDE parsing, table assembly) and
  * ehframe_cfa.c (the CFA-program interpreter) share: bounds-checked
- * readers of untrusted bytes, the parsed CIE, and the raw-row builder.
+ * readers of untrusted bytes, the parsed CIE, the raw rows, and the one
+ * call between them: ehframe.c runs each FDE through ehf_run_fde, which
+ * pushes its rows (ehframe_cfa.c calls nothing in ehframe.c).
  * Not a public interface: see ehframe.h.
  */
 #ifndef PMUBPF_EHFRAME_INT_H
@@ -113,6 +115,44 @@ struct src {
 	bool eh; /* .eh_frame (else .debug_frame) */
 };
 
+static inline uint64_t field_vaddr(const struct src *s, const struct cur *c)
+{
+	return s->sec->vaddr + (uint64_t)(c->p - s->sec->data);
+}
+
+/* A DW_EH_PE-encoded pointer. abs_only: a pc range (format only). A
+ * reader like those above, shared by the CIE/FDE parser and the CFA
+ * interpreter (DW_CFA_set_loc). */
+static inline uint64_t ehf_get_encoded(struct cur *c, const struct src *s, uint8_t enc, bool abs_only)
+{
+	uint64_t base = 0, v;
+
+	if (enc == PE_OMIT)
+		return 0;
+	if (!abs_only) {
+		switch (enc & 0x70) {
+		case 0: break;
+		case PE_PCREL: base = field_vaddr(s, c); break;
+		case PE_TEXTREL: base = s->in->textrel_base; break;
+		case PE_DATAREL: base = s->in->datarel_base; break;
+		default: c->bad = true; return 0; /* funcrel, aligned */
+		}
+	}
+	switch (enc & 0x0f) {
+	case PE_ABSPTR: v = get_un(c, 8); break;
+	case PE_ULEB128: v = get_uleb(c); break;
+	case PE_UDATA2: v = get_un(c, 2); break;
+	case PE_UDATA4: v = get_un(c, 4); break;
+	case PE_UDATA8: v = get_un(c, 8); break;
+	case PE_SLEB128: v = (uint64_t)get_sleb(c); break;
+	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)get_un(c, 2); break;
+	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)get_un(c, 4); break;
+	case PE_SDATA8: v = get_un(c, 8); break;
+	default: c->bad = true; return 0;
+	}
+	return base + v;
+}
+
 struct cie {
 	size_t off;            /* in its section; (size_t)-1: none cached */
 	uint64_t code_align;
@@ -139,10 +179,6 @@ struct builder {
 	struct ehf_stats *st;
 };
 
-/* A DW_EH_PE-encoded pointer. abs_only: a pc range (format only). */
-uint64_t ehf_get_encoded(struct cur *c, const struct src *s, uint8_t enc, bool abs_only);
-/* Append a raw row (real: a rule; else an FDE's end marker). */
-int ehf_push_raw(struct builder *b, uint64_t vaddr, uint32_t rule, bool real);
 /* Run the CIE's initial and the FDE's instructions for [pc, pc + range)
  * and push its rows, then its end marker. 0, -EINVAL (malformed: the
  * caller drops what was pushed), -ENOMEM or -E2BIG. */

@@ -26,6 +26,7 @@
 #include "lib/clock.h"
 #include "ehframe.h"
 #include "lib/hashtab.h"
+#include "lib/grow.h"
 
 #define MAX_TABLE_ROWS (1u << 24) /* what BPF's binary search covers */
 #define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
@@ -240,16 +241,9 @@ static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 	}
 	if (fd < 0)
 		return NULL;
-	if (u->ntabs == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 64;
-		struct tab *nv = realloc(u->tabs, cap * sizeof(*nv));
-
-		if (!nv) {
-			close(fd);
-			return NULL;
-		}
-		u->tabs = nv;
-		u->cap = cap;
+	if (GROW(u->tabs, u->cap, u->ntabs, 1)) {
+		close(fd);
+		return NULL;
 	}
 	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
 	err = ehf__build_fd(fd, &et);
