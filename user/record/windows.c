@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 #include "pmubpf_abi.h"
 
 int windows__flip(const struct windows *w, uint32_t *closed, char *err, size_t errlen)
@@ -35,17 +36,12 @@ int windows__empty_map(int fd, size_t key_size)
 	if (!k)
 		return -ENOMEM;
 	while (bpf_map_get_next_key(fd, n ? keys + (n - 1) * key_size : NULL, k) == 0) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			char *nk = ncap > SIZE_MAX / key_size ? NULL : realloc(keys, ncap * key_size);
+		void *v = keys;
 
-			if (!nk) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			keys = nk;
-			cap = ncap;
-		}
+		ret = grow__reserve(&v, &cap, n, 1, key_size, SIZE_MAX);
+		keys = v;
+		if (ret)
+			goto out;
 		memcpy(keys + n * key_size, k, key_size);
 		n++;
 	}
