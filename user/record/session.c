@@ -430,6 +430,7 @@ int session__record(const struct config *cfg, struct session_result *res,
 		.stack_map_size = stack_entries,
 		.counts_map_size = count_entries,
 		.timer = &tk_st,
+		.command_pid = child,
 		.quiet = res != NULL,
 		.samples = res ? &res->samples : NULL,
 	};
