@@ -24,4 +24,4 @@ run() { # name expect-func comment-regex stderr-regex pmubpf-args...
 run stacks_map_full "[lost: user stack (stacks map full)]" '^lost: [0-9]+ user stacks: .*--stack-map-size 1024' \
 	'[1-9][0-9]* user .* stacks' --stack-map-size 1024 --counts-map-size 65536
 run counts_map_full "[lost: counts map full]" '^lost: [0-9]+ samples: counts map full .*--counts-map-size 1024' \
-	'lost [1-9][0-9]* samples \(counts map full\)' --stack-map-size 65536 --counts-map-size 1024
+	'lost: [1-9][0-9]* samples: counts map full' --stack-map-size 65536 --counts-map-size 1024

@@ -21,10 +21,8 @@
 
 #include "lib/hashtab.h"
 #include "pprof/pprof.h"
-#include "profile.pb-c.h"
+#include "pprof_read.h"
 #include "testing.h"
-
-typedef Perftools__Profiles__Profile pb_profile;
 
 /* --- helpers ------------------------------------------------------------ */
 
@@ -69,59 +67,6 @@ static int count_entries(const char *dir)
 			n++;
 	closedir(d);
 	return n;
-}
-
-/* Read a gzip file (a real gzip stream, not passthrough) and decode it. */
-static pb_profile *load(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char in[65536];
-	unsigned char *out = NULL;
-	size_t cap = 0, len = 0;
-	z_stream zs;
-	int zr = Z_OK;
-	pb_profile *prof = NULL;
-
-	if (!f)
-		return NULL;
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 15 + 16) != Z_OK) {
-		fclose(f);
-		return NULL;
-	}
-	while (zr != Z_STREAM_END) {
-		zs.avail_in = (uInt)fread(in, 1, sizeof(in), f);
-		if (!zs.avail_in)
-			break;
-		zs.next_in = in;
-		while (zs.avail_in && zr != Z_STREAM_END) {
-			if (len == cap) {
-				cap = cap ? cap * 2 : 1 << 20;
-				unsigned char *o = realloc(out, cap);
-				if (!o)
-					goto out;
-				out = o;
-			}
-			zs.next_out = out + len;
-			zs.avail_out = (uInt)(cap - len);
-			zr = inflate(&zs, Z_NO_FLUSH);
-			if (zr != Z_OK && zr != Z_STREAM_END)
-				goto out;
-			len = cap - zs.avail_out;
-		}
-	}
-	if (zr == Z_STREAM_END)
-		prof = perftools__profiles__profile__unpack(NULL, len, out);
-out:
-	inflateEnd(&zs);
-	fclose(f);
-	free(out);
-	return prof;
-}
-
-static const char *str(const pb_profile *p, int64_t i)
-{
-	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : NULL;
 }
 
 /* Are the n ids exactly {1..n}? */

@@ -217,6 +217,14 @@ uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 	return ++p->nmaps;
 }
 
+int pprof__set_main_mapping(struct pprof *p, uint64_t id)
+{
+	if (!id || id > p->nmaps)
+		return -EINVAL;
+	p->main_map = id;
+	return 0;
+}
+
 /* Function id for a line's (name, system_name, filename), adding it if new.
  * A repeat with a known start_line fills in an unknown one. */
 static int function_id(struct pprof *p, const struct pprof_line *l,

@@ -51,6 +51,11 @@ uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 			    uint64_t offset, const char *filename,
 			    const char *build_id, bool has_functions);
 
+/* Write mapping `id` first (ids renumbered in the file to keep them
+ * 1..n in order): readers take the first mapping for the main binary
+ * (`go tool pprof`'s "File:"). 0, or -EINVAL if no such mapping. */
+int pprof__set_main_mapping(struct pprof *p, uint64_t id);
+
 /* Location for (mapping_id, address): returns its id (>0) or 0 + errno.
  * If the location already exists it is returned unchanged and lines are
  * ignored. lines[0] is the leaf (innermost inlined function); nlines may be

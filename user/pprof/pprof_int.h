@@ -50,6 +50,7 @@ struct pprof {
 	pb_mapping *maps;          /* maps[id - 1] */
 	size_t nmaps, cap_maps;
 	struct hashtab *map_ht;
+	uint64_t main_map;         /* id written first (file id 1), 0: none */
 
 	pb_function *funcs;        /* funcs[id - 1] */
 	size_t nfuncs, cap_funcs;

@@ -158,6 +158,17 @@ static void read_comm(uint32_t tgid, char *comm, size_t len)
 	}
 }
 
+/* The main executable's inode: the report names its mapping first. */
+static void read_exe(struct proc *pr)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pr->tgid);
+	if (!stat(path, &st))
+		pr->exe_ino = st.st_ino;
+}
+
 /* When to read the maps of a live process again, after the n-th read: a
  * first sample often comes while ld.so is still mapping libraries, and
  * dlopen can come at any time. Then every RESCAN_MAX_NS. */
@@ -335,6 +346,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	for (size_t i = 0; i < pr->maps.n; i++)
 		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	read_exe(pr);
 	procsyms__jit_snapshot(pr);
 	pr->snapshotted = true;
 	pr->next_rescan = mono_ns() + rescan_delay(0);

@@ -29,6 +29,8 @@ struct proc {
 	bool snapshotted;         /* false: gone before its maps were read */
 	struct procmaps maps;     /* executable mappings, sorted */
 	struct elfobj **objs;     /* per mapping; NULL if unreadable */
+	uint64_t exe_ino;         /* inode of /proc/PID/exe at the snapshot,
+	                           * 0 if unknown: names its main mapping */
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */

@@ -489,6 +489,7 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 		.stack_map_size = s->stack_entries,
 		.counts_map_size = s->count_entries,
 		.timer = &s->tk_st,
+		.command_pid = s->cmd.pid,
 		.quiet = s->quiet,
 		.samples = samples,
 	};

@@ -1,21 +1,27 @@
-/* report.h — drain the BPF maps into one pprof profile per event.
+/* report.h — a stopped recording's BPF maps to one pprof profile per event.
  *
- * The last stage of a recording: after the events are disabled, every
- * counts entry becomes a pprof sample (kernel frames, then user frames,
- * leaf first; labels pid, tid, comm and the thread's label set), lost
- * samples become [lost: ...] samples and comments, and each profile is
- * written atomically. A summary goes to stderr, a top-N table to stdout.
+ * The last stage of a recording, in three steps: drain.c reads the maps
+ * into plain entries (entries.h), build.c turns each event's entries into
+ * a profile (kernel frames, then user frames, leaf first; labels pid,
+ * tid, comm and the thread's label set; lost samples as [lost: ...]
+ * samples; every loss in the comments, losses.h), and this file writes
+ * each profile atomically, says what it wrote and lost on stderr (the
+ * same words as the comments) and prints the --top table on stdout.
  */
 #ifndef PMUBPF_REPORT_H
 #define PMUBPF_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include "config/config.h"
 #include "symbols/ksyms.h"
 #include "procs/procs.h"
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
+
+struct report_data;
 
 struct report_in {
 	const struct config *cfg;
@@ -29,6 +35,7 @@ struct report_in {
 	uint32_t stack_map_size, counts_map_size;
 	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
 	const struct timekeeper_stats *timer; /* period dither, NULL: none */
+	pid_t command_pid;            /* the -- command's process, 0: none */
 	bool quiet;                   /* no summary on stderr, no --top table */
 	uint64_t *samples;            /* if set: += each profile's samples */
 };
@@ -37,8 +44,15 @@ struct report_in {
  * several, "DIR/NAME.TAG.pb.gz" from "DIR/NAME.pb.gz" (or NAME.TAG). */
 void report__output_path(const struct config *cfg, int ev, char *buf, size_t len);
 
-/* Write every event's profile. Returns 0, or -errno with a one-line
- * reason in err; profiles already written stay (each is complete). */
+/* Drain the maps and write every event's profile. Returns 0, or -errno
+ * with a one-line reason in err; profiles already written stay (each is
+ * complete). A map that cannot be read is an error before any profile. */
 int report__write_all(const struct report_in *in, char *err, size_t errlen);
+
+/* Write every event's profile from drained data d (no BPF: the unit
+ * tests call it with made-up data). The summary and the losses go to
+ * say (NULL: none), --top tables to top_out. Same returns as above. */
+int report__write_data(const struct report_in *in, const struct report_data *d,
+		       FILE *say, FILE *top_out, char *err, size_t errlen);
 
 #endif

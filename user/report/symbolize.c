@@ -11,6 +11,7 @@
 #include "symbolize.h"
 
 #define KERNEL_MAPPING_NAME "[kernel.kallsyms]"
+#define PATH_MAX_NAME 300 /* a file name (NAME_MAX) and "+0x" and 16 digits */
 
 static struct symb_options opts;
 
@@ -62,6 +63,37 @@ static uint64_t jit_location(struct pprof *p, struct proc *pr, const struct proc
 	return pprof__add_location(p, mid, ip, &line, 1);
 }
 
+uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m)
+{
+	struct elfobj *obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
+
+	return pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path,
+				  obj ? elfobj__build_id(obj) : NULL,
+				  obj != NULL && !opts.no_symbol);
+}
+
+/* A name for a frame no symbol covers, so that viewers which drop
+ * nameless frames (speedscope) keep it: "libc.so.6+0x2a3f0", the file
+ * offset in the mapping's file; "[anon]+0xADDR" or "[unknown]+0xADDR"
+ * (the address) where there is no file. */
+static void address_name(const struct procmap *m, uint64_t ip, char *buf, size_t len)
+{
+	const char *base;
+
+	if (!m) {
+		snprintf(buf, len, "[unknown]+0x%llx", (unsigned long long)ip);
+		return;
+	}
+	if (!m->path[0] || m->path[0] == '[') {
+		snprintf(buf, len, "%s+0x%llx", m->path[0] ? m->path : "[anon]",
+			 (unsigned long long)ip);
+		return;
+	}
+	base = strrchr(m->path, '/');
+	snprintf(buf, len, "%s+0x%llx", base ? base + 1 : m->path,
+		 (unsigned long long)(ip - m->start + m->pgoff));
+}
+
 uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st)
 {
@@ -85,11 +117,8 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		if (js)
 			return jit_location(p, pr, m, ip, js, st);
 	}
-	if (m) {
-		mid = pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path,
-					 obj ? elfobj__build_id(obj) : NULL,
-					 obj != NULL && !opts.no_symbol);
-	}
+	if (m)
+		mid = symb__mapping(p, pr, m);
 	loc = pprof__find_location(p, mid, ip);
 	if (loc)
 		return loc;
@@ -115,8 +144,13 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 						.system_name = owned[0] ? sym->name : NULL };
 		nlines = 1;
 	}
-	if (!nlines)
+	char anon[PATH_MAX_NAME];
+	if (!nlines) {
 		st->user_unknown++;
+		address_name(m, ip, anon, sizeof(anon));
+		lines[0] = (struct pprof_line){ .function = anon };
+		nlines = 1;
+	}
 	loc = pprof__add_location(p, mid, ip, lines, nlines);
 	for (int i = 0; i < DWARF_MAX_FRAMES; i++)
 		free(owned[i]);
@@ -148,8 +182,16 @@ uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
 	st->kernel_frames++;
 	k = ks ? ksyms__lookup(ks, leaf ? ip : ip - 1) : NULL;
 	if (!k) {
+		char name[64];
+		struct pprof_line line = { .function = name };
+
 		st->kernel_unknown++;
-		return pprof__add_location(p, mid, ip, NULL, 0);
+		if (opts.no_symbol)
+			return pprof__add_location(p, mid, ip, NULL, 0);
+		/* Named for viewers that drop nameless frames; the kernel
+		 * "file" is its address space, so the offset is the address. */
+		snprintf(name, sizeof(name), KERNEL_MAPPING_NAME "+0x%llx", (unsigned long long)ip);
+		return pprof__add_location(p, mid, ip, &line, 1);
 	}
 	struct pprof_line line = { .function = k->name };
 	if (k->module) {

@@ -37,10 +37,17 @@ struct symb_options {
 /* Options for every later call (default: all zero). */
 void symb__set_options(const struct symb_options *o);
 
-/* A location id in profile p for a user address of pr (0 on ENOMEM). */
+/* The pprof mapping of pr's mapping m (with its build-id), as user
+ * frames in it get: 0 + errno on ENOMEM. */
+uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m);
+/* A location id in profile p for a user address of pr (0 on ENOMEM). A
+ * frame no symbol names is named by its file and offset ("libc.so.6+0x2a3f0";
+ * without a file, "[anon]+0xADDR" or "[unknown]+0xADDR"), the address
+ * staying in the location; with --no-symbol, frames keep only addresses. */
 uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st);
-/* A location id for a kernel address (ks may be NULL: unsymbolized). */
+/* A location id for a kernel address (ks may be NULL: unsymbolized). An
+ * address kallsyms does not name is "[kernel.kallsyms]+0xADDR". */
 uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
 		      bool leaf, struct symb_stats *st);
 enum symb_synth {

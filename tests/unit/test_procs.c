@@ -1,0 +1,181 @@
+/* test_procs.c — the process registry (user/procs/procs.c,
+ * procs_labels.c) on the test process itself and on children it starts.
+ *
+ * A snapshot of our own pid: comm, executable mappings with their ELF
+ * objects, the main executable; a process gone before its snapshot; maps
+ * re-read after a dlopen (a real, unattached BPF "seen" map says we are
+ * still the same generation); the labels record this binary carries
+ * (<pmubpf/labels.h>) found and published to a real slots map, and a
+ * label set read out of our memory from a notice.
+ */
+#include <bpf/bpf.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pmubpf/labels.h>
+
+#include "procs/procs.h"
+#include "symbols/elfsym.h"
+#include "testing.h"
+
+/* The mapping of pr whose path ends in `tail`, or NULL. */
+static const struct procmap *find_map(const struct proc *pr, const char *tail, size_t *idx)
+{
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const char *p = pr->maps.maps[i].path;
+		size_t lp = strlen(p), lt = strlen(tail);
+
+		if (lp >= lt && !strcmp(p + lp - lt, tail)) {
+			if (idx)
+				*idx = i;
+			return &pr->maps.maps[i];
+		}
+	}
+	return NULL;
+}
+
+static bool own_snapshot(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct proc *pr = ps ? procs__get(ps, (uint32_t)getpid(), 3) : NULL;
+	const struct procmap *m;
+	struct stat st;
+	size_t i;
+
+	CHECK(pr);
+	CHECK(pr->snapshotted && !pr->dead);
+	CHECK_EQ_INT(pr->tgid, getpid());
+	CHECK_EQ_INT(pr->pgen, 3);
+	CHECK_STR(pr->comm, "test_procs");
+	CHECK(procs__get(ps, (uint32_t)getpid(), 3) == pr); /* one record */
+	/* Executable mappings only, sorted, each with its object. */
+	for (i = 0; i < pr->maps.n; i++) {
+		CHECK(pr->maps.maps[i].exec);
+		CHECK(!i || pr->maps.maps[i - 1].start < pr->maps.maps[i].start);
+	}
+	CHECK((m = find_map(pr, "/test_procs", &i)));
+	CHECK(pr->objs[i] != NULL);
+	CHECK(m->start <= (uint64_t)(uintptr_t)own_snapshot && (uint64_t)(uintptr_t)own_snapshot < m->end);
+	CHECK(procmaps__find(&pr->maps, (uint64_t)(uintptr_t)own_snapshot) == m);
+	CHECK((m = procmaps__find(&pr->maps, (uint64_t)(uintptr_t)qsort)));
+	CHECK(strstr(m->path, "libc"));
+	CHECK(pr->objs[m - pr->maps.maps] != NULL);
+	/* The main executable, for the report's first mapping. */
+	CHECK(stat("/proc/self/exe", &st) == 0);
+	CHECK_EQ_INT(pr->exe_ino, st.st_ino);
+	CHECK(procs__stats(ps)->gone == 0);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
+/* A process that exited before we looked: a record all the same, marked
+ * not snapshotted, and counted. */
+static bool gone_before_snapshot(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	pid_t child = fork();
+	struct proc *pr;
+
+	if (child == 0)
+		_exit(0);
+	CHECK(child > 0 && ps);
+	waitpid(child, NULL, 0);
+	pr = procs__get(ps, (uint32_t)child, 1);
+	CHECK(pr);
+	CHECK(!pr->snapshotted);
+	CHECK_EQ_INT(pr->maps.n, 0);
+	CHECK_EQ_INT(pr->exe_ino, 0);
+	CHECK_EQ_INT(procs__stats(ps)->gone, 1);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
+/* A library dlopen()ed after the snapshot is in after the final re-read
+ * (while the seen map still has our generation). */
+static bool rescan_after_dlopen(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen", 4, sizeof(struct pmubpf_seen), 8, NULL);
+	uint32_t tgid = (uint32_t)getpid();
+	struct pmubpf_seen v = { .pgen = 5 };
+	struct symcache *sc = symcache__new();
+	struct procs *ps;
+	struct proc *pr;
+	void *h;
+
+	CHECK(seen >= 0 && sc);
+	CHECK(bpf_map_update_elem(seen, &tgid, &v, BPF_ANY) == 0);
+	ps = procs__new(sc, -1, seen);
+	CHECK(ps && (pr = procs__get(ps, tgid, 5)));
+	CHECK(!find_map(pr, "/libresolv.so.2", NULL));
+	CHECK((h = dlopen("libresolv.so.2", RTLD_NOW)));
+	procs__rescan_all(ps);
+	CHECK(find_map(pr, "/libresolv.so.2", NULL));
+	CHECK_EQ_INT(procs__stats(ps)->rescans, 1);
+	CHECK(!pr->dead);
+	/* A new generation (exec): the snapshot is final, never re-read. */
+	v.pgen = 6;
+	CHECK(bpf_map_update_elem(seen, &tgid, &v, BPF_ANY) == 0);
+	procs__rescan_all(ps);
+	CHECK(pr->dead);
+	CHECK_EQ_INT(procs__stats(ps)->rescans, 1);
+	dlclose(h);
+	procs__free(ps);
+	symcache__free(sc);
+	close(seen);
+	return true;
+}
+
+/* This binary carries the labels record: the snapshot finds it and
+ * publishes the TLS slot to BPF; a label notice with no copy makes
+ * procs read the set out of our memory. */
+static bool labels_record_and_set(void)
+{
+	int slots = bpf_map_create(BPF_MAP_TYPE_HASH, "t_slots", 4, sizeof(struct pmubpf_label_slot), 8, NULL);
+	const pmubpf_labels *set = pmubpf_labels_new(NULL, "phase", "parse", "tenant", "acme", NULL);
+	uint32_t tgid = (uint32_t)getpid();
+	struct symcache *sc = symcache__new();
+	struct procs *ps = slots >= 0 && sc ? procs__new(sc, slots, -1) : NULL;
+	struct pmubpf_label_slot slot;
+	static struct pmubpf_label_notice n; /* 5 KiB */
+	const struct label_set *ls;
+	struct proc *pr;
+
+	CHECK(set && ps);
+	CHECK((pr = procs__get(ps, tgid, 1)));
+	CHECK_EQ_INT(procs__stats(ps)->label_records, 1);
+	CHECK(bpf_map_lookup_elem(slots, &tgid, &slot) == 0);
+	CHECK_EQ_INT(slot.version, PMUBPF_LABELS_ABI_VERSION);
+	n.hdr = (struct pmubpf_notice){ .kind = PMUBPF_NOTICE_LABEL, .tgid = tgid, .pgen = 1,
+					.tid = tgid, .label = set->id,
+					.label_ptr = (uint64_t)(uintptr_t)set };
+	n.len = 0; /* BPF's copy failed: read it from the process */
+	CHECK(procs__notice(ps, &n.hdr, sizeof(n)) == 0);
+	CHECK((ls = procs__label_set(ps, pr, set->id)));
+	CHECK_EQ_INT(ls->n, 2);
+	CHECK_STR(ls->pairs[0].key, "phase");
+	CHECK_STR(ls->pairs[0].value, "parse");
+	CHECK_STR(ls->pairs[1].key, "tenant");
+	CHECK_STR(ls->pairs[1].value, "acme");
+	CHECK(!procs__label_set(ps, pr, set->id + 1));
+	CHECK_EQ_INT(procs__stats(ps)->label_sets, 1);
+	pmubpf_labels_free(set);
+	procs__free(ps);
+	symcache__free(sc);
+	close(slots);
+	return true;
+}
+
+TEST_MAIN("procs",
+	TEST(own_snapshot),
+	TEST(gone_before_snapshot),
+	TEST(rescan_after_dlopen),
+	TEST(labels_record_and_set),
+)

@@ -1,0 +1,238 @@
+/* build.c — see build.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "build.h"
+#include "mainexe.h"
+#include "symbolize.h"
+
+#define MAX_DEPTH PMUBPF_MAX_DEPTH
+#define MAX_LABELS 16 /* of a thread's label set, per sample */
+
+/* Append a stack's locations for one side. */
+static size_t add_side(struct pprof *p, const struct report_data *d, uint64_t key, bool user,
+		       struct proc *pr, const struct ksyms *ks, uint64_t *locs, size_t n,
+		       struct symb_stats *st)
+{
+	if (key == PMUBPF_STACK_NONE)
+		return n;
+	if (key < PMUBPF_STACK_KEY_MIN) {
+		enum symb_synth s = key == PMUBPF_STACK_LOST ?
+			(user ? SYNTH_LOST_USTACK_FULL : SYNTH_LOST_KSTACK_FULL) :
+			(user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
+		locs[n++] = symb__synthetic(p, s);
+		return n;
+	}
+	const struct pmubpf_stack *f = report_data__stack(d, key);
+	if (!f) {
+		locs[n++] = symb__synthetic(p, user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
+		return n;
+	}
+	for (uint64_t i = 0; i < f->nr; i++) {
+		uint64_t l = user ? symb__user(p, pr, f->ips[i], n == 0 && i == 0, st)
+				  : symb__kernel(p, ks, f->ips[i], i == 0, st);
+		if (l)
+			locs[n++] = l;
+	}
+	return n;
+}
+
+/* --call-graph: the mode, the unwind tables, and how DWARF walks ended
+ * when not at the outermost frame (every sample is kept). */
+static const char *const dwarf_reasons[PMUBPF_DROP__MAX] = {
+	[PMUBPF_DROP_DWARF_NO_TABLE] = "walked by frame pointer instead: the process had no unwind tables yet (first samples) or no slot",
+	[PMUBPF_DROP_DWARF_TRUNCATED] = "truncated at " PMUBPF_MAX_DEPTH_STR " frames",
+	[PMUBPF_DROP_DWARF_READ_FAIL] = "end early: stack memory unreadable",
+	[PMUBPF_DROP_DWARF_UNMAPPED] = "end at an address in no known mapping (not executable, or mapped after the last snapshot)",
+	[PMUBPF_DROP_DWARF_BAD_FRAME] = "end early: an unwound frame was not above the previous one",
+	[PMUBPF_DROP_DWARF_BAD_RULE] = "have frames unwound by frame pointer: a CFI rule BPF does not evaluate",
+	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc (JIT code, objects without .eh_frame)",
+};
+
+static void add_unwind_comments(struct pprof *p, const struct report_in *in,
+				const struct pmubpf_drop_val *d)
+{
+	char buf[512];
+
+	if (in->cfg->no_user)
+		return;
+	if (in->cfg->call_graph != CALL_GRAPH_DWARF || !in->unwind) {
+		pprof__add_comment(p, "call graph: fp (user stacks by frame pointers)");
+		return;
+	}
+	pprof__add_comment(p, "call graph: dwarf (user stacks unwound in BPF from .eh_frame/.debug_frame tables)");
+	unwind__summary(in->unwind, buf, sizeof(buf));
+	pprof__add_comment(p, "%s", buf);
+	for (int r = 0; r < PMUBPF_DROP__MAX; r++)
+		if (dwarf_reasons[r] && d[r].count)
+			pprof__add_comment(p, "dwarf: %llu user stacks %s",
+					   (unsigned long long)d[r].count, dwarf_reasons[r]);
+}
+
+static void add_comments(struct pprof *p, const struct report_in *in, int ev,
+			 const struct pmubpf_drop_val *d, const struct report_notes *notes)
+{
+	const struct config *cfg = in->cfg;
+	const struct pmubpf_event *e = &cfg->events[ev];
+
+	pprof__add_comment(p, "pmubpf: %s", cfg->cmdline ? cfg->cmdline : "");
+	pprof__add_comment(p, "event: %s (type %u, config %#llx)%s", e->name, e->attr.type,
+			   (unsigned long long)e->attr.config,
+			   e->attr.precise_ip ? " precise" : "");
+	if (cfg->period)
+		pprof__add_comment(p, "sampling: every %llu %s", (unsigned long long)cfg->period,
+				   e->is_timer ? "ns" : "events");
+	else
+		pprof__add_comment(p, "sampling: %llu Hz per CPU (weights are each sample's own period)",
+				   (unsigned long long)cfg->freq);
+	if (e->is_timer && in->timer && in->timer->dithering)
+		pprof__add_comment(p, "dither: timer periods re-drawn every ~100 ms, rates 5-15%% off nominal, against aliasing (%llu changes, %llu refused; --no-dither keeps them fixed)",
+				   (unsigned long long)in->timer->redraws, (unsigned long long)in->timer->failures);
+	else if (e->is_timer)
+		pprof__add_comment(p, "dither: off (fixed timer period; a loop in step with it can alias)");
+	for (int i = 0; i < notes->n; i++)
+		pprof__add_comment(p, "%s", notes->v[i].text);
+	add_unwind_comments(p, in, d);
+
+	const struct procs_stats *ps = procs__stats(in->procs);
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from mmap reports",
+			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
+			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans,
+			   (unsigned long long)ps->maps_from_reports);
+}
+
+/* One sample's labels: pid, tid, comm, then its label set's pairs. */
+static size_t sample_labels(const struct report_in *in, const struct report_entry *en,
+			    struct proc *pr, struct pprof_label *labels)
+{
+	size_t nl = 0;
+
+	labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->k.tgid };
+	labels[nl++] = (struct pprof_label){ .key = "tid", .num = en->k.tid };
+	labels[nl++] = (struct pprof_label){ .key = "comm",
+		.str = en->k.tgid == 0 ? "swapper" : (pr && pr->comm[0] ? pr->comm : "[unknown]") };
+	if (en->k.label) {
+		const struct label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
+
+		if (!ls)
+			labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
+		for (uint32_t j = 0; ls && j < ls->n && j < MAX_LABELS; j++)
+			labels[nl++] = (struct pprof_label){ .key = ls->pairs[j].key,
+							     .str = ls->pairs[j].value };
+	}
+	return nl;
+}
+
+/* Every entry as a sample; the main executable counted on the way. */
+static int add_samples(struct pprof *p, const struct report_in *in, const struct report_data *d,
+		       const struct report_event *es, double scale, struct top *top,
+		       struct mainexe *me, struct symb_stats *st)
+{
+	uint64_t locs[2 * MAX_DEPTH + 2];
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct report_entry *en = &es->v[i];
+		struct proc *pr = en->k.tgid ? procs__get(in->procs, en->k.tgid, en->k.pgen) : NULL;
+		struct pprof_label labels[4 + MAX_LABELS];
+		size_t n = 0, nl;
+		int ret;
+
+		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, locs, n, st);
+		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, locs, n, st);
+		if (!n)
+			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
+		nl = sample_labels(in, en, pr, labels);
+		int64_t w = (int64_t)((double)en->v.period * scale);
+		ret = pprof__add_sample(p, locs, n, (int64_t)en->v.count, w, labels, nl);
+		if (!ret && top)
+			ret = top__add(top, p, locs, n, w);
+		if (!ret)
+			ret = mainexe__add(me, pr, en->k.tid, w);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Name the main executable's mapping first (mainexe.h). */
+static int set_main_mapping(struct pprof *p, struct mainexe *me)
+{
+	struct proc *pr = NULL;
+	const struct procmap *m = mainexe__pick(me, &pr);
+	uint64_t id;
+
+	if (!m)
+		return 0;
+	id = symb__mapping(p, pr, m);
+	return id ? pprof__set_main_mapping(p, id) : -ENOMEM;
+}
+
+int report__build(const struct report_in *in, const struct report_data *d, int ev,
+		  struct top *top, struct report_built *out, char *err, size_t errlen)
+{
+	const struct config *cfg = in->cfg;
+	const struct pmubpf_event *e = &cfg->events[ev];
+	const struct report_event *es = &d->ev[ev];
+	const struct pmubpf_drop_val *drops = es->drops;
+	const struct loss_sizes sizes = { in->counts_map_size, in->stack_map_size };
+	struct symb_stats st = { 0 };
+	uint64_t nsamples = 0, weight = 0, loc;
+	double scale = 1.0;
+	int64_t period;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < es->n; i++) {
+		nsamples += es->v[i].v.count;
+		weight += es->v[i].v.period;
+	}
+	if (in->running[ev] && in->enabled[ev] > in->running[ev])
+		scale = (double)in->enabled[ev] / (double)in->running[ev];
+	/* A timer's nominal period (ns), -c's, else the mean per sample. */
+	period = (int64_t)timekeeper__timer_period(cfg, e);
+	if (!period)
+		period = cfg->period ? (int64_t)cfg->period
+				     : nsamples ? (int64_t)(weight / nsamples) : 0;
+
+	struct pprof *p = pprof__new(e->value_type, e->value_unit, period);
+	struct mainexe *me = mainexe__new(cfg, in->command_pid);
+	if (!p || !me) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	pprof__set_time(p, in->time_nanos, in->duration_nanos);
+	report__loss_notes(drops, &sizes, scale, procs__stats(in->procs), &out->notes);
+	add_comments(p, in, ev, drops, &out->notes);
+	ret = add_samples(p, in, d, es, scale, top, me, &st);
+	if (ret)
+		goto fail;
+	if (st.user_frames || st.kernel_frames)
+		pprof__add_comment(p, "symbols: %llu user locations (%llu unnamed, %llu with source lines, %llu with inlined frames, %llu JIT), %llu kernel (%llu unnamed)%s",
+				   (unsigned long long)st.user_frames, (unsigned long long)st.user_unknown,
+				   (unsigned long long)st.user_lines, (unsigned long long)st.user_inlined,
+				   (unsigned long long)st.user_jit, (unsigned long long)st.kernel_frames,
+				   (unsigned long long)st.kernel_unknown,
+				   cfg->no_symbol ? "; --no-symbol: addresses only" : "");
+	if (drops[PMUBPF_DROP_COUNTS_FULL].count) {
+		loc = symb__synthetic(p, SYNTH_LOST_COUNTS_FULL);
+		ret = loc ? pprof__add_sample(p, &loc, 1, (int64_t)drops[PMUBPF_DROP_COUNTS_FULL].count,
+					      (int64_t)((double)drops[PMUBPF_DROP_COUNTS_FULL].period * scale),
+					      NULL, 0)
+			  : -ENOMEM;
+		if (ret)
+			goto fail;
+	}
+	ret = set_main_mapping(p, me);
+	if (ret)
+		goto fail;
+	mainexe__free(me);
+	out->p = p;
+	out->nsamples = nsamples;
+	out->distinct = es->n;
+	return 0;
+fail:
+	snprintf(err, errlen, "building the %s profile: %s", e->name, strerror(-ret));
+	mainexe__free(me);
+	pprof__free(p);
+	return ret;
+}

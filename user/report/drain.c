@@ -1,0 +1,90 @@
+/* drain.c — see drain.h. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drain.h"
+
+/* Keep stack `key` if it is a real key (not a status) not read yet. */
+static int read_stack(int fd, struct report_data *d, uint64_t key, struct pmubpf_stack *buf)
+{
+	if (key < PMUBPF_STACK_KEY_MIN || report_data__stack(d, key))
+		return 0;
+	if (bpf_map_lookup_elem(fd, &key, buf) || buf->nr > PMUBPF_MAX_DEPTH)
+		return 0; /* absent: its samples say "walk failed" */
+	return report_data__add_stack(d, key, buf);
+}
+
+static int drain_counts(const struct report_maps *m, struct report_data *d)
+{
+	struct pmubpf_key key, next;
+	struct pmubpf_stack *buf = malloc(sizeof(*buf));
+	void *prev = NULL;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((err = bpf_map_get_next_key(m->counts_fd, prev, &next)) == 0) {
+		struct pmubpf_val v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(m->counts_fd, &next, &v))
+			continue; /* deleted under us: cannot happen after stop */
+		if (next.event >= (uint32_t)m->nevents)
+			continue;
+		if (report_data__add_entry(d, &next, &v) ||
+		    read_stack(m->stacks_fd, d, next.ustack, buf) ||
+		    read_stack(m->stacks_fd, d, next.kstack, buf)) {
+			free(buf);
+			return -ENOMEM;
+		}
+	}
+	free(buf);
+	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
+}
+
+/* Each event's drop counters, summed over CPUs. */
+static int sum_drops(const struct report_maps *m, struct report_data *d)
+{
+	struct pmubpf_drop_val *vals = calloc(m->nr_cpus > 0 ? m->nr_cpus : 1, sizeof(*vals));
+
+	if (!vals)
+		return -ENOMEM;
+	for (int ev = 0; ev < m->nevents; ev++) {
+		struct pmubpf_drop_val *out = d->ev[ev].drops;
+
+		memset(out, 0, sizeof(d->ev[ev].drops));
+		for (uint32_t r = 0; r < PMUBPF_DROP__MAX; r++) {
+			uint32_t idx = ev * PMUBPF_DROP__MAX + r;
+
+			if (bpf_map_lookup_elem(m->drops_fd, &idx, vals)) {
+				int err = -errno;
+
+				free(vals);
+				return err ? err : -EIO;
+			}
+			for (int c = 0; c < m->nr_cpus; c++) {
+				out[r].count += vals[c].count;
+				out[r].period += vals[c].period;
+			}
+		}
+	}
+	free(vals);
+	return 0;
+}
+
+int report__drain(const struct report_maps *m, struct report_data *d, char *err, size_t errlen)
+{
+	int ret = drain_counts(m, d);
+
+	if (ret) {
+		snprintf(err, errlen, "reading the counts map: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sum_drops(m, d);
+	if (ret)
+		snprintf(err, errlen, "reading the drops map (what was lost): %s", strerror(-ret));
+	return ret;
+}

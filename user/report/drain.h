@@ -1,0 +1,25 @@
+/* drain.h — read a stopped recording's BPF maps into plain data.
+ *
+ * The only part of the report that touches BPF: every counts entry, every
+ * stack an entry names, and each event's drop counters summed over CPUs
+ * go into a struct report_data (entries.h) for build.c.
+ */
+#ifndef PMUBPF_REPORT_DRAIN_H
+#define PMUBPF_REPORT_DRAIN_H
+
+#include <stddef.h>
+#include "entries.h"
+
+struct report_maps {
+	int counts_fd, stacks_fd, drops_fd;
+	int nr_cpus;  /* possible CPUs (per-CPU map values) */
+	int nevents;
+};
+
+/* Fill d (report_data__init'ed). Returns 0, or -errno with a one-line
+ * reason in err: a map that cannot be read fully is an error, never a
+ * silent zero. A stack the stacks map does not have is left out of d
+ * (its samples get a [lost: ... (walk failed)] frame). */
+int report__drain(const struct report_maps *m, struct report_data *d, char *err, size_t errlen);
+
+#endif

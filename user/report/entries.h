@@ -1,0 +1,50 @@
+/* entries.h — a recording's raw results as plain data: what drain.c reads
+ * out of the BPF maps and build.c turns into profiles.
+ *
+ * Per event: the counts entries (key, value) and the drop counters summed
+ * over CPUs; for all events: the stacks the entries name, by key. Nothing
+ * here touches BPF, so the unit tests make these up by hand.
+ */
+#ifndef PMUBPF_REPORT_ENTRIES_H
+#define PMUBPF_REPORT_ENTRIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "pmubpf_abi.h"
+
+struct hashtab;
+
+struct report_entry {
+	struct pmubpf_key k;
+	struct pmubpf_val v;
+};
+
+struct report_event {
+	struct report_entry *v;
+	size_t n, cap;
+	struct pmubpf_drop_val drops[PMUBPF_DROP__MAX]; /* summed over CPUs */
+};
+
+struct report_data {
+	struct report_event ev[PMUBPF_MAX_EVENTS];
+	/* stacks: key -> frames */
+	struct hashtab *stack_index; /* key -> index into stacks */
+	struct pmubpf_stack *stacks;
+	uint64_t *stack_keys;
+	size_t nstacks, cap_stacks;
+};
+
+/* 0 or -ENOMEM. report_data__free frees what init and the adds made. */
+int report_data__init(struct report_data *d);
+void report_data__free(struct report_data *d);
+/* Append an entry to event k->event's list: 0, -EINVAL (event out of
+ * range) or -ENOMEM. */
+int report_data__add_entry(struct report_data *d, const struct pmubpf_key *k,
+			   const struct pmubpf_val *v);
+/* Keep a copy of stack `key`'s frames (nr <= PMUBPF_MAX_DEPTH, else
+ * -EINVAL): 0 or -ENOMEM. A key already there is left as it is. */
+int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st);
+/* The frames of stack `key`, or NULL if none was added. */
+const struct pmubpf_stack *report_data__stack(const struct report_data *d, uint64_t key);
+
+#endif

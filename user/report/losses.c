@@ -1,0 +1,63 @@
+/* losses.c — see losses.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "losses.h"
+
+enum size_hint { HINT_NONE, HINT_COUNTS_MAP, HINT_STACK_MAP };
+
+/* Every drop reason that is a loss (or a leaving out) of whole samples,
+ * stacks, notices or labels. The DWARF walk's reasons are not here: those
+ * samples are kept (build.c describes how their stacks ended). */
+static const struct loss_reason {
+	int drop;           /* PMUBPF_DROP_* */
+	const char *fmt;    /* %llu: how many; %u: the map size of the hint */
+	enum size_hint hint;
+} loss_reasons[] = {
+	{ PMUBPF_DROP_COUNTS_FULL, "lost: %llu samples: counts map full (--counts-map-size %u too small)", HINT_COUNTS_MAP },
+	{ PMUBPF_DROP_USTACK, "lost: %llu user stacks: stacks map full or walk failed (--stack-map-size %u)", HINT_STACK_MAP },
+	{ PMUBPF_DROP_KSTACK, "lost: %llu kernel stacks: stacks map full or walk failed (--stack-map-size %u)", HINT_STACK_MAP },
+	{ PMUBPF_DROP_NOTICE, "lost: %llu process/label notices: ring buffer full (retried on later samples)", HINT_NONE },
+	{ PMUBPF_DROP_LABEL_READ, "lost: %llu label reads: label word unreadable (samples kept unlabelled)", HINT_NONE },
+	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
+};
+
+static __attribute__((format(printf, 3, 4)))
+void note(struct report_notes *out, bool on_stderr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out->n >= REPORT_NOTES_MAX)
+		return; /* cannot happen: the table is shorter */
+	va_start(ap, fmt);
+	vsnprintf(out->v[out->n].text, REPORT_NOTE_LEN, fmt, ap);
+	va_end(ap);
+	out->v[out->n++].on_stderr = on_stderr;
+}
+
+void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
+			double scale, const struct procs_stats *ps, struct report_notes *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < sizeof(loss_reasons) / sizeof(loss_reasons[0]); i++) {
+		const struct loss_reason *r = &loss_reasons[i];
+		unsigned size = r->hint == HINT_COUNTS_MAP ? sz->counts_map_size
+			      : r->hint == HINT_STACK_MAP ? sz->stack_map_size : 0;
+
+		if (!d[r->drop].count)
+			continue;
+		if (r->hint == HINT_NONE)
+			note(out, true, r->fmt, (unsigned long long)d[r->drop].count);
+		else
+			note(out, true, r->fmt, (unsigned long long)d[r->drop].count, size);
+	}
+	if (scale > 1.0)
+		note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
+		     100.0 / scale, scale);
+	if (ps && (ps->label_records || ps->label_bad_records || ps->label_sets ||
+		   ps->label_sets_stale || ps->label_sets_bad))
+		note(out, ps->label_bad_records || ps->label_sets_stale || ps->label_sets_bad,
+		     "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed",
+		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
+		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
+		     (unsigned long long)ps->label_sets_bad);
+}

@@ -1,0 +1,42 @@
+/* losses.h — one table of what a recording lost or left out, told twice:
+ * as profile comments and as stderr lines, in the same words.
+ *
+ * Each note is a line such as
+ *   lost: 12 samples: counts map full (--counts-map-size 1024 too small)
+ * The profile carries it as a comment; stderr says
+ *   pmubpf: EVENT: lost: 12 samples: counts map full (...)
+ * for the notes marked on_stderr (every loss; a note that only describes,
+ * such as the label bookkeeping with nothing rejected, stays in the file).
+ */
+#ifndef PMUBPF_REPORT_LOSSES_H
+#define PMUBPF_REPORT_LOSSES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "procs/procs.h"
+#include "pmubpf_abi.h"
+
+#define REPORT_NOTE_LEN 256
+#define REPORT_NOTES_MAX 16
+
+struct report_note {
+	char text[REPORT_NOTE_LEN];
+	bool on_stderr;
+};
+
+struct report_notes {
+	struct report_note v[REPORT_NOTES_MAX];
+	int n;
+};
+
+struct loss_sizes {
+	uint32_t counts_map_size, stack_map_size; /* named in the hints */
+};
+
+/* The notes of one event: its drop counters d (summed over CPUs), the
+ * multiplexing scale (enabled/running, 1.0 if the counter always ran)
+ * and the label bookkeeping ps (may be NULL). */
+void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
+			double scale, const struct procs_stats *ps, struct report_notes *out);
+
+#endif
