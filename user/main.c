@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "cli/cli.h"
 #include "http/httpd.h"
+#include "record/every.h"
 #include "record/session.h"
 
 #define PMUBPF_VERSION "0.1.0"
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
 		ret = event__list(SYSFS_PMUS) ? 1 : 0;
 		break;
 	case CLI_RECORD:
-		ret = session__run(&cfg);
+		ret = cfg.every > 0 ? every__run(&cfg) : session__run(&cfg);
 		break;
 	case CLI_SERVE:
 		ret = httpd__serve(&cfg, SYSFS_PMUS);

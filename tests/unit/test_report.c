@@ -570,7 +570,8 @@ static bool drain_maps(void)
 				   2 * PMUBPF_DROP__MAX, NULL);
 	int short_drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "t_drops1", 4,
 					 sizeof(struct pmubpf_drop_val), PMUBPF_DROP__MAX, NULL);
-	struct report_maps m = { counts, stacks, drops, ncpu, 2 };
+	struct report_maps m = { .counts_fd = counts, .stacks_fd = stacks, .drops_fd = drops,
+				 .nr_cpus = ncpu, .nevents = 2 };
 	struct pmubpf_stack st = { .nr = 2, .ips = { 5, 6 } };
 	struct pmubpf_drop_val *dv = calloc(ncpu > 0 ? ncpu : 1, sizeof(*dv));
 	struct report_data d;

@@ -20,6 +20,8 @@ enum {
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
 	OPT_CALL_GRAPH = 320, OPT_NO_DITHER,
 	OPT_HTTP = 340,
+	OPT_EVERY = 341,
+	OPT_KEEP = 342,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +48,8 @@ static const struct option long_opts[] = {
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "every", required_argument, NULL, OPT_EVERY },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ 0 },
 };
 
@@ -87,6 +91,11 @@ void cli__usage(FILE *f)
 "                        SIGTERM also stop and still write the profile\n"
 "  -o, --output FILE     profile path (default pmubpf.pb.gz); with several events\n"
 "                        the event goes into each name: FILE -> NAME.EVENT.pb.gz\n"
+"      --every SEC       record on (until -d, Ctrl-C or the command's end) and\n"
+"                        write a profile per event every SEC seconds (>= 1):\n"
+"                        NAME.EVENT.YYYYMMDDTHHMMSSZ.pb.gz (the window's start,\n"
+"                        UTC); -o DIR/ puts them in DIR as pmubpf.EVENT.*\n"
+"      --keep N          with --every: keep the newest N profiles per event\n"
 "      --no-kernel       no kernel stacks\n"
 "      --no-symbol       addresses and mappings (with build-ids) only: symbolize\n"
 "                        later, e.g. go tool pprof -symbolize=local\n"
@@ -324,6 +333,18 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_NO_DITHER:
 			cfg->no_dither = true;
 			break;
+		case OPT_EVERY:
+			if (values__parse_seconds(optarg, 1, 31536000, &cfg->every))
+				return errmsg(err, errlen, "bad window '--every %s': want seconds >= 1, e.g. 60", optarg);
+			break;
+		case OPT_KEEP: {
+			uint64_t n;
+
+			if (values__parse_u64(optarg, 1, 1000000, &n))
+				return errmsg(err, errlen, "bad count '--keep %s': want 1..1000000 profiles per event", optarg);
+			cfg->keep = (int)n;
+			break;
+		}
 		case OPT_HTTP: {
 			struct listen_addr a;
 
@@ -389,6 +410,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		if (cfg->nevents > 1)
 			return errmsg(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
 	}
+	if (cfg->keep && cfg->every <= 0)
+		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
+	if (cfg->every > 0 && cfg->http)
+		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window)");
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;
 	if (!cfg->nevents) {

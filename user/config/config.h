@@ -41,6 +41,10 @@ struct config {
 	char **command;           /* after --, NULL-terminated; NULL if none */
 
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
+	double every;             /* --every SEC: a profile per window of SEC
+	                           * seconds (0: one for the whole recording) */
+	int keep;                 /* --keep N: with --every, the newest N
+	                           * profiles per event stay on disk (0: all) */
 	const char *output;       /* -o */
 	bool no_kernel, no_user, include_idle;
 	bool no_dither;           /* --no-dither: timer periods stay fixed */

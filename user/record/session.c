@@ -24,10 +24,12 @@
 #include "perf/perfev.h"
 #include "pmubpf.skel.h"
 #include "procs/procs.h"
+#include "report/drain.h"
 #include "report/report.h"
 #include "session.h"
 #include "report/symbolize.h"
 #include "targets.h"
+#include "windows.h"
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
 
@@ -98,7 +100,7 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * bytes, so there is one per expected sample, the worst case; stack
 	 * map entries cost ~1 KiB each (127 frames), so they get half and
 	 * are capped lower. */
-	double secs = cfg->duration > 0 ? cfg->duration : 60;
+	double secs = cfg->every > 0 ? cfg->every : cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
 
@@ -138,8 +140,16 @@ struct session {
 	struct timekeeper *tk;
 	struct timekeeper_stats tk_st;
 	struct ksyms_loader *kload;
+	struct ksyms *ks;            /* joined from kload when first needed */
+	int64_t ks_loaded;           /* when (mono ns) */
 	int64_t t0_wall, t0, deadline;
 	int pending;                 /* procs__tick: work waits (poll short) */
+	/* windows (cfg->every) */
+	struct windows win;
+	int64_t win_start, win_start_wall;
+	bool stopped;
+	int64_t duration;            /* set by session__stop */
+	struct unwind_stats uw_st;
 };
 
 static int fail(struct session *s, const char *fmt, ...)
@@ -250,11 +260,13 @@ int session__open(struct session *s)
 	}
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
 	uwb = unwind_maps_of(s->skel);
-	/* Window 1's maps are used only by a recording that flips windows. */
+	/* Window 1's maps are used only by a recording that flips windows
+	 * (and each window's are sized for one window, not the recording). */
+	bool windowed = cfg->every > 0;
 	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
 	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
-	    bpf_map__set_max_entries(s->skel->maps.stacks1, 1) ||
-	    bpf_map__set_max_entries(s->skel->maps.counts1, 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts1, windowed ? s->count_entries : 1) ||
 	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
 		return fail(s, "sizing the BPF maps: %s", strerror(errno));
 	err = pmubpf_bpf__load(s->skel);
@@ -265,6 +277,15 @@ int session__open(struct session *s)
 	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
 	if (err)
 		return fail(s, "attaching BPF tracepoints: %s", strerror(-err));
+	s->win = (struct windows){
+		.window = &s->skel->bss->window,
+		.grace_fd = bpf_map__fd(s->skel->maps.grace),
+		.grace_inner_fd = bpf_map__fd(s->skel->maps.grace_inner),
+		.counts_fd = { bpf_map__fd(s->skel->maps.counts0), bpf_map__fd(s->skel->maps.counts1) },
+		.stacks_fd = { bpf_map__fd(s->skel->maps.stacks0), bpf_map__fd(s->skel->maps.stacks1) },
+		.drops_fd = bpf_map__fd(s->skel->maps.drops),
+		.nr_cpus = libbpf_num_possible_cpus(),
+	};
 	for (int i = 0; i < cfg->npids; i++)
 		if (add_target(s, cfg->pids[i], PMUBPF_TARGET_TGID, PMUBPF_TARGET_ACTIVE))
 			return -1;
@@ -355,8 +376,8 @@ int session__start(struct session *s)
 		return -1;
 
 	session__catch_signals();
-	s->t0_wall = clock_ns(CLOCK_REALTIME);
-	s->t0 = mono_ns();
+	s->t0_wall = s->win_start_wall = clock_ns(CLOCK_REALTIME);
+	s->t0 = s->win_start = mono_ns();
 	/* -d is enforced by a thread that disables the events on time: the
 	 * notice loop may be busy for a while (a new process's unwind tables,
 	 * symbols) and must not stretch the recording. The same thread
@@ -411,26 +432,134 @@ enum session_end session__step(struct session *s)
 	return stop_signal ? SESSION_SIGNAL : SESSION_GOING;
 }
 
-/* Sampling is over: the window closed, the events stopped and the last
- * notices and maps read; the recording's length into *duration. */
-static void stop_sampling(struct session *s, int64_t *duration)
+void session__stop(struct session *s)
 {
 	int64_t t_end;
 	bool fired;
 
+	if (s->stopped)
+		return;
+	s->stopped = true;
 	__atomic_store_n(&s->skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
 	t_end = mono_ns();
 	fired = timekeeper__fired(s->tk);
 	timekeeper__stop(s->tk, &s->tk_st);
 	s->tk = NULL;
 	perfev__stop(s->pev);
-	*duration = (fired ? s->deadline : t_end) - s->t0;
+	s->duration = (fired ? s->deadline : t_end) - s->t0;
 	ring_buffer__consume(s->rb); /* notices of the last samples */
 	if (s->mw)
 		mmapwatch__consume(s->mw);
 	if (s->uw)
 		unwind__stop(s->uw);  /* no tables needed any more */
 	procs__rescan_all(s->procs);  /* libraries mapped since the last read */
+}
+
+/* Kernel symbols for building profiles: the snapshot read at start; a
+ * recording of many windows re-reads it every 10 minutes (modules come
+ * and go). NULL with a warning once if unavailable. */
+#define KSYMS_REFRESH_NS (600 * 1000000000LL)
+static const struct ksyms *kernel_symbols(struct session *s)
+{
+	if (s->cfg->no_kernel)
+		return NULL;
+	if (s->kload) {
+		s->ks = ksyms__join(s->kload);
+		s->kload = NULL;
+		s->ks_loaded = mono_ns();
+		if (!s->ks)
+			fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
+				strerror(errno));
+	} else if (s->ks && !s->stopped && mono_ns() - s->ks_loaded > KSYMS_REFRESH_NS) {
+		struct ksyms *k = ksyms__load("/proc/kallsyms");
+
+		s->ks_loaded = mono_ns();
+		if (k) {
+			ksyms__free(s->ks);
+			s->ks = k;
+		}
+	}
+	return s->ks;
+}
+
+void session__report_in(struct session *s, const struct session_span *span, struct report_in *in)
+{
+	const struct config *cfg = s->cfg;
+
+	*in = (struct report_in){
+		.cfg = cfg,
+		.counts_fd = s->win.counts_fd[0],
+		.stacks_fd = s->win.stacks_fd[0],
+		.drops_fd = s->win.drops_fd,
+		.nr_cpus = s->win.nr_cpus,
+		.procs = s->procs,
+		.ksyms = kernel_symbols(s),
+		.time_nanos = span->start_wall,
+		.duration_nanos = span->duration,
+		.stack_map_size = s->stack_entries,
+		.counts_map_size = s->count_entries,
+		.timer = s->stopped ? &s->tk_st : NULL,
+		.command_pid = s->cmd.pid,
+		.quiet = s->quiet,
+	};
+	if (s->uw) {
+		unwind__stats(s->uw, &s->uw_st);
+		in->unwind = &s->uw_st;
+	}
+	for (int e = 0; e < cfg->nevents; e++)
+		perfev__times(s->pev, e, &in->enabled[e], &in->running[e]);
+}
+
+int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period)
+{
+	struct pmubpf_drop_val *v = calloc(s->win.nr_cpus, sizeof(*v));
+	uint32_t key = (uint32_t)ev;
+	int err = 0;
+
+	*count = *period = 0;
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.totals), &key, v))
+		err = -errno;
+	for (int c = 0; !err && c < s->win.nr_cpus; c++) {
+		*count += v[c].count;
+		*period += v[c].period;
+	}
+	free(v);
+	return err;
+}
+
+int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+{
+	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
+				 .nevents = s->cfg->nevents };
+	int64_t now = mono_ns(), now_wall = clock_ns(CLOCK_REALTIME);
+	uint32_t closed;
+	int err;
+
+	if (s->stopped) { /* sampling is over: the window under way is the last */
+		closed = __atomic_load_n(s->win.window, __ATOMIC_ACQUIRE) & 1;
+		now = s->t0 + s->duration;
+		now_wall = s->t0_wall + s->duration;
+	} else if (windows__flip(&s->win, &closed, s->err, sizeof(s->err))) {
+		return -1;
+	}
+	/* Notices of the closed window's samples (new processes, label
+	 * sets) before its entries are looked up. */
+	ring_buffer__consume(s->rb);
+	span->start_wall = s->win_start_wall;
+	span->duration = now - s->win_start;
+	s->win_start = now;
+	s->win_start_wall = now_wall;
+	m.counts_fd = s->win.counts_fd[closed];
+	m.stacks_fd = s->win.stacks_fd[closed];
+	m.window = closed;
+	if (report__drain(&m, d, s->err, sizeof(s->err)))
+		return -1;
+	err = windows__clear(&s->win, closed);
+	if (err)
+		return fail(s, "emptying the maps of a closed window: %s", strerror(-err));
+	return 0;
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)
@@ -459,67 +588,39 @@ static int command_status(struct session *s)
 	return 0;
 }
 
+/* The command's exit status (0 without one). */
+int session__end(struct session *s)
+{
+	if (s->dbg && s->cfg->verbose)
+		print_debuginfo_stats(s->dbg);
+	return s->cmd.pid ? command_status(s) : 0;
+}
+
 int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 {
 	const struct config *cfg = s->cfg;
-	struct unwind_stats uw_st;
-	struct ksyms *ks = NULL;
+	struct session_span span;
+	struct report_in in;
 	char msg[512];
-	int64_t duration;
-	int ret;
+	int ret, st;
 
-	stop_sampling(s, &duration);
-	if (s->kload) {
-		ks = ksyms__join(s->kload);
-		s->kload = NULL;
-		if (!ks)
-			fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
-				strerror(errno));
+	session__stop(s);
+	span = (struct session_span){ s->t0_wall, s->duration };
+	session__report_in(s, &span, &in);
+	in.samples = samples;
+	if (in.unwind && cfg->verbose) {
+		unwind__summary(in.unwind, msg, sizeof(msg));
+		fprintf(stderr, "pmubpf: %s\n", msg);
 	}
-	struct report_in in = {
-		.cfg = cfg,
-		.counts_fd = bpf_map__fd(s->skel->maps.counts0),
-		.stacks_fd = bpf_map__fd(s->skel->maps.stacks0),
-		.drops_fd = bpf_map__fd(s->skel->maps.drops),
-		.nr_cpus = libbpf_num_possible_cpus(),
-		.procs = s->procs,
-		.ksyms = ks,
-		.time_nanos = s->t0_wall,
-		.duration_nanos = duration,
-		.stack_map_size = s->stack_entries,
-		.counts_map_size = s->count_entries,
-		.timer = &s->tk_st,
-		.command_pid = s->cmd.pid,
-		.quiet = s->quiet,
-		.samples = samples,
-	};
-	if (s->uw) {
-		unwind__stats(s->uw, &uw_st);
-		in.unwind = &uw_st;
-		if (cfg->verbose) {
-			unwind__summary(&uw_st, msg, sizeof(msg));
-			fprintf(stderr, "pmubpf: %s\n", msg);
-		}
-	}
-	for (int e = 0; e < cfg->nevents; e++)
-		perfev__times(s->pev, e, &in.enabled[e], &in.running[e]);
 	/* A loop that ended on an error still writes what was recorded,
 	 * then fails with that error. */
 	ret = end == SESSION_ERROR ? 1 : 0;
 	if (report__write_all(&in, msg, sizeof(msg))) {
 		fail(s, "%s", msg);
 		ret = 1;
-	} else if (s->dbg && cfg->verbose) {
-		print_debuginfo_stats(s->dbg);
 	}
-	ksyms__free(ks);
-	if (s->cmd.pid) {
-		int st = command_status(s);
-
-		if (!ret)
-			ret = st;
-	}
-	return ret;
+	st = session__end(s);
+	return ret ? ret : st;
 }
 
 void session__free(struct session *s)
@@ -546,6 +647,7 @@ void session__free(struct session *s)
 	debuginfo__free(s->dbg); /* after the objects it noted */
 	if (s->kload) /* a failed start's */
 		ksyms__free(ksyms__join(s->kload));
+	ksyms__free(s->ks);
 	pmubpf_bpf__destroy(s->skel);
 	free(s->cpus);
 	free(s);

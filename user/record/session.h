@@ -62,6 +62,32 @@ enum session_end session__step(struct session *s);
  * exit status: 0; 1 on an error (reason in session__error); or the
  * command's status in `-- command` mode (128 + signal if killed). */
 int session__finish(struct session *s, enum session_end end, uint64_t *samples);
+/* Windows (cfg->every > 0): the recording goes on while what it counted
+ * so far is taken out of the kernel (windows.h). session__drain_window
+ * closes the window under way (a new one starts at once), adds its counts
+ * and losses to d (report_data__init'ed; several windows may go into one
+ * d) and empties its maps; span gets its start (wall clock) and length.
+ * session__report_in fills in (report.h) for building profiles of data
+ * drained from s over span. 0, or -1 with the reason in session__error. */
+struct report_data;
+struct report_in;
+struct session_span {
+	int64_t start_wall, duration; /* ns */
+};
+int session__drain_window(struct session *s, struct report_data *d, struct session_span *span);
+void session__report_in(struct session *s, const struct session_span *span, struct report_in *in);
+/* Every sample of event ev that passed the window and target checks since
+ * the start, whatever became of it (BPF's totals map, summed over CPUs):
+ * what all windows' samples, counts-map losses and idle samples add up
+ * to. 0 or -errno. */
+int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period);
+/* Sampling over: window closed, events stopped, last notices read (also
+ * done by session__finish; once is enough). */
+void session__stop(struct session *s);
+/* session__finish for a windowed recording, whose last window the caller
+ * drained and wrote: the command's exit status, no profile written. */
+int session__end(struct session *s);
+
 /* The status a failed phase leaves: 1, or 127 when the command could not
  * be executed. */
 int session__status(const struct session *s);

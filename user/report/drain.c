@@ -55,9 +55,8 @@ static int sum_drops(const struct report_maps *m, struct report_data *d)
 	for (int ev = 0; ev < m->nevents; ev++) {
 		struct pmubpf_drop_val *out = d->ev[ev].drops;
 
-		memset(out, 0, sizeof(d->ev[ev].drops));
 		for (uint32_t r = 0; r < PMUBPF_DROP__MAX; r++) {
-			uint32_t idx = ev * PMUBPF_DROP__MAX + r;
+			uint32_t idx = PMUBPF_DROP_INDEX(m->window, (uint32_t)ev, r);
 
 			if (bpf_map_lookup_elem(m->drops_fd, &idx, vals)) {
 				int err = -errno;

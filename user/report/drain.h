@@ -11,12 +11,15 @@
 #include "entries.h"
 
 struct report_maps {
-	int counts_fd, stacks_fd, drops_fd;
+	int counts_fd, stacks_fd, drops_fd; /* the window's counts and stacks */
+	uint32_t window;  /* whose drops slots (PMUBPF_DROP_INDEX) */
 	int nr_cpus;  /* possible CPUs (per-CPU map values) */
 	int nevents;
 };
 
-/* Fill d (report_data__init'ed). Returns 0, or -errno with a one-line
+/* Add the maps' contents to d (report_data__init'ed; entries are
+ * appended and drop counters added, so several windows drained into one d
+ * make one profile of them all). Returns 0, or -errno with a one-line
  * reason in err: a map that cannot be read fully is an error, never a
  * silent zero. A stack the stacks map does not have is left out of d
  * (its samples get a [lost: ... (walk failed)] frame). */

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "pprof/pprof.h"
 #include "build.h"
 #include "drain.h"
@@ -25,6 +27,29 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 	else
 		stem = strlen(out), ext = "";
 	snprintf(buf, len, "%.*s.%s%s", (int)stem, out, cfg->events[ev].file_tag, ext);
+}
+
+void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len,
+			 char *prefix, size_t prefix_len)
+{
+	const char *out = cfg->output, *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out, *ext = strstr(base, ".pb.gz");
+	char pre[4096], st[REPORT_STAMP_LEN + 1];
+	time_t secs = (time_t)(stamp / 1000000000);
+	struct tm tm;
+	struct stat sb;
+	size_t stem = ext && ext[6] == '\0' ? (size_t)(ext - out) : strlen(out);
+
+	if (!*base || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		snprintf(pre, sizeof(pre), "%s%spmubpf.%s.", out, *base ? "/" : "",
+			 cfg->events[ev].file_tag);
+	else
+		snprintf(pre, sizeof(pre), "%.*s.%s.", (int)stem, out, cfg->events[ev].file_tag);
+	gmtime_r(&secs, &tm);
+	strftime(st, sizeof(st), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(buf, len, "%s%s.pb.gz", pre, st);
+	if (prefix)
+		snprintf(prefix, prefix_len, "%s", pre);
 }
 
 /* What was written, then every note meant for stderr, in the words of
@@ -58,7 +83,10 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 		top__free(top);
 		return ret;
 	}
-	report__output_path(cfg, ev, path, sizeof(path));
+	if (in->file_stamp)
+		report__window_path(cfg, ev, in->file_stamp, path, sizeof(path), NULL, 0);
+	else
+		report__output_path(cfg, ev, path, sizeof(path));
 	ret = pprof__write(b.p, path);
 	if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));

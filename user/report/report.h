@@ -36,6 +36,8 @@ struct report_in {
 	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
 	const struct timekeeper_stats *timer; /* period dither, NULL: none */
 	pid_t command_pid;            /* the -- command's process, 0: none */
+	int64_t file_stamp;           /* --every: the window's start (wall ns)
+	                               * names the files; 0: cfg->output */
 	bool quiet;                   /* no summary on stderr, no --top table */
 	uint64_t *samples;            /* if set: += each profile's samples */
 };
@@ -43,6 +45,15 @@ struct report_in {
 /* Where event ev's profile goes: cfg->output with one event; with
  * several, "DIR/NAME.TAG.pb.gz" from "DIR/NAME.pb.gz" (or NAME.TAG). */
 void report__output_path(const struct config *cfg, int ev, char *buf, size_t len);
+
+/* --every's name for event ev's profile of the window that started at
+ * stamp (wall-clock ns): "NAME.TAG.YYYYMMDDTHHMMSSZ.pb.gz" from -o
+ * NAME.pb.gz (or NAME), "DIR/pmubpf.TAG.STAMP.pb.gz" from -o DIR/ (or an
+ * existing directory). prefix, if not NULL, gets the part before STAMP
+ * ("DIR/NAME.TAG."), which every window of the event shares. */
+#define REPORT_STAMP_LEN 16 /* YYYYMMDDTHHMMSSZ */
+void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len,
+			 char *prefix, size_t prefix_len);
 
 /* Drain the maps and write every event's profile. Returns 0, or -errno
  * with a one-line reason in err; profiles already written stay (each is
