@@ -41,7 +41,7 @@ struct config {
 	char **command;           /* after --, NULL-terminated; NULL if none */
 
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
-	const char *output;       /* -o */
+	const char *output;       /* -o; "-": stdout (one event only) */
 	bool no_kernel, no_user, include_idle;
 	bool no_dither;           /* --no-dither: timer periods stay fixed */
 	int call_graph;           /* --call-graph: enum call_graph */
@@ -54,6 +54,7 @@ struct config {
 	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
+	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 };
 
 void config__free(struct config *c);

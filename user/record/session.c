@@ -28,6 +28,7 @@
 #include "report/report.h"
 #include "session.h"
 #include "report/symbolize.h"
+#include "status.h"
 #include "targets.h"
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
@@ -230,6 +231,23 @@ int session__record(const struct config *cfg, struct session_result *res,
 	skel->rodata->want_kernel = !cfg->no_kernel;
 	skel->rodata->follow_forks = cfg->command != NULL;
 	skel->rodata->nr_events = (__u32)cfg->nevents;
+	/* Groups and tracepoints (perfev.h): members are read through
+	 * group_members, tracepoints need their own program type. */
+	int nr_possible = libbpf_num_possible_cpus();
+	bool has_tp = false;
+	skel->rodata->nr_cpus = (__u32)nr_possible;
+	skel->rodata->tp_period = cfg->period ? cfg->period : 1;
+	for (int e = 0; e < cfg->nevents; e++) {
+		if (cfg->events[e].member) {
+			skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
+			skel->rodata->has_members = true;
+		}
+		has_tp |= cfg->events[e].tracepoint;
+	}
+	bpf_program__set_autoload(skel->progs.on_tracepoint, has_tp);
+	skel->rodata->tp_filter_cpus = has_tp && cfg->cpus_given;
+	bpf_map__set_max_entries(skel->maps.tp_cpus, (__u32)nr_possible);
+	bpf_map__set_max_entries(skel->maps.group_members, (__u32)(cfg->nevents * nr_possible));
 	bpf_map__set_max_entries(skel->maps.stacks, stack_entries);
 	bpf_map__set_max_entries(skel->maps.counts, count_entries);
 	bool dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
@@ -261,6 +279,12 @@ int session__record(const struct config *cfg, struct session_result *res,
 	}
 
 
+	for (int i = 0; has_tp && cfg->cpus_given && i < ncpus; i++) {
+		__u32 c = (__u32)cpus[i];
+		__u8 one = 1;
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.tp_cpus), &c, &one, BPF_ANY);
+	}
 	for (int i = 0; i < cfg->npids; i++)
 		add_target(bpf_map__fd(skel->maps.targets), cfg->pids[i], PMUBPF_TARGET_TGID,
 			   PMUBPF_TARGET_ACTIVE);
@@ -318,7 +342,11 @@ int session__record(const struct config *cfg, struct session_result *res,
 			   PMUBPF_TARGET_AT_EXEC);
 	}
 
-	pev = perfev__open_all(cfg, cpus, ncpus, skel->progs.on_sample, msg, sizeof(msg));
+	struct perfev_progs progs = {
+		.sample = skel->progs.on_sample, .tracepoint = skel->progs.on_tracepoint,
+		.members_fd = bpf_map__fd(skel->maps.group_members), .nr_cpus = nr_possible,
+	};
+	pev = perfev__open_all(cfg, cpus, ncpus, &progs, msg, sizeof(msg));
 	if (!pev) {
 		errorf("%s", msg);
 		goto out;
@@ -361,6 +389,10 @@ int session__record(const struct config *cfg, struct session_result *res,
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
 			cfg->nevents, ncpus, stack_entries, count_entries);
 
+	struct status *status = res ? NULL : status__new(stderr, bpf_map__fd(skel->maps.tally),
+							 bpf_map__fd(skel->maps.drops), cfg->nevents,
+							 nr_possible);
+	bool targets_gone = false;
 	int pending = 0;
 	while (!stop_signal) {
 		struct epoll_event evs[2];
@@ -388,11 +420,12 @@ int session__record(const struct config *cfg, struct session_result *res,
 			break;
 		}
 		if (!cfg->all && !child && !targets__alive(cfg)) {
-			if (cfg->verbose)
-				fprintf(stderr, "pmubpf: every target has exited\n");
+			targets_gone = true;
 			break;
 		}
+		status__tick(status, t0, mono_ns());
 	}
+	status__end(status);
 	__atomic_store_n(&skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
 	int64_t t_end = mono_ns();
 	bool fired = timekeeper__fired(tk);
@@ -400,6 +433,8 @@ int session__record(const struct config *cfg, struct session_result *res,
 	tk = NULL;
 	perfev__stop(pev);
 	int64_t duration = (fired ? deadline : t_end) - t0;
+	if (targets_gone && !res)
+		fprintf(stderr, "pmubpf: every target has exited: recording ended after %.1f s\n", duration / 1e9);
 	if (kjob.started) {
 		pthread_join(kjob.th, NULL);
 		ks = kjob.ks;
@@ -457,9 +492,11 @@ int session__record(const struct config *cfg, struct session_result *res,
 	}
 	ret = 0;
 	if (child) {
+		int sig = stop_signal ? stop_signal : SIGTERM;
+
 		if (!child_done) {
 			/* Stopped by -d or a signal: pass the stop on. */
-			kill(child, stop_signal ? stop_signal : SIGTERM);
+			kill(child, sig);
 			waitpid(child, &child_status, 0);
 		}
 		child = 0;
@@ -467,6 +504,23 @@ int session__record(const struct config *cfg, struct session_result *res,
 			ret = WEXITSTATUS(child_status);
 		else if (WIFSIGNALED(child_status))
 			ret = 128 + WTERMSIG(child_status);
+		/* pmubpf exits with the command's status: say why when it is
+		 * not the command's own doing, or is a death by signal. */
+		if (!res && WIFSIGNALED(child_status)) {
+			const char *name = sigabbrev_np(WTERMSIG(child_status));
+			char why[64];
+
+			if (child_done)
+				snprintf(why, sizeof(why), "'%s' was killed", cfg->command[0]);
+			else if (stop_signal)
+				snprintf(why, sizeof(why), "SIG%s received: passed on to '%s'",
+					 sigabbrev_np(stop_signal), cfg->command[0]);
+			else
+				snprintf(why, sizeof(why), "-d %g elapsed: stopped '%s'", cfg->duration,
+					 cfg->command[0]);
+			fprintf(stderr, "pmubpf: %s by SIG%s; exit status %d (128 + signal)\n", why,
+				name ? name : "?", ret);
+		}
 	}
 out:
 	timekeeper__stop(tk, NULL); /* before perfev__free: it uses the events */
