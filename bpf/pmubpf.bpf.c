@@ -39,9 +39,9 @@ const volatile __u32 nr_events = 1;
  * group member (it only counts; read at each of its leader's samples),
  * else 0. */
 const volatile __u32 leader_of[PMUBPF_MAX_EVENTS] = {};
+const volatile bool has_members = false;
 const volatile __u32 nr_cpus = 1;    /* possible CPUs: group_members rows */
 const volatile __u64 tp_period = 1;  /* a tracepoint sample's weight (-c) */
-const volatile bool has_members = false;
 
 /* Process generations: one counter for all processes, so (tgid, pgen)
  * names one address space for the whole recording. */
@@ -54,16 +54,29 @@ __u32 next_pgen = 0;
  * -d into 2-6 s of samples). */
 __u32 recording = 0;
 
+/* Which of the two sets of counts/stacks maps (and of drops slots) the
+ * samples go to: 0 or 1. Each sample reads it once, at its start, and
+ * uses that window for everything it records; userspace flips it, waits
+ * for every program that may have read the old value to finish (a
+ * map-in-map update is an RCU grace period: see the grace map below) and
+ * then drains and clears the old window's maps, so that every sample is
+ * counted in exactly one window. A recording that never flips uses
+ * window 0 only (window 1's maps are then sized to one entry). */
+__u32 window = 0;
+
 /* Stacks keyed by a 64-bit hash of their frames. Not a STACK_TRACE map:
  * that one keys by a hash truncated to the bucket count and refuses (or,
  * with REUSE_STACKID, overwrites) a colliding stack, which by the
  * birthday bound loses stacks long before the map is full. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u64);
-	__type(value, struct pmubpf_stack);
-	__uint(max_entries, 16384); /* resized by the loader */
-} stacks SEC(".maps");
+#define STACKS_MAP(name)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__type(key, __u64);					\
+		__type(value, struct pmubpf_stack);			\
+		__uint(max_entries, 16384); /* resized by the loader */	\
+	} name SEC(".maps")
+STACKS_MAP(stacks0);
+STACKS_MAP(stacks1);
 
 /* Per-CPU scratch for the stack being walked (too big for the stack). */
 struct {
@@ -73,19 +86,56 @@ struct {
 	__uint(max_entries, 1);
 } scratch SEC(".maps");
 
+#define COUNTS_MAP(name)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__type(key, struct pmubpf_key);				\
+		__type(value, struct pmubpf_val);			\
+		__uint(max_entries, 65536); /* resized by the loader */	\
+	} name SEC(".maps")
+COUNTS_MAP(counts0);
+COUNTS_MAP(counts1);
+
+/* Never read by BPF: userspace updates its one slot after flipping the
+ * window, because the kernel finishes every map-in-map update with
+ * synchronize_rcu() (so that userspace knows no program still uses the
+ * old value), and BPF programs, in interrupt and NMI context too, run
+ * inside RCU read-side sections: when the update returns, no sample that
+ * read the old window is still running. */
+struct grace_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} grace_inner SEC(".maps");
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct pmubpf_key);
-	__type(value, struct pmubpf_val);
-	__uint(max_entries, 65536); /* resized by the loader */
-} counts SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct grace_inner);
+} grace SEC(".maps") = {
+	.values = { &grace_inner },
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct pmubpf_drop_val);
-	__uint(max_entries, PMUBPF_MAX_EVENTS * PMUBPF_DROP__MAX);
+	__uint(max_entries, 2 * PMUBPF_MAX_EVENTS * PMUBPF_DROP__MAX); /* per window */
 } drops SEC(".maps");
+
+/* Every sample that passed the window and target checks, per event and
+ * CPU, whatever became of it, across windows: the total that the
+ * windows' counts, their counts-map and idle drops must add up to (a
+ * sample counted in exactly one window), and the running count a
+ * terminal status line shows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_drop_val);
+	__uint(max_entries, PMUBPF_MAX_EVENTS);
+} totals SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -175,23 +225,16 @@ struct {
 	__uint(max_entries, 1); /* resized by the loader: possible CPUs */
 } tp_cpus SEC(".maps");
 
-/* Samples recorded so far per event (per CPU): what the live status line
- * and `pmubpf top` read, without walking the counts map. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, PMUBPF_MAX_EVENTS);
-} tally SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1024 * 1024); /* ~190 label notices in flight */
 } notices SEC(".maps");
 
-static __always_inline void count_drop(__u32 ev, __u32 reason, __u64 period)
+/* es, "event slot", is window * PMUBPF_MAX_EVENTS + event: the sample's
+ * event in the window it counts in (pmubpf_abi.h, PMUBPF_DROP_INDEX). */
+static __always_inline void count_drop(__u32 es, __u32 reason, __u64 period)
 {
-	__u32 idx = ev * PMUBPF_DROP__MAX + reason;
+	__u32 idx = es * PMUBPF_DROP__MAX + reason;
 	struct pmubpf_drop_val *d = bpf_map_lookup_elem(&drops, &idx);
 
 	if (d) { /* per-CPU slot: no atomics needed */
@@ -263,7 +306,7 @@ static __always_inline int send_label_notice(__u32 tgid, __u32 tid, __u32 pgen,
 }
 
 /* The process generation of tgid, announcing a first sighting. */
-static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
+static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
 					 __u64 period)
 {
 	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
@@ -281,7 +324,7 @@ static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
 		/* Several CPUs may race here; duplicates are harmless (the
 		 * snapshot is keyed by (tgid, pgen)), misses are retried. */
 		if (send_proc_notice(tgid, tid, s->pgen, PMUBPF_NOTICE_PROC))
-			count_drop(ev, PMUBPF_DROP_NOTICE, period);
+			count_drop(es, PMUBPF_DROP_NOTICE, period);
 		else
 			s->noticed = 1;
 	}
@@ -289,7 +332,7 @@ static __always_inline __u32 process_gen(__u32 ev, __u32 tgid, __u32 tid,
 }
 
 /* The thread's label set id, from the slot its process registered. */
-static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
+static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 				       __u32 pgen, __u64 period)
 {
 	struct pmubpf_label_slot *slot = bpf_map_lookup_elem(&label_slots, &tgid);
@@ -305,7 +348,7 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	tp = BPF_CORE_READ(task, thread.uw.tp_value);
 #endif
 	if (!tp || bpf_probe_read_user(&set, sizeof(set), (void *)(tp + slot->tls_offset))) {
-		count_drop(ev, PMUBPF_DROP_LABEL_READ, period);
+		count_drop(es, PMUBPF_DROP_LABEL_READ, period);
 		return 0;
 	}
 	if (!set)
@@ -313,7 +356,7 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	/* A set starts with its unique id: that, not the address, is the key,
 	 * so a freed set whose memory is reused never mislabels. */
 	if (bpf_probe_read_user(&id, sizeof(id), (void *)set)) {
-		count_drop(ev, PMUBPF_DROP_LABEL_READ, period);
+		count_drop(es, PMUBPF_DROP_LABEL_READ, period);
 		return 0;
 	}
 	if (!id)
@@ -323,7 +366,7 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 	__u8 one = 1;
 	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
 		if (send_label_notice(tgid, tid, pgen, id, set))
-			count_drop(ev, PMUBPF_DROP_NOTICE, period);
+			count_drop(es, PMUBPF_DROP_NOTICE, period);
 		else
 			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
 	}
@@ -331,7 +374,7 @@ static __always_inline __u64 label_key(__u32 ev, __u32 tgid, __u32 tid,
 }
 
 /* Store the stack in scratch st (st->nr frames) by content hash. */
-static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 ev,
+static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 es,
 					 __u32 reason, __u64 period)
 {
 	__u64 h = 0xcbf29ce484222325ULL; /* FNV offset basis */
@@ -345,19 +388,23 @@ static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 ev,
 		h ^= h >> 29;
 	}
 	h |= PMUBPF_STACK_KEY_MIN;
-	if (bpf_map_lookup_elem(&stacks, &h))
+	/* One helper call per map, each with a constant map: the verifier
+	 * needs to know which map a call touches. */
+	bool w1 = es >= PMUBPF_MAX_EVENTS;
+	if (w1 ? bpf_map_lookup_elem(&stacks1, &h) : bpf_map_lookup_elem(&stacks0, &h))
 		return h;
 	/* -EEXIST means another CPU stored it first: fine. */
-	long err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	long err = w1 ? bpf_map_update_elem(&stacks1, &h, st, BPF_NOEXIST)
+		      : bpf_map_update_elem(&stacks0, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
-		count_drop(ev, reason, period);
+		count_drop(es, reason, period);
 		return PMUBPF_STACK_LOST;
 	}
 	return h;
 }
 
 /* Walk one stack (user or kernel) and store it by content hash. */
-static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
+static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
 				       __u32 reason, __u64 period)
 {
 	__u32 zero = 0;
@@ -372,37 +419,35 @@ static __always_inline __u64 stack_key(void *ctx, __u32 ev, __u64 flags,
 	if (n == -EFAULT || n == 0)
 		return PMUBPF_STACK_NONE;
 	if (n < 0) {
-		count_drop(ev, reason, period);
+		count_drop(es, reason, period);
 		return PMUBPF_STACK_ERROR;
 	}
 	st->nr = (__u64)n / sizeof(__u64);
-	return store_stack(st, ev, reason, period);
+	return store_stack(st, es, reason, period);
 }
 
 #include "unwind.bpf.h"
 
-/* counts[key] += {1, period}. false if the map is full (counted). */
-static __always_inline bool add_count(struct pmubpf_key *key, __u64 period)
+/* counts[key] += {1, period} in window w's map (es: key->event's slot
+ * in w). false if the map is full (counted). */
+static __always_inline bool add_count(struct pmubpf_key *key, __u32 w, __u32 es, __u64 period)
 {
 	struct pmubpf_val *val, one = { .count = 1, .period = period };
 
-	val = bpf_map_lookup_elem(&counts, key);
+	val = w ? bpf_map_lookup_elem(&counts1, key) : bpf_map_lookup_elem(&counts0, key);
 	if (!val) {
-		if (!bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST))
-			goto done;
-		val = bpf_map_lookup_elem(&counts, key); /* lost a race */
+		if (!(w ? bpf_map_update_elem(&counts1, key, &one, BPF_NOEXIST)
+			: bpf_map_update_elem(&counts0, key, &one, BPF_NOEXIST)))
+			return true;
+		/* lost a race */
+		val = w ? bpf_map_lookup_elem(&counts1, key) : bpf_map_lookup_elem(&counts0, key);
 		if (!val) {
-			count_drop(key->event, PMUBPF_DROP_COUNTS_FULL, period);
+			count_drop(es, PMUBPF_DROP_COUNTS_FULL, period);
 			return false;
 		}
 	}
 	__sync_fetch_and_add(&val->count, 1);
 	__sync_fetch_and_add(&val->period, period);
-done:;
-	__u32 e = key->event;
-	__u64 *t = bpf_map_lookup_elem(&tally, &e);
-	if (t) /* per-CPU slot */
-		*t += 1;
 	return true;
 }
 
@@ -437,9 +482,11 @@ static __always_inline void read_members(__u32 ev)
 }
 
 /* The members' intervals, under the leader's sample key. */
-static __always_inline void count_members(struct pmubpf_key *key, __u32 ev)
+static __always_inline void count_members(struct pmubpf_key *key, __u32 w, __u32 ev)
 {
 	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
+		__u32 es = w * PMUBPF_MAX_EVENTS + m;
+		struct pmubpf_drop_val *tot;
 		struct group_read *g;
 
 		if (m >= nr_events)
@@ -451,11 +498,16 @@ static __always_inline void count_members(struct pmubpf_key *key, __u32 ev)
 			continue;
 		if (g->ok != 1) {
 			if (!g->ok)
-				count_drop(m, PMUBPF_DROP_GROUP_READ, 0);
+				count_drop(es, PMUBPF_DROP_GROUP_READ, 0);
 			continue;
 		}
+		tot = bpf_map_lookup_elem(&totals, &m);
+		if (tot) { /* per-CPU slot */
+			tot->count += 1;
+			tot->period += g->delta;
+		}
 		key->event = m;
-		add_count(key, g->delta);
+		add_count(key, w, es, g->delta);
 	}
 	key->event = ev;
 }
@@ -467,6 +519,8 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	__u32 w = *(volatile __u32 *)&window & 1; /* once: see `window` */
+	__u32 es = w * PMUBPF_MAX_EVENTS + ev;
 	struct pmubpf_key key = {};
 
 	if (ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
@@ -477,8 +531,13 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 		return 0;
 	if (filter_targets && !is_target(tgid, tid))
 		return 0;
+	struct pmubpf_drop_val *tot = bpf_map_lookup_elem(&totals, &ev);
+	if (tot) { /* per-CPU slot: no atomics needed */
+		tot->count += 1;
+		tot->period += period;
+	}
 	if (tgid == 0 && !include_idle) {
-		count_drop(ev, PMUBPF_DROP_IDLE, period);
+		count_drop(es, PMUBPF_DROP_IDLE, period);
 		return 0;
 	}
 
@@ -486,19 +545,19 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 	key.tgid = tgid;
 	key.tid = tid;
 	if (tgid) { /* first: the DWARF unwinder checks the generation */
-		key.pgen = process_gen(ev, tgid, tid, period);
-		key.label = label_key(ev, tgid, tid, key.pgen, period);
+		key.pgen = process_gen(es, tgid, tid, period);
+		key.label = label_key(es, tgid, tid, key.pgen, period);
 	}
 	if (want_user && call_graph_dwarf && tgid)
-		key.ustack = dwarf_ustack_key(ctx, regs, ev, tgid, key.pgen, period);
+		key.ustack = dwarf_ustack_key(ctx, regs, es, tgid, key.pgen, period);
 	else if (want_user)
-		key.ustack = stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+		key.ustack = stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	if (want_kernel)
-		key.kstack = stack_key(ctx, ev, 0, PMUBPF_DROP_KSTACK, period);
+		key.kstack = stack_key(ctx, es, 0, PMUBPF_DROP_KSTACK, period);
 
-	add_count(&key, period);
+	add_count(&key, w, es, period);
 	if (has_members)
-		count_members(&key, ev);
+		count_members(&key, w, ev);
 	return 0;
 }
 

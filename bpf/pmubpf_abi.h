@@ -57,7 +57,11 @@ struct pmubpf_val {
 };
 
 /* Why a sample (or part of it) was not recorded as it happened. Counted
- * per CPU in the drops map, index event * PMUBPF_DROP__MAX + reason. */
+ * per CPU in the drops map, per window (the two sets of maps samples are
+ * counted in alternately, bpf/pmubpf.bpf.c `window`), at
+ * PMUBPF_DROP_INDEX(window, event, reason). */
+#define PMUBPF_DROP_INDEX(w, ev, reason) \
+	(((w) * PMUBPF_MAX_EVENTS + (ev)) * PMUBPF_DROP__MAX + (reason))
 enum pmubpf_drop {
 	PMUBPF_DROP_COUNTS_FULL = 0, /* counts map full: sample lost whole */
 	PMUBPF_DROP_USTACK,          /* user stack not stored: stacks map full or

@@ -297,7 +297,7 @@ static long uw_step(__u64 i, void *data)
 /* The user stack of the current task by DWARF CFI, stored like
  * stack_key's. Falls back to the frame-pointer walk (counted) while the
  * process has no tables. */
-static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
+static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					      __u32 tgid, __u32 pgen, __u64 period)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -311,8 +311,8 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 		return PMUBPF_STACK_NONE; /* kernel thread: no user stack */
 	up = bpf_map_lookup_elem(&unwind_pids, &tgid);
 	if (!up || up->pgen != pgen) {
-		count_drop(ev, PMUBPF_DROP_DWARF_NO_TABLE, period);
-		return stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+		count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
+		return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	}
 	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
 		pc = regs->ip;
@@ -342,21 +342,21 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 	if (c->stop == UW_RUNNING) /* cannot happen: n reaches the depth */
 		c->stop = UW_STOP_DROP, c->reason = PMUBPF_DROP_DWARF_TRUNCATED;
 	if (c->stop == UW_STOP_DROP)
-		count_drop(ev, c->reason, period);
+		count_drop(es, c->reason, period);
 	if (c->bad_rule)
-		count_drop(ev, PMUBPF_DROP_DWARF_BAD_RULE, period);
+		count_drop(es, PMUBPF_DROP_DWARF_BAD_RULE, period);
 	if (c->no_cfi)
-		count_drop(ev, PMUBPF_DROP_DWARF_NO_CFI, period);
+		count_drop(es, PMUBPF_DROP_DWARF_NO_CFI, period);
 	st->nr = c->n;
-	return store_stack(st, ev, PMUBPF_DROP_USTACK, period);
+	return store_stack(st, es, PMUBPF_DROP_USTACK, period);
 }
 
 #else /* !__TARGET_ARCH_x86 */
 
-static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
+static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					      __u32 tgid, __u32 pgen, __u64 period)
 {
-	return stack_key(ctx, ev, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 }
 
 #endif

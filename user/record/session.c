@@ -5,9 +5,9 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli/cli.h"
 #include "lib/clock.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
@@ -61,26 +60,7 @@ int session__stop_signal(void)
 	return stop_signal;
 }
 
-/* The current recording's result, if its caller wants errors back rather
- * than on stderr (one recording at a time per process). */
-static struct session_result *result;
-
-static int errorf(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (result) {
-		vsnprintf(result->err, sizeof(result->err), fmt, ap);
-	} else {
-		fputs("pmubpf: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-	va_end(ap);
-	return 1;
-}
-
+/* libbpf's print callback is process-wide; so is its verbosity. */
 static int verbosity;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -129,6 +109,64 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 		: next_pow2(clamp_u64(samples, 16384, 262144));
 }
 
+struct command {               /* `-- command` */
+	pid_t pid;             /* 0: none, or reaped */
+	int go_fd, err_fd;     /* held before exec (targets__start_command) */
+	int status;            /* waitpid's, once done */
+	bool done;
+};
+
+struct session {
+	const struct config *cfg;
+	bool quiet;
+	int status;                  /* exit status of a failed phase */
+	char err[512];
+	int *cpus, ncpus;
+	uint32_t stack_entries, count_entries;
+	bool dwarf;
+	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
+	struct pmubpf_bpf *skel;
+	/* the pipeline behind the notices */
+	struct symcache *sc;
+	struct debuginfo *dbg;
+	struct procs *procs;
+	struct unwind *uw;
+	struct ring_buffer *rb;
+	struct mmapwatch *mw;
+	int epfd;
+	/* the recording */
+	struct command cmd;
+	struct perfev *pev;
+	struct timekeeper *tk;
+	struct timekeeper_stats tk_st;
+	struct ksyms_loader *kload;
+	int64_t t0_wall, t0, deadline;
+	int pending;                 /* procs__tick: work waits (poll short) */
+};
+
+static int fail(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *session__error(const struct session *s)
+{
+	return s->err;
+}
+
+int session__status(const struct session *s)
+{
+	return s->status;
+}
+
 static int watch_fd(int epfd, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
@@ -143,27 +181,14 @@ static int handle_notice(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct ksyms_job {
-	pthread_t th;
-	bool started;
-	struct ksyms *ks;
-	int err;
-};
-
-static void *ksyms_thread(void *arg)
-{
-	struct ksyms_job *j = arg;
-
-	j->ks = ksyms__load("/proc/kallsyms");
-	j->err = errno;
-	return NULL;
-}
-
-static int add_target(int fd, uint32_t id, uint32_t kind, uint32_t state)
+static int add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t state)
 {
 	struct pmubpf_target t = { .id = id, .kind = kind };
 
-	return bpf_map_update_elem(fd, &t, &state, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &t, &state, BPF_ANY))
+		return fail(s, "adding %s %u to the targets map: %s",
+			    kind == PMUBPF_TARGET_TID ? "thread" : "process", id, strerror(errno));
+	return 0;
 }
 
 int session__check(const struct config *cfg, int **cpus, int *ncpus,
@@ -176,300 +201,358 @@ int session__check(const struct config *cfg, int **cpus, int *ncpus,
 	return targets__check(cfg, cpus, ncpus, err, errlen);
 }
 
-int session__run(const struct config *cfg)
+struct session *session__new(const struct config *cfg, bool quiet)
 {
-	return session__record(cfg, NULL, NULL, NULL);
-}
+	struct session *s = calloc(1, sizeof(*s));
 
-int session__record(const struct config *cfg, struct session_result *res,
-		    bool (*gone)(void *arg), void *arg)
-{
-	struct pmubpf_bpf *skel = NULL;
-	struct perfev *pev = NULL;
-	struct ring_buffer *rb = NULL;
-	struct mmapwatch *mw = NULL;
-	struct timekeeper *tk = NULL;
-	struct timekeeper_stats tk_st = { 0 };
-	int epfd = -1;
-	struct symcache *sc = NULL;
-	struct debuginfo *dbg = NULL;
-	struct procs *procs = NULL;
-	struct unwind *uw = NULL;
-	struct unwind_stats uw_st;
-	struct ksyms *ks = NULL;
-	int *cpus = NULL, ncpus = 0, ret = 1, err, go_fd = -1, err_fd = -1;
-	int child_status = 0;
-	bool child_done = false;
-	pid_t child = 0;
-	uint32_t stack_entries, count_entries;
-	char msg[512];
-
+	if (!s)
+		return NULL;
+	s->cfg = cfg;
+	s->quiet = quiet;
+	s->status = 1;
+	s->epfd = -1;
+	s->cmd.go_fd = s->cmd.err_fd = -1;
 	verbosity = cfg->verbose;
 	libbpf_set_print(libbpf_print);
-	result = res;
-	if (res)
-		*res = (struct session_result){ 0 };
+	return s;
+}
 
-	if (session__check(cfg, &cpus, &ncpus, msg, sizeof(msg))) {
-		errorf("%s", msg);
-		goto out;
-	}
-	session__map_sizes(cfg, ncpus, &stack_entries, &count_entries);
+static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
+{
+	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
+				    skel->maps.unwind_slots, skel->maps.unwind_pids };
+}
 
-	/* Locked memory limits only matter before 5.11 (memcg accounting). */
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	setrlimit(RLIMIT_MEMLOCK, &rl);
-
-	skel = pmubpf_bpf__open();
-	if (!skel) {
-		errorf("opening the BPF object: %s", strerror(errno));
-		goto out;
-	}
-	skel->rodata->filter_targets = !cfg->all;
-	skel->rodata->include_idle = cfg->include_idle;
-	skel->rodata->want_user = !cfg->no_user;
-	skel->rodata->want_kernel = !cfg->no_kernel;
-	skel->rodata->follow_forks = cfg->command != NULL;
-	skel->rodata->nr_events = (__u32)cfg->nevents;
-	/* Groups and tracepoints (perfev.h): members are read through
-	 * group_members, tracepoints need their own program type. */
+/* Groups and tracepoints (perfev.h): members are read through
+ * group_members, tracepoints need their own program type (loaded only
+ * when asked for: it costs a second verification). 0 or -1 + errno. */
+static int set_groups_and_tracepoints(struct session *s)
+{
+	const struct config *cfg = s->cfg;
 	int nr_possible = libbpf_num_possible_cpus();
-	bool has_tp = false;
-	skel->rodata->nr_cpus = (__u32)nr_possible;
-	skel->rodata->tp_period = cfg->period ? cfg->period : 1;
+
+	if (nr_possible <= 0) {
+		errno = -nr_possible;
+		return -1;
+	}
+	s->skel->rodata->nr_cpus = (__u32)nr_possible;
+	s->skel->rodata->tp_period = cfg->period ? cfg->period : 1;
 	for (int e = 0; e < cfg->nevents; e++) {
 		if (cfg->events[e].member) {
-			skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
-			skel->rodata->has_members = true;
+			s->skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
+			s->skel->rodata->has_members = true;
 		}
-		has_tp |= cfg->events[e].tracepoint;
+		s->has_tp |= cfg->events[e].tracepoint;
 	}
-	bpf_program__set_autoload(skel->progs.on_tracepoint, has_tp);
-	skel->rodata->tp_filter_cpus = has_tp && cfg->cpus_given;
-	bpf_map__set_max_entries(skel->maps.tp_cpus, (__u32)nr_possible);
-	bpf_map__set_max_entries(skel->maps.group_members, (__u32)(cfg->nevents * nr_possible));
-	bpf_map__set_max_entries(skel->maps.stacks, stack_entries);
-	bpf_map__set_max_entries(skel->maps.counts, count_entries);
-	bool dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
-	if (dwarf && (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) != 1 ||
-		      libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) != 1)) {
+	s->skel->rodata->tp_filter_cpus = s->has_tp && cfg->cpus_given;
+	if (bpf_program__set_autoload(s->skel->progs.on_tracepoint, s->has_tp) ||
+	    bpf_map__set_max_entries(s->skel->maps.group_members, (__u32)(cfg->nevents * nr_possible)) ||
+	    bpf_map__set_max_entries(s->skel->maps.tp_cpus, (__u32)nr_possible))
+		return -1;
+	return 0;
+}
+
+int session__open(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	struct unwind_bpf uwb;
+	int err;
+
+	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
+		return -1;
+	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
+
+	/* Locked memory limits only matter before 5.11 (memcg accounting). */
+	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
+
+	s->skel = pmubpf_bpf__open();
+	if (!s->skel)
+		return fail(s, "opening the BPF object: %s", strerror(errno));
+	s->skel->rodata->filter_targets = !cfg->all;
+	s->skel->rodata->include_idle = cfg->include_idle;
+	s->skel->rodata->want_user = !cfg->no_user;
+	s->skel->rodata->want_kernel = !cfg->no_kernel;
+	s->skel->rodata->follow_forks = cfg->command != NULL;
+	s->skel->rodata->nr_events = (__u32)cfg->nevents;
+	if (set_groups_and_tracepoints(s))
+		return fail(s, "sizing the BPF maps: %s", strerror(errno));
+	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
+	if (s->dwarf && !unwind__supported()) {
 		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
-		dwarf = false;
+		s->dwarf = false;
 	}
-	struct unwind_maps uwm = { .max_rows = 1, .max_tables = 1, .max_slots = 1 };
-	if (dwarf)
-		unwind__sizes(cfg->all, &uwm.max_rows, &uwm.max_tables, &uwm.max_slots);
-	skel->rodata->call_graph_dwarf = dwarf;
-	bpf_map__set_max_entries(skel->maps.unwind_rows, uwm.max_rows);
-	bpf_map__set_max_entries(skel->maps.unwind_tables, uwm.max_tables);
-	bpf_map__set_max_entries(skel->maps.unwind_slots, uwm.max_slots * PMUBPF_UW_MAX_MAPS);
-	bpf_map__set_max_entries(skel->maps.unwind_pids, uwm.max_slots);
-	err = pmubpf_bpf__load(skel);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			errorf("loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
-		else
-			errorf("loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
-		goto out;
-	}
-	err = pmubpf_bpf__attach(skel); /* the exec/fork/exit tracepoints */
-	if (err) {
-		errorf("attaching BPF tracepoints: %s", strerror(-err));
-		goto out;
-	}
-
-
-	for (int i = 0; has_tp && cfg->cpus_given && i < ncpus; i++) {
-		__u32 c = (__u32)cpus[i];
+	s->skel->rodata->call_graph_dwarf = s->dwarf;
+	uwb = unwind_maps_of(s->skel);
+	/* Window 1's maps are used only by a recording that flips windows. */
+	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.stacks1, 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts1, 1) ||
+	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
+		return fail(s, "sizing the BPF maps: %s", strerror(errno));
+	err = pmubpf_bpf__load(s->skel);
+	if (err == -EPERM || err == -EACCES)
+		return fail(s, "loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
+	if (err)
+		return fail(s, "loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
+	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
+	if (err)
+		return fail(s, "attaching BPF tracepoints: %s", strerror(-err));
+	for (int i = 0; s->has_tp && cfg->cpus_given && i < s->ncpus; i++) {
+		__u32 c = (__u32)s->cpus[i];
 		__u8 one = 1;
 
-		bpf_map_update_elem(bpf_map__fd(skel->maps.tp_cpus), &c, &one, BPF_ANY);
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_cpus), &c, &one, BPF_ANY))
+			return fail(s, "tracepoints on CPU %d (-C): %s", s->cpus[i], strerror(errno));
 	}
 	for (int i = 0; i < cfg->npids; i++)
-		add_target(bpf_map__fd(skel->maps.targets), cfg->pids[i], PMUBPF_TARGET_TGID,
-			   PMUBPF_TARGET_ACTIVE);
+		if (add_target(s, cfg->pids[i], PMUBPF_TARGET_TGID, PMUBPF_TARGET_ACTIVE))
+			return -1;
 	for (int i = 0; i < cfg->ntids; i++)
-		add_target(bpf_map__fd(skel->maps.targets), cfg->tids[i], PMUBPF_TARGET_TID,
-			   PMUBPF_TARGET_ACTIVE);
+		if (add_target(s, cfg->tids[i], PMUBPF_TARGET_TID, PMUBPF_TARGET_ACTIVE))
+			return -1;
+	return 0;
+}
 
-	sc = symcache__new();
-	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots),
-				bpf_map__fd(skel->maps.seen)) : NULL;
+int session__build(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	struct pmubpf_bpf *skel = s->skel;
+
+	s->sc = symcache__new();
+	if (!s->sc)
+		return fail(s, "setting up the symbol cache: %s", strerror(errno));
+	s->procs = procs__new(s->sc, bpf_map__fd(skel->maps.label_slots), bpf_map__fd(skel->maps.seen));
+	if (!s->procs)
+		return fail(s, "setting up the process registry: %s", strerror(errno));
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
-	if (procs && !cfg->no_symbol) {
-		dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
-		if (!dbg)
+	if (!cfg->no_symbol) {
+		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
+		if (!s->dbg)
 			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
-		procs__set_debuginfo(procs, dbg);
+		procs__set_debuginfo(s->procs, s->dbg);
 	}
-	if (procs && dwarf) {
-		uwm.rows_fd = bpf_map__fd(skel->maps.unwind_rows);
-		uwm.tables_fd = bpf_map__fd(skel->maps.unwind_tables);
-		uwm.slots_fd = bpf_map__fd(skel->maps.unwind_slots);
-		uwm.pids_fd = bpf_map__fd(skel->maps.unwind_pids);
-		uw = unwind__new(&uwm, cfg->verbose);
-		if (!uw) {
-			errorf("setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
-			goto out;
-		}
-		procs__set_maps_hook(procs, unwind__proc, uw);
+	if (s->dwarf) {
+		struct unwind_bpf uwb = unwind_maps_of(skel);
+
+		s->uw = unwind__open(&uwb, cfg->verbose);
+		if (!s->uw)
+			return fail(s, "setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
+		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
 	}
-	rb = procs ? ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, procs, NULL) : NULL;
-	if (!rb) {
-		errorf("setting up: %s", strerror(errno));
-		goto out;
-	}
+	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s->procs, NULL);
+	if (!s->rb)
+		return fail(s, "setting up the notice ring buffer: %s", strerror(errno));
 	/* Optional: without it, libraries mapped after a process's first
 	 * sample are still found by procs' periodic re-reads. */
-	mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), procs);
-	if (!mw && cfg->verbose)
+	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs);
+	if (!s->mw && cfg->verbose)
 		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
 			strerror(errno));
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0 || watch_fd(epfd, ring_buffer__epoll_fd(rb)) ||
-	    (mw && watch_fd(epfd, mmapwatch__fd(mw)))) {
-		errorf("setting up epoll: %s", strerror(errno));
-		goto out;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0 || watch_fd(s->epfd, ring_buffer__epoll_fd(s->rb)) ||
+	    (s->mw && watch_fd(s->epfd, mmapwatch__fd(s->mw))))
+		return fail(s, "setting up epoll: %s", strerror(errno));
+	return 0;
+}
+
+/* The held command may exec now; its exec error, if any, comes back on
+ * err_fd (EOF: it ran). */
+static int release_command(struct session *s)
+{
+	const char *name = s->cfg->command[0];
+	int en = 0;
+
+	if (write(s->cmd.go_fd, "g", 1) != 1)
+		return fail(s, "cannot start '%s': %s", name, strerror(errno));
+	close(s->cmd.go_fd);
+	s->cmd.go_fd = -1;
+	if (read(s->cmd.err_fd, &en, sizeof(en)) == (ssize_t)sizeof(en)) {
+		waitpid(s->cmd.pid, NULL, 0);
+		s->cmd.pid = 0;
+		s->status = 127;
+		return fail(s, "cannot run '%s': %s", name, strerror(en));
 	}
+	return 0;
+}
+
+int session__start(struct session *s)
+{
+	const struct config *cfg = s->cfg;
 
 	if (cfg->command) {
-		child = targets__start_command(cfg->command, &go_fd, &err_fd);
-		if (child < 0) {
-			errorf("cannot start '%s': %s", cfg->command[0], strerror(errno));
-			goto out;
+		s->cmd.pid = targets__start_command(cfg->command, &s->cmd.go_fd, &s->cmd.err_fd);
+		if (s->cmd.pid < 0) {
+			s->cmd.pid = 0;
+			return fail(s, "cannot start '%s': %s", cfg->command[0], strerror(errno));
 		}
-		add_target(bpf_map__fd(skel->maps.targets), child, PMUBPF_TARGET_TGID,
-			   PMUBPF_TARGET_AT_EXEC);
+		if (add_target(s, s->cmd.pid, PMUBPF_TARGET_TGID, PMUBPF_TARGET_AT_EXEC))
+			return -1;
 	}
-
 	struct perfev_progs progs = {
-		.sample = skel->progs.on_sample, .tracepoint = skel->progs.on_tracepoint,
-		.members_fd = bpf_map__fd(skel->maps.group_members), .nr_cpus = nr_possible,
+		.sample = s->skel->progs.on_sample, .tracepoint = s->skel->progs.on_tracepoint,
+		.members_fd = bpf_map__fd(s->skel->maps.group_members),
+		.nr_cpus = libbpf_num_possible_cpus(),
 	};
-	pev = perfev__open_all(cfg, cpus, ncpus, &progs, msg, sizeof(msg));
-	if (!pev) {
-		errorf("%s", msg);
-		goto out;
-	}
+	s->pev = perfev__open_all(cfg, s->cpus, s->ncpus, &progs, s->err, sizeof(s->err));
+	if (!s->pev)
+		return -1;
 
 	session__catch_signals();
-
-	int64_t t0_wall = clock_ns(CLOCK_REALTIME), t0 = mono_ns();
+	s->t0_wall = clock_ns(CLOCK_REALTIME);
+	s->t0 = mono_ns();
 	/* -d is enforced by a thread that disables the events on time: the
 	 * notice loop may be busy for a while (a new process's unwind tables,
 	 * symbols) and must not stretch the recording. The same thread
 	 * dithers the timer periods (timekeeper.h). */
-	int64_t deadline = cfg->duration > 0 ? t0 + (int64_t)(cfg->duration * 1e9) : 0;
-	__atomic_store_n(&skel->bss->recording, 1, __ATOMIC_RELEASE); /* the window opens */
-	tk = timekeeper__start(pev, cfg, deadline, &skel->bss->recording);
-	if (child) {
-		int en = 0;
-
-		if (write(go_fd, "g", 1) != 1) {
-			errorf("cannot start '%s': %s", cfg->command[0], strerror(errno));
-			goto out;
-		}
-		close(go_fd);
-		go_fd = -1;
-		if (read(err_fd, &en, sizeof(en)) == (ssize_t)sizeof(en)) {
-			waitpid(child, NULL, 0);
-			child = 0;
-			errorf("cannot run '%s': %s", cfg->command[0], strerror(en));
-			ret = 127;
-			goto out;
-		}
-	}
-	/* Kernel symbols while sampling goes on (reading kallsyms takes tens
-	 * of ms that neither the command nor the first notices, hence the
-	 * first processes' unwind tables, should wait for). */
-	struct ksyms_job kjob = { 0 };
+	s->deadline = cfg->duration > 0 ? s->t0 + (int64_t)(cfg->duration * 1e9) : 0;
+	__atomic_store_n(&s->skel->bss->recording, 1, __ATOMIC_RELEASE); /* the window opens */
+	s->tk = timekeeper__start(s->pev, cfg, s->deadline, &s->skel->bss->recording);
+	if (s->cmd.pid && release_command(s))
+		return -1;
+	/* Kernel symbols while sampling goes on. */
 	if (!cfg->no_kernel)
-		kjob.started = pthread_create(&kjob.th, NULL, ksyms_thread, &kjob) == 0;
+		s->kload = ksyms__load_async("/proc/kallsyms");
 	if (cfg->verbose)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
-			cfg->nevents, ncpus, stack_entries, count_entries);
+			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries);
+	return 0;
+}
 
-	struct status *status = res ? NULL : status__new(stderr, bpf_map__fd(skel->maps.tally),
-							 bpf_map__fd(skel->maps.drops), cfg->nevents,
-							 nr_possible);
-	bool targets_gone = false;
-	int pending = 0;
-	while (!stop_signal) {
-		struct epoll_event evs[2];
+enum session_end session__step(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	struct epoll_event evs[2];
+	int err;
 
-		if (epoll_wait(epfd, evs, 2, pending ? POLL_PENDING_MS : POLL_MS) < 0 && errno != EINTR) {
-			errorf("waiting for notices: %s", strerror(errno));
-			break;
-		}
-		/* mmap reports first: a notice may name a process whose
-		 * library the report says to read. */
-		if (mw)
-			mmapwatch__consume(mw);
-		err = ring_buffer__consume(rb);
-		if (err < 0 && err != -EINTR) {
-			errorf("reading notices: %s", strerror(-err));
-			break;
-		}
-		pending = procs__tick(procs);
-		if (deadline && (timekeeper__fired(tk) || mono_ns() >= deadline))
-			break;
-		if (gone && gone(arg))
-			break;
-		if (child && waitpid(child, &child_status, WNOHANG) == child) {
-			child_done = true;
-			break;
-		}
-		if (!cfg->all && !child && !targets__alive(cfg)) {
-			targets_gone = true;
-			break;
-		}
-		status__tick(status, t0, mono_ns());
+	if (stop_signal)
+		return SESSION_SIGNAL;
+	if (epoll_wait(s->epfd, evs, 2, s->pending ? POLL_PENDING_MS : POLL_MS) < 0 && errno != EINTR) {
+		fail(s, "waiting for notices: %s", strerror(errno));
+		return SESSION_ERROR;
 	}
-	status__end(status);
-	__atomic_store_n(&skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
-	int64_t t_end = mono_ns();
-	bool fired = timekeeper__fired(tk);
-	timekeeper__stop(tk, &tk_st);
-	tk = NULL;
-	perfev__stop(pev);
-	int64_t duration = (fired ? deadline : t_end) - t0;
-	if (targets_gone && !res)
-		fprintf(stderr, "pmubpf: every target has exited: recording ended after %.1f s\n", duration / 1e9);
-	if (kjob.started) {
-		pthread_join(kjob.th, NULL);
-		ks = kjob.ks;
-	} else if (!cfg->no_kernel) {
-		kjob.ks = ks = ksyms__load("/proc/kallsyms");
-		kjob.err = errno;
+	/* mmap reports first: a notice may name a process whose library the
+	 * report says to read. */
+	if (s->mw)
+		mmapwatch__consume(s->mw);
+	err = ring_buffer__consume(s->rb);
+	if (err < 0 && err != -EINTR) {
+		fail(s, "reading notices: %s", strerror(-err));
+		return SESSION_ERROR;
 	}
-	if (!ks && !cfg->no_kernel)
-		fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
-			strerror(kjob.err));
-	ring_buffer__consume(rb); /* notices of the last samples */
-	if (mw)
-		mmapwatch__consume(mw);
-	if (uw)
-		unwind__stop(uw);  /* no tables needed any more */
-	procs__rescan_all(procs);  /* libraries mapped since the last read */
+	s->pending = procs__tick(s->procs);
+	if (s->deadline && (timekeeper__fired(s->tk) || mono_ns() >= s->deadline))
+		return SESSION_DEADLINE;
+	if (s->cmd.pid && waitpid(s->cmd.pid, &s->cmd.status, WNOHANG) == s->cmd.pid) {
+		s->cmd.done = true;
+		return SESSION_COMMAND_EXITED;
+	}
+	if (!cfg->all && !s->cmd.pid && !targets__alive(cfg))
+		return SESSION_TARGETS_EXITED;
+	return stop_signal ? SESSION_SIGNAL : SESSION_GOING;
+}
 
+/* Sampling is over: the window closed, the events stopped and the last
+ * notices and maps read; the recording's length into *duration. */
+static void stop_sampling(struct session *s, int64_t *duration)
+{
+	int64_t t_end;
+	bool fired;
+
+	__atomic_store_n(&s->skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
+	t_end = mono_ns();
+	fired = timekeeper__fired(s->tk);
+	timekeeper__stop(s->tk, &s->tk_st);
+	s->tk = NULL;
+	perfev__stop(s->pev);
+	*duration = (fired ? s->deadline : t_end) - s->t0;
+	ring_buffer__consume(s->rb); /* notices of the last samples */
+	if (s->mw)
+		mmapwatch__consume(s->mw);
+	if (s->uw)
+		unwind__stop(s->uw);  /* no tables needed any more */
+	procs__rescan_all(s->procs);  /* libraries mapped since the last read */
+}
+
+static void print_debuginfo_stats(const struct debuginfo *dbg)
+{
+	struct debuginfo_stats ds;
+
+	debuginfo__stats(dbg, &ds);
+	fprintf(stderr, "pmubpf: debug info: %zu objects, %zu with their own DWARF; debug files: %zu by build-id, %zu by debuglink (%zu CRC mismatches), %zu from debuginfod, %zu inside a process's namespace; %zu MiniDebugInfo; %zu over the fd budget\n",
+		ds.objects, ds.own_dwarf, ds.by_build_id, ds.by_debuglink, ds.crc_mismatch,
+		ds.by_debuginfod, ds.in_namespace, ds.minidebuginfo, ds.fd_budget);
+}
+
+/* The command's exit status; stopped by -d or a signal, the stop is
+ * passed on to it first. */
+static int command_status(struct session *s)
+{
+	const char *cmd = s->cfg->command[0];
+
+	if (!s->cmd.done) {
+		kill(s->cmd.pid, stop_signal ? stop_signal : SIGTERM);
+		waitpid(s->cmd.pid, &s->cmd.status, 0);
+	}
+	s->cmd.pid = 0;
+	if (WIFEXITED(s->cmd.status))
+		return WEXITSTATUS(s->cmd.status);
+	if (!WIFSIGNALED(s->cmd.status))
+		return 0;
+	/* pmubpf exits with the command's status: when that is a signal's,
+	 * say whose doing it was. */
+	if (!s->quiet) {
+		const char *name = sigabbrev_np(WTERMSIG(s->cmd.status));
+		char why[128];
+
+		if (s->cmd.done)
+			snprintf(why, sizeof(why), "'%s' was killed", cmd);
+		else if (stop_signal)
+			snprintf(why, sizeof(why), "SIG%s received: passed on to '%s', which ended",
+				 sigabbrev_np(stop_signal), cmd);
+		else
+			snprintf(why, sizeof(why), "-d %g elapsed: stopped '%s'", s->cfg->duration, cmd);
+		fprintf(stderr, "pmubpf: %s by SIG%s; exit status %d (128 + signal)\n", why,
+			name ? name : "?", 128 + WTERMSIG(s->cmd.status));
+	}
+	return 128 + WTERMSIG(s->cmd.status);
+}
+
+int session__finish(struct session *s, enum session_end end, uint64_t *samples)
+{
+	const struct config *cfg = s->cfg;
+	struct unwind_stats uw_st;
+	struct ksyms *ks = NULL;
+	char msg[512];
+	int64_t duration;
+	int ret;
+
+	stop_sampling(s, &duration);
+	if (s->kload) {
+		ks = ksyms__join(s->kload);
+		s->kload = NULL;
+		if (!ks)
+			fprintf(stderr, "pmubpf: warning: kernel symbols unavailable (%s): kernel frames stay addresses\n",
+				strerror(errno));
+	}
 	struct report_in in = {
 		.cfg = cfg,
-		.counts_fd = bpf_map__fd(skel->maps.counts),
-		.stacks_fd = bpf_map__fd(skel->maps.stacks),
-		.drops_fd = bpf_map__fd(skel->maps.drops),
+		.counts_fd = bpf_map__fd(s->skel->maps.counts0),
+		.stacks_fd = bpf_map__fd(s->skel->maps.stacks0),
+		.drops_fd = bpf_map__fd(s->skel->maps.drops),
 		.nr_cpus = libbpf_num_possible_cpus(),
-		.procs = procs,
+		.procs = s->procs,
 		.ksyms = ks,
-		.time_nanos = t0_wall,
+		.time_nanos = s->t0_wall,
 		.duration_nanos = duration,
-		.stack_map_size = stack_entries,
-		.counts_map_size = count_entries,
-		.timer = &tk_st,
-		.quiet = res != NULL,
-		.samples = res ? &res->samples : NULL,
+		.stack_map_size = s->stack_entries,
+		.counts_map_size = s->count_entries,
+		.timer = &s->tk_st,
+		.quiet = s->quiet,
+		.samples = samples,
 	};
-	if (uw) {
-		unwind__stats(uw, &uw_st);
+	if (s->uw) {
+		unwind__stats(s->uw, &uw_st);
 		in.unwind = &uw_st;
 		if (cfg->verbose) {
 			unwind__summary(&uw_st, msg, sizeof(msg));
@@ -477,73 +560,103 @@ int session__record(const struct config *cfg, struct session_result *res,
 		}
 	}
 	for (int e = 0; e < cfg->nevents; e++)
-		perfev__times(pev, e, &in.enabled[e], &in.running[e]);
+		perfev__times(s->pev, e, &in.enabled[e], &in.running[e]);
+	/* A loop that ended on an error still writes what was recorded,
+	 * then fails with that error. */
+	ret = end == SESSION_ERROR ? 1 : 0;
 	if (report__write_all(&in, msg, sizeof(msg))) {
-		errorf("%s", msg);
-		goto out;
+		fail(s, "%s", msg);
+		ret = 1;
+	} else if (s->dbg && cfg->verbose) {
+		print_debuginfo_stats(s->dbg);
 	}
-	if (dbg && cfg->verbose) {
-		struct debuginfo_stats ds;
-
-		debuginfo__stats(dbg, &ds);
-		fprintf(stderr, "pmubpf: debug info: %zu objects, %zu with their own DWARF; debug files: %zu by build-id, %zu by debuglink (%zu CRC mismatches), %zu from debuginfod, %zu inside a process's namespace; %zu MiniDebugInfo; %zu over the fd budget\n",
-			ds.objects, ds.own_dwarf, ds.by_build_id, ds.by_debuglink, ds.crc_mismatch,
-			ds.by_debuginfod, ds.in_namespace, ds.minidebuginfo, ds.fd_budget);
-	}
-	ret = 0;
-	if (child) {
-		int sig = stop_signal ? stop_signal : SIGTERM;
-
-		if (!child_done) {
-			/* Stopped by -d or a signal: pass the stop on. */
-			kill(child, sig);
-			waitpid(child, &child_status, 0);
-		}
-		child = 0;
-		if (WIFEXITED(child_status))
-			ret = WEXITSTATUS(child_status);
-		else if (WIFSIGNALED(child_status))
-			ret = 128 + WTERMSIG(child_status);
-		/* pmubpf exits with the command's status: say why when it is
-		 * not the command's own doing, or is a death by signal. */
-		if (!res && WIFSIGNALED(child_status)) {
-			const char *name = sigabbrev_np(WTERMSIG(child_status));
-			char why[64];
-
-			if (child_done)
-				snprintf(why, sizeof(why), "'%s' was killed", cfg->command[0]);
-			else if (stop_signal)
-				snprintf(why, sizeof(why), "SIG%s received: passed on to '%s'",
-					 sigabbrev_np(stop_signal), cfg->command[0]);
-			else
-				snprintf(why, sizeof(why), "-d %g elapsed: stopped '%s'", cfg->duration,
-					 cfg->command[0]);
-			fprintf(stderr, "pmubpf: %s by SIG%s; exit status %d (128 + signal)\n", why,
-				name ? name : "?", ret);
-		}
-	}
-out:
-	timekeeper__stop(tk, NULL); /* before perfev__free: it uses the events */
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	if (go_fd >= 0)
-		close(go_fd);
-	if (err_fd >= 0)
-		close(err_fd);
-	perfev__free(pev);
-	mmapwatch__free(mw);
-	if (epfd >= 0)
-		close(epfd);
-	ring_buffer__free(rb);
-	procs__free(procs);
-	unwind__free(uw);
-	symcache__free(sc);
-	debuginfo__free(dbg); /* after the objects it noted */
 	ksyms__free(ks);
-	pmubpf_bpf__destroy(skel);
-	free(cpus);
-	result = NULL;
+	if (s->cmd.pid) {
+		int st = command_status(s);
+
+		if (!ret)
+			ret = st;
+	}
 	return ret;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	timekeeper__stop(s->tk, NULL); /* before perfev__free: it uses the events */
+	if (s->cmd.pid > 0) {
+		kill(s->cmd.pid, SIGKILL);
+		waitpid(s->cmd.pid, NULL, 0);
+	}
+	if (s->cmd.go_fd >= 0)
+		close(s->cmd.go_fd);
+	if (s->cmd.err_fd >= 0)
+		close(s->cmd.err_fd);
+	perfev__free(s->pev);
+	mmapwatch__free(s->mw);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	ring_buffer__free(s->rb);
+	procs__free(s->procs);
+	unwind__free(s->uw);
+	symcache__free(s->sc);
+	debuginfo__free(s->dbg); /* after the objects it noted */
+	if (s->kload) /* a failed start's */
+		ksyms__free(ksyms__join(s->kload));
+	pmubpf_bpf__destroy(s->skel);
+	free(s->cpus);
+	free(s);
+}
+
+int session__record(const struct config *cfg, struct session_result *res,
+		    bool (*gone)(void *arg), void *arg)
+{
+	struct session *s = session__new(cfg, res != NULL);
+	enum session_end end;
+	int ret;
+
+	if (res)
+		*res = (struct session_result){ 0 };
+	if (!s) {
+		if (res)
+			snprintf(res->err, sizeof(res->err), "out of memory");
+		else
+			fprintf(stderr, "pmubpf: out of memory\n");
+		return 1;
+	}
+	if (session__open(s) || session__build(s) || session__start(s)) {
+		ret = session__status(s);
+	} else {
+		/* On a terminal, a live status line (status.h). */
+		struct status *st = res ? NULL : status__new(stderr, bpf_map__fd(s->skel->maps.totals),
+							    bpf_map__fd(s->skel->maps.drops),
+							    cfg->nevents, libbpf_num_possible_cpus());
+
+		while ((end = session__step(s)) == SESSION_GOING) {
+			if (gone && gone(arg)) {
+				end = SESSION_GONE;
+				break;
+			}
+			status__tick(st, s->t0, mono_ns());
+		}
+		status__end(st);
+		if (end == SESSION_TARGETS_EXITED && !res)
+			fprintf(stderr, "pmubpf: every target has exited: recording ended after %.1f s\n",
+				(double)(mono_ns() - s->t0) / 1e9);
+		ret = session__finish(s, end, res ? &res->samples : NULL);
+	}
+	if (s->err[0]) {
+		if (res)
+			snprintf(res->err, sizeof(res->err), "%s", s->err);
+		else
+			fprintf(stderr, "pmubpf: %s\n", s->err);
+	}
+	session__free(s);
+	return ret;
+}
+
+int session__run(const struct config *cfg)
+{
+	return session__record(cfg, NULL, NULL, NULL);
 }

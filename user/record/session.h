@@ -1,44 +1,93 @@
 /* session.h — one recording, from loading BPF to writing the profiles.
  *
- * The orchestration stage: checks the machine (BTF, privileges), loads the
- * skeleton with maps sized for the run, sets targets, starts the command
- * if any, opens and attaches the events, serves ring-buffer notices until
- * the duration ends, a signal arrives or the command exits, then hands the
- * maps to report. See docs/architecture.md for the whole data flow.
+ * The orchestration stage, as a `struct session` that goes through named
+ * phases, each a function that returns 0 or -1 with a one-line reason in
+ * session__error():
+ *
+ *   session__new     nothing loaded yet
+ *   session__open    checks (BTF, targets, output), the BPF object sized
+ *                    for the run, loaded, its tracepoints attached, the
+ *                    -p/-t targets in its map
+ *   session__build   the pipeline behind the ring buffer: symbol cache,
+ *                    process registry, debug info, unwinder, notices,
+ *                    mmap reports, epoll
+ *   session__start   the command (held before its exec), the events, the
+ *                    window opened, the timekeeper, kallsyms in a thread,
+ *                    the command released
+ *   session__step    one pass of the loop (callable per window or tick):
+ *                    wait ≤ 100 ms for notices, handle them and the
+ *                    per-tick work; SESSION_GOING or why it should end
+ *   session__finish  window closed, events stopped, last notices, the
+ *                    profiles written; the exit status
+ *   session__free    everything released, also after a failed phase
+ *
+ * session__record strings them together; see docs/architecture.md for the
+ * whole data flow.
  */
 #ifndef PMUBPF_SESSION_H
 #define PMUBPF_SESSION_H
 
+#include <stdbool.h>
 #include "config/config.h"
 
-/* Run the recording described by cfg. Returns the process exit status:
- * 0, 1 on an error (already printed as one line on stderr), or the
- * command's status in `-- command` mode. */
-int session__run(const struct config *cfg);
+struct session;
+
+/* Why the loop ends (session__step). */
+enum session_end {
+	SESSION_GOING = 0,     /* not yet */
+	SESSION_DEADLINE,      /* -d elapsed */
+	SESSION_SIGNAL,        /* SIGINT/SIGTERM (session__stop_signal) */
+	SESSION_COMMAND_EXITED,/* `-- command` ended */
+	SESSION_TARGETS_EXITED,/* every -p/-t target has exited */
+	SESSION_GONE,          /* the caller's gone() said so */
+	SESSION_ERROR,         /* waiting for or reading notices failed */
+};
 
 /* What one recording gave, for a caller that reports it itself (the HTTP
- * server, user/httpd.c). */
+ * server, user/http/httpd.c). */
 struct session_result {
 	uint64_t samples;   /* samples in the profiles, every event */
 	char err[512];      /* on failure: the one-line reason */
 };
 
-/* session__run, but with res non-NULL nothing goes to stdout and only
- * warnings to stderr: no summary, the error in res->err. gone, if not
- * NULL, is asked every ~100 ms while recording: true ends the recording
- * early (whoever wanted it went away). Callable again and again in one
- * process, one recording at a time. */
+/* quiet: nothing to stdout, only warnings to stderr (no summary, no --top
+ * table). cfg must outlive the session. NULL + errno. */
+struct session *session__new(const struct config *cfg, bool quiet);
+int session__open(struct session *s);
+int session__build(struct session *s);
+int session__start(struct session *s);
+enum session_end session__step(struct session *s);
+/* Writes the profiles whatever ended the loop (end: what step returned,
+ * or SESSION_GONE); samples, if not NULL, gets the samples written. The
+ * exit status: 0; 1 on an error (reason in session__error); or the
+ * command's status in `-- command` mode (128 + signal if killed). */
+int session__finish(struct session *s, enum session_end end, uint64_t *samples);
+/* The status a failed phase leaves: 1, or 127 when the command could not
+ * be executed. */
+int session__status(const struct session *s);
+const char *session__error(const struct session *s);
+void session__free(struct session *s);
+
+/* Run the recording described by cfg. Returns the process exit status:
+ * 0, 1 on an error (printed as one line on stderr), or the command's
+ * status in `-- command` mode. */
+int session__run(const struct config *cfg);
+
+/* session__run, but nothing goes to stdout and only warnings to stderr:
+ * the error in res->err. gone, if not NULL, is asked every ~100 ms while
+ * recording: true ends the recording early (whoever wanted it went away).
+ * Callable again and again in one process, one recording at a time. */
 int session__record(const struct config *cfg, struct session_result *res,
 		    bool (*gone)(void *arg), void *arg);
 
-/* What session__record checks before it loads anything: BTF, then
+/* What session__open checks before it loads anything: BTF, then
  * targets__check (targets.h). 0, or -errno with a one-line reason. */
 int session__check(const struct config *cfg, int **cpus, int *ncpus,
 		   char *err, size_t errlen);
 
 /* SIGINT/SIGTERM from now on end the recording under way (or the next
  * one) instead of the process; session__stop_signal says which arrived,
- * 0 if none. session__record installs this itself once the events are
+ * 0 if none. session__start installs this itself once the events are
  * attached; a caller that must hear signals earlier calls it first. */
 void session__catch_signals(void);
 int session__stop_signal(void);

@@ -9,13 +9,12 @@
 
 struct status {
 	FILE *out;
-	int tally_fd, drops_fd, nevents, nr_cpus;
+	int totals_fd, drops_fd, nevents, nr_cpus;
 	int64_t last;
-	uint64_t *vals; /* one per CPU, for reading a per-CPU array slot */
-	struct pmubpf_drop_val *dvals;
+	struct pmubpf_drop_val *dvals; /* one per CPU: a per-CPU array slot */
 };
 
-struct status *status__new(FILE *out, int tally_fd, int drops_fd, int nevents, int nr_cpus)
+struct status *status__new(FILE *out, int totals_fd, int drops_fd, int nevents, int nr_cpus)
 {
 	struct status *s;
 
@@ -24,13 +23,12 @@ struct status *status__new(FILE *out, int tally_fd, int drops_fd, int nevents, i
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->vals = calloc((size_t)nr_cpus, sizeof(*s->vals));
 	s->dvals = calloc((size_t)nr_cpus, sizeof(*s->dvals));
-	if (!s->vals || !s->dvals) {
+	if (!s->dvals) {
 		status__end(s);
 		return NULL;
 	}
-	*s = (struct status){ out, tally_fd, drops_fd, nevents, nr_cpus, 0, s->vals, s->dvals };
+	*s = (struct status){ out, totals_fd, drops_fd, nevents, nr_cpus, 0, s->dvals };
 	return s;
 }
 
@@ -44,30 +42,26 @@ void status__format(char *buf, size_t len, int64_t elapsed, uint64_t samples,
 		snprintf(buf + n, len - (size_t)n, ", %llu stacks lost", (unsigned long long)stacks_lost);
 }
 
-/* Sum over CPUs of a per-CPU array slot. */
-static uint64_t sum_tally(struct status *s, uint32_t key)
+/* Sum over CPUs of the count in a per-CPU array slot of pmubpf_drop_val. */
+static uint64_t sum_slot(struct status *s, int fd, uint32_t key)
 {
 	uint64_t t = 0;
 
-	if (bpf_map_lookup_elem(s->tally_fd, &key, s->vals))
+	if (bpf_map_lookup_elem(fd, &key, s->dvals))
 		return 0;
 	for (int c = 0; c < s->nr_cpus; c++)
-		t += s->vals[c];
+		t += s->dvals[c].count;
 	return t;
 }
 
+/* A drop reason, every event, both windows. */
 static uint64_t sum_drops(struct status *s, uint32_t reason)
 {
 	uint64_t t = 0;
 
-	for (int e = 0; e < s->nevents; e++) {
-		uint32_t key = (uint32_t)e * PMUBPF_DROP__MAX + reason;
-
-		if (bpf_map_lookup_elem(s->drops_fd, &key, s->dvals))
-			continue;
-		for (int c = 0; c < s->nr_cpus; c++)
-			t += s->dvals[c].count;
-	}
+	for (uint32_t w = 0; w < 2; w++)
+		for (int e = 0; e < s->nevents; e++)
+			t += sum_slot(s, s->drops_fd, PMUBPF_DROP_INDEX(w, (uint32_t)e, reason));
 	return t;
 }
 
@@ -79,8 +73,10 @@ void status__tick(struct status *s, int64_t t0, int64_t now)
 	if (!s || now - s->last < REFRESH_NS)
 		return;
 	s->last = now;
+	/* totals: every sample taken, idle ones (left out, not lost) too */
 	for (int e = 0; e < s->nevents; e++)
-		samples += sum_tally(s, (uint32_t)e);
+		samples += sum_slot(s, s->totals_fd, (uint32_t)e);
+	samples -= sum_drops(s, PMUBPF_DROP_IDLE);
 	status__format(line, sizeof(line), now - t0, samples,
 		       sum_drops(s, PMUBPF_DROP_COUNTS_FULL) + sum_drops(s, PMUBPF_DROP_GROUP_READ),
 		       sum_drops(s, PMUBPF_DROP_USTACK) + sum_drops(s, PMUBPF_DROP_KSTACK));
@@ -97,7 +93,6 @@ void status__end(struct status *s)
 		fputs("\r\033[K", s->out);
 		fflush(s->out);
 	}
-	free(s->vals);
 	free(s->dvals);
 	free(s);
 }

@@ -2,7 +2,7 @@
  *   pmubpf: 3.2 s, 6391 samples, 0 lost
  * on stderr, rewritten in place (\r) a few times a second, only when
  * stderr is a TTY (never in a pipe or a log). Sample counts come from the
- * BPF tally map (per CPU, per event) and losses from the drops map: two
+ * BPF totals map (per CPU, per event) and losses from the drops map:
  * small per-CPU array reads per refresh, nothing per sample. */
 #ifndef PMUBPF_STATUS_H
 #define PMUBPF_STATUS_H
@@ -14,7 +14,7 @@ struct status;
 
 /* NULL when out is not a terminal (or no memory): then every call below
  * does nothing. */
-struct status *status__new(FILE *out, int tally_fd, int drops_fd, int nevents, int nr_cpus);
+struct status *status__new(FILE *out, int totals_fd, int drops_fd, int nevents, int nr_cpus);
 /* Redraw if at least 250 ms passed since the last one; now and t0 in
  * CLOCK_MONOTONIC ns. */
 void status__tick(struct status *s, int64_t t0, int64_t now);

@@ -10,6 +10,7 @@
 #include "ksyms.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,4 +255,60 @@ void ksyms__free(struct ksyms *k)
 	free(k->syms);
 	free(k->arena);
 	free(k);
+}
+
+struct ksyms_loader {
+	pthread_t th;
+	bool started;
+	char *path;
+	struct ksyms *ks;
+	int err;
+};
+
+static void *load_thread(void *arg)
+{
+	struct ksyms_loader *l = arg;
+
+	l->ks = ksyms__load(l->path);
+	l->err = l->ks ? 0 : errno;
+	return NULL;
+}
+
+struct ksyms_loader *ksyms__load_async(const char *path)
+{
+	struct ksyms_loader *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->path = strdup(path);
+	if (!l->path) {
+		free(l);
+		return NULL;
+	}
+	l->started = pthread_create(&l->th, NULL, load_thread, l) == 0;
+	return l;
+}
+
+struct ksyms *ksyms__join(struct ksyms_loader *l)
+{
+	struct ksyms *ks;
+	int err;
+
+	if (!l) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (l->started) {
+		pthread_join(l->th, NULL);
+		ks = l->ks;
+		err = l->err;
+	} else {
+		ks = ksyms__load(l->path);
+		err = errno;
+	}
+	free(l->path);
+	free(l);
+	if (!ks)
+		errno = err;
+	return ks;
 }

@@ -27,4 +27,14 @@ const struct ksym *ksyms__lookup(const struct ksyms *k, uint64_t addr);
 size_t ksyms__count(const struct ksyms *k);
 void ksyms__free(struct ksyms *k);
 
+/* ksyms__load in a thread of its own: reading kallsyms takes tens of ms
+ * that neither a command starting nor the first processes' notices (hence
+ * their unwind tables) should wait for. ksyms__join waits for it (or, if
+ * the thread could not start, loads here) and returns what ksyms__load
+ * returned, errno set on NULL, and frees the loader. A NULL loader (the
+ * allocation failed) gives NULL with ENOMEM. */
+struct ksyms_loader;
+struct ksyms_loader *ksyms__load_async(const char *path);
+struct ksyms *ksyms__join(struct ksyms_loader *l);
+
 #endif

@@ -11,6 +11,7 @@
 #include "unwind.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,41 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 	*max_rows = system_wide ? 2u << 20 : 1u << 20;
 	*max_tables = 8192;
 	*max_slots = system_wide ? 1024 : 256;
+}
+
+bool unwind__supported(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) == 1;
+}
+
+int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide)
+{
+	uint32_t rows = 1, tables = 1, slots = 1;
+
+	if (dwarf)
+		unwind__sizes(system_wide, &rows, &tables, &slots);
+	if (bpf_map__set_max_entries(b->rows, rows) ||
+	    bpf_map__set_max_entries(b->tables, tables) ||
+	    bpf_map__set_max_entries(b->slots, slots * PMUBPF_UW_MAX_MAPS) ||
+	    bpf_map__set_max_entries(b->pids, slots))
+		return -errno;
+	return 0;
+}
+
+struct unwind *unwind__open(const struct unwind_bpf *b, int verbose)
+{
+	struct unwind_maps m = {
+		.rows_fd = bpf_map__fd(b->rows),
+		.tables_fd = bpf_map__fd(b->tables),
+		.slots_fd = bpf_map__fd(b->slots),
+		.pids_fd = bpf_map__fd(b->pids),
+		.max_rows = bpf_map__max_entries(b->rows),
+		.max_tables = bpf_map__max_entries(b->tables),
+		.max_slots = bpf_map__max_entries(b->pids),
+	};
+
+	return unwind__new(&m, verbose);
 }
 
 static bool tab_eq(const void *key, uint64_t idx, void *ctx)

@@ -52,6 +52,24 @@ struct unwind_stats {
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 		   uint32_t *max_slots);
 
+/* Whether this kernel can run the BPF walker: bpf_loop and
+ * bpf_task_pt_regs in perf_event programs (5.17+). */
+bool unwind__supported(void);
+
+/* The walker's four maps in the loaded BPF object. */
+struct bpf_map;
+struct unwind_bpf {
+	struct bpf_map *rows, *tables, *slots, *pids;
+};
+
+/* Before the object is loaded: size the maps for a recording (system-wide
+ * or of targets: unwind__sizes), or to one entry each when dwarf is off
+ * (BPF never reads them then). */
+int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide);
+
+/* After load: the unwinder on those maps (fds and sizes read back). */
+struct unwind *unwind__open(const struct unwind_bpf *b, int verbose);
+
 /* NULL + errno if the rows map cannot be mmapped. */
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose);
 void unwind__free(struct unwind *u);

@@ -1,0 +1,88 @@
+/* windows.c — see windows.h. */
+#include "windows.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pmubpf_abi.h"
+
+int windows__flip(const struct windows *w, uint32_t *closed, char *err, size_t errlen)
+{
+	uint32_t old = __atomic_load_n(w->window, __ATOMIC_ACQUIRE) & 1, zero = 0;
+
+	__atomic_store_n(w->window, old ^ 1, __ATOMIC_RELEASE);
+	/* Returns after synchronize_rcu(): every sample that read `old`
+	 * has finished writing it. */
+	if (bpf_map_update_elem(w->grace_fd, &zero, &w->grace_inner_fd, BPF_ANY)) {
+		int e = errno;
+
+		snprintf(err, errlen, "waiting for the samples of the closing window: %s", strerror(e));
+		return -e;
+	}
+	*closed = old;
+	return 0;
+}
+
+int windows__empty_map(int fd, size_t key_size)
+{
+	/* Keys first, then delete: deleting while walking makes
+	 * get_next_key restart from the first bucket each time. */
+	size_t n = 0, cap = 0;
+	char *keys = NULL, *k = malloc(key_size);
+	int ret = 0;
+
+	if (!k)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, n ? keys + (n - 1) * key_size : NULL, k) == 0) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			char *nk = ncap > SIZE_MAX / key_size ? NULL : realloc(keys, ncap * key_size);
+
+			if (!nk) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			keys = nk;
+			cap = ncap;
+		}
+		memcpy(keys + n * key_size, k, key_size);
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map_delete_elem(fd, keys + i * key_size) && errno != ENOENT) {
+			ret = -errno;
+			break;
+		}
+out:
+	free(keys);
+	free(k);
+	return ret;
+}
+
+int windows__clear(const struct windows *w, uint32_t win)
+{
+	struct pmubpf_drop_val *zeros;
+	int ret;
+
+	win &= 1;
+	ret = windows__empty_map(w->counts_fd[win], sizeof(struct pmubpf_key));
+	if (!ret)
+		ret = windows__empty_map(w->stacks_fd[win], sizeof(uint64_t));
+	if (ret)
+		return ret;
+	zeros = calloc(w->nr_cpus, sizeof(*zeros));
+	if (!zeros)
+		return -ENOMEM;
+	for (uint32_t ev = 0; ev < PMUBPF_MAX_EVENTS && !ret; ev++)
+		for (uint32_t r = 0; r < PMUBPF_DROP__MAX; r++) {
+			uint32_t idx = PMUBPF_DROP_INDEX(win, ev, r);
+
+			if (bpf_map_update_elem(w->drops_fd, &idx, zeros, BPF_ANY)) {
+				ret = -errno;
+				break;
+			}
+		}
+	free(zeros);
+	return ret;
+}
