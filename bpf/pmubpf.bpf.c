@@ -35,6 +35,13 @@ const volatile bool want_user = true;       /* --no-user clears */
 const volatile bool want_kernel = true;     /* --no-kernel clears */
 const volatile bool follow_forks = false;   /* -- command: add children */
 const volatile __u32 nr_events = 1;
+/* Groups: leader_of[m] is 1 + the index of event m's leader when m is a
+ * group member (it only counts; read at each of its leader's samples),
+ * else 0. */
+const volatile __u32 leader_of[PMUBPF_MAX_EVENTS] = {};
+const volatile bool has_members = false;
+const volatile __u32 nr_cpus = 1;    /* possible CPUs: group_members rows */
+const volatile __u64 tp_period = 1;  /* a tracepoint sample's weight (-c) */
 
 /* Process generations: one counter for all processes, so (tgid, pgen)
  * names one address space for the whole recording. */
@@ -173,6 +180,50 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } mmap_events SEC(".maps");
+
+/* Group members' counters, [member * nr_cpus + cpu] (the loader puts
+ * each member's per-CPU fd there), and per CPU the value read at the
+ * leader's last sample, so that a sample carries the member's count
+ * since the one before it on that CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1); /* resized by the loader */
+} group_members SEC(".maps");
+
+struct group_read {
+	__u64 last;   /* the member's counter at the previous leader sample */
+	__u64 delta;  /* its count since then, for the sample being taken */
+	__u32 ok;     /* 1: delta valid; 2: first read (no interval yet);
+	               * 0: the read failed */
+	__u32 primed; /* last holds a reading */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct group_read);
+	__uint(max_entries, PMUBPF_MAX_EVENTS);
+} group_last SEC(".maps");
+
+/* Tracepoints: hits since the last sample, per CPU and event (-c N). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, PMUBPF_MAX_EVENTS);
+} tp_hits SEC(".maps");
+
+/* -C with tracepoints: tp_cpus[cpu] != 0 for the CPUs wanted (a
+ * tracepoint's program runs wherever it fires, not per CPU event). */
+const volatile bool tp_filter_cpus = false;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1); /* resized by the loader: possible CPUs */
+} tp_cpus SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -377,19 +428,106 @@ static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
 
 #include "unwind.bpf.h"
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* counts[key] += {1, period} in window w's map (es: key->event's slot
+ * in w). false if the map is full (counted). */
+static __always_inline bool add_count(struct pmubpf_key *key, __u32 w, __u32 es, __u64 period)
+{
+	struct pmubpf_val *val, one = { .count = 1, .period = period };
+
+	val = w ? bpf_map_lookup_elem(&counts1, key) : bpf_map_lookup_elem(&counts0, key);
+	if (!val) {
+		if (!(w ? bpf_map_update_elem(&counts1, key, &one, BPF_NOEXIST)
+			: bpf_map_update_elem(&counts0, key, &one, BPF_NOEXIST)))
+			return true;
+		/* lost a race */
+		val = w ? bpf_map_lookup_elem(&counts1, key) : bpf_map_lookup_elem(&counts0, key);
+		if (!val) {
+			count_drop(es, PMUBPF_DROP_COUNTS_FULL, period);
+			return false;
+		}
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->period, period);
+	return true;
+}
+
+/* Read leader ev's group members on this CPU: each one's count since the
+ * leader's previous sample here. Done for every sample, target or not,
+ * so that an interval never spans another task's samples. */
+static __always_inline void read_members(__u32 ev)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
+		struct bpf_perf_event_value v;
+		struct group_read *g;
+
+		if (m >= nr_events)
+			break;
+		if (leader_of[m] != ev + 1)
+			continue;
+		g = bpf_map_lookup_elem(&group_last, &m);
+		if (!g)
+			continue;
+		g->ok = 0;
+		if (bpf_perf_event_read_value(&group_members, m * nr_cpus + cpu, &v, sizeof(v)))
+			continue;
+		/* The first read on a CPU starts the intervals (what came
+		 * before it was counted while the events were being set up). */
+		g->ok = g->primed && v.counter >= g->last ? 1 : 2;
+		g->delta = v.counter - g->last;
+		g->last = v.counter;
+		g->primed = 1;
+	}
+}
+
+/* The members' intervals, under the leader's sample key. */
+static __always_inline void count_members(struct pmubpf_key *key, __u32 w, __u32 ev)
+{
+	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
+		__u32 es = w * PMUBPF_MAX_EVENTS + m;
+		struct pmubpf_drop_val *tot;
+		struct group_read *g;
+
+		if (m >= nr_events)
+			break;
+		if (leader_of[m] != ev + 1)
+			continue;
+		g = bpf_map_lookup_elem(&group_last, &m);
+		if (!g)
+			continue;
+		if (g->ok != 1) {
+			if (!g->ok)
+				count_drop(es, PMUBPF_DROP_GROUP_READ, 0);
+			continue;
+		}
+		tot = bpf_map_lookup_elem(&totals, &m);
+		if (tot) { /* per-CPU slot */
+			tot->count += 1;
+			tot->period += g->delta;
+		}
+		key->event = m;
+		add_count(key, w, es, g->delta);
+	}
+	key->event = ev;
+}
+
+/* One sample of event ev, from either entry below. regs: the registers
+ * of an interrupted user-mode task, else NULL (the unwinder then takes
+ * the task's saved user registers). */
+static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
-	__u32 ev = (__u32)bpf_get_attach_cookie(ctx);
 	__u32 w = *(volatile __u32 *)&window & 1; /* once: see `window` */
 	__u32 es = w * PMUBPF_MAX_EVENTS + ev;
-	__u64 period = ctx->sample_period;
 	struct pmubpf_key key = {};
-	struct pmubpf_val *val, one = { .count = 1, .period = period };
 
-	if (!recording || ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
+	if (ev >= nr_events || ev >= PMUBPF_MAX_EVENTS)
+		return 0;
+	if (has_members)
+		read_members(ev);
+	if (!recording)
 		return 0;
 	if (filter_targets && !is_target(tgid, tid))
 		return 0;
@@ -411,26 +549,61 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		key.label = label_key(es, tgid, tid, key.pgen, period);
 	}
 	if (want_user && call_graph_dwarf && tgid)
-		key.ustack = dwarf_ustack_key(ctx, es, tgid, key.pgen, period);
+		key.ustack = dwarf_ustack_key(ctx, regs, es, tgid, key.pgen, period);
 	else if (want_user)
 		key.ustack = stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	if (want_kernel)
 		key.kstack = stack_key(ctx, es, 0, PMUBPF_DROP_KSTACK, period);
 
-	val = w ? bpf_map_lookup_elem(&counts1, &key) : bpf_map_lookup_elem(&counts0, &key);
-	if (!val) {
-		if (!(w ? bpf_map_update_elem(&counts1, &key, &one, BPF_NOEXIST)
-			: bpf_map_update_elem(&counts0, &key, &one, BPF_NOEXIST)))
+	add_count(&key, w, es, period);
+	if (has_members)
+		count_members(&key, w, ev);
+	return 0;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	bpf_user_pt_regs_t *regs = NULL;
+
+#if defined(__TARGET_ARCH_x86)
+	if ((ctx->regs.cs & 3) == 3)
+		regs = &ctx->regs;
+#endif
+	return sample(ctx, regs, (__u32)bpf_get_attach_cookie(ctx), ctx->sample_period);
+}
+
+/* Tracepoint events: the kernel attaches only tracepoint-type programs
+ * to them, and runs them at every hit of the tracepoint on any CPU, once
+ * (the program belongs to the tracepoint, not to one perf event: the
+ * loader attaches it to one event per tracepoint), before and instead of
+ * perf's own sampling (returning 0 skips that). Their ctx is the trace
+ * record, not the registers; the task is in the kernel, so the user
+ * stack starts from its saved user registers. A sample every tp_period
+ * hits per CPU, each weighing that many. */
+SEC("tracepoint")
+int on_tracepoint(void *ctx)
+{
+	__u32 ev = (__u32)bpf_get_attach_cookie(ctx), cpu;
+	__u64 *hits;
+
+	if (!recording || ev >= PMUBPF_MAX_EVENTS)
+		return 0;
+	if (tp_filter_cpus) {
+		__u8 *ok;
+
+		cpu = bpf_get_smp_processor_id();
+		ok = bpf_map_lookup_elem(&tp_cpus, &cpu);
+		if (!ok || !*ok)
 			return 0;
-		/* lost a race */
-		val = w ? bpf_map_lookup_elem(&counts1, &key) : bpf_map_lookup_elem(&counts0, &key);
-		if (!val) {
-			count_drop(es, PMUBPF_DROP_COUNTS_FULL, period);
-			return 0;
-		}
 	}
-	__sync_fetch_and_add(&val->count, 1);
-	__sync_fetch_and_add(&val->period, period);
+	hits = bpf_map_lookup_elem(&tp_hits, &ev);
+	if (!hits)
+		return 0;
+	if (++*hits < tp_period)
+		return 0;
+	*hits = 0;
+	sample(ctx, NULL, ev, tp_period);
 	return 0;
 }
 

@@ -92,6 +92,9 @@ enum pmubpf_drop {
 	                              * anonymous mapping, object without
 	                              * .eh_frame, tables full): that frame
 	                              * by frame pointer */
+	PMUBPF_DROP_GROUP_READ,      /* a group member's count unreadable at
+	                              * its leader's sample (counted for the
+	                              * member: that interval's count is lost) */
 	PMUBPF_DROP__MAX,
 };
 

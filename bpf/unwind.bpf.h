@@ -297,7 +297,7 @@ static long uw_step(__u64 i, void *data)
 /* The user stack of the current task by DWARF CFI, stored like
  * stack_key's. Falls back to the frame-pointer walk (counted) while the
  * process has no tables. */
-static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, __u32 es,
+static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					      __u32 tgid, __u32 pgen, __u64 period)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -314,10 +314,10 @@ static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, _
 		count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
 		return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	}
-	if ((ctx->regs.cs & 3) == 3) { /* the sample interrupted user mode */
-		pc = ctx->regs.ip;
-		sp = ctx->regs.sp;
-		bp = ctx->regs.bp;
+	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
+		pc = regs->ip;
+		sp = regs->sp;
+		bp = regs->bp;
 	} else { /* in the kernel: the registers saved at kernel entry */
 		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
 		struct pt_regs u;
@@ -353,7 +353,7 @@ static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, _
 
 #else /* !__TARGET_ARCH_x86 */
 
-static __always_inline __u64 dwarf_ustack_key(struct bpf_perf_event_data *ctx, __u32 es,
+static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					      __u32 tgid, __u32 pgen, __u64 period)
 {
 	return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 		ret = 0;
 		break;
 	case CLI_LIST:
-		ret = event__list(SYSFS_PMUS) ? 1 : 0;
+		ret = event__list(SYSFS_PMUS, cfg.list_filter) ? 1 : 0;
 		break;
 	case CLI_RECORD:
 		ret = cfg.every > 0 ? every__run(&cfg) : session__run(&cfg);

@@ -55,7 +55,7 @@ enum {
 
 /* Types bpf_helper_defs.h names in prototypes: declared, never used. */
 struct __sk_buff; struct bpf_dynptr; struct bpf_fib_lookup; struct bpf_map;
-struct bpf_perf_event_value; struct bpf_pidns_info; struct bpf_redir_neigh;
+struct bpf_pidns_info; struct bpf_redir_neigh;
 struct bpf_sk_lookup; struct bpf_sock; struct bpf_sock_addr; struct bpf_sock_ops;
 struct bpf_sock_tuple; struct bpf_spin_lock; struct bpf_sysctl; struct bpf_tcp_sock;
 struct bpf_timer; struct bpf_tunnel_key; struct bpf_xfrm_state; struct btf_ptr;
@@ -102,6 +102,13 @@ struct bpf_perf_event_data {
 	bpf_user_pt_regs_t regs;
 	__u64 sample_period; /* the period of this sample, in event units */
 	__u64 addr;
+};
+
+/* bpf_perf_event_read_value's output (uapi/linux/bpf.h). */
+struct bpf_perf_event_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
 };
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX

@@ -177,7 +177,23 @@ static bool errors(void)
 		{ ARGS("-x"), "unknown option '-x'" },
 		{ ARGS("-e"), "needs a value" },
 		{ ARGS("stray"), "unexpected argument 'stray'" },
-		{ ARGS("list", "x"), "takes no arguments" },
+		{ ARGS("list", "x", "y"), "at most one argument" },
+		{ ARGS("--call-graph", "lbr"), "lbr is not supported: LBR" },
+		{ ARGS("--call-graph", "dwarf,100"), "multiple of 8" },
+		{ ARGS("--call-graph", "dwarf,0"), "multiple of 8" },
+		{ ARGS("--call-graph", "dwarf,65536"), "multiple of 8" },
+		{ ARGS("--call-graph", "dwarf,"), "multiple of 8" },
+		{ ARGS("--call-graph", "fp,8192"), "fp takes no size" },
+		{ ARGS("--call-graph", "dwarfx"), "bad --call-graph" },
+		{ ARGS("-o", "-", "-e", "cpu-clock,task-clock"), "-o - writes one profile" },
+		{ ARGS("-o", "-", "-e", "{cpu-clock,page-faults}"), "-o - writes one profile" },
+		{ ARGS("-o", "-", "--top", "3"), "-o - excludes --top" },
+		{ ARGS("-e", "{cpu-clock,page-faults"), "unclosed group" },
+		{ ARGS("-e", "cpu-clock}"), "'}' without '{'" },
+		{ ARGS("-e", "{cpu-clock,{page-faults}}"), "nested" },
+		{ ARGS("-e", "{cpu-clock,page-faults}:S"), "group modifiers (':S') are not supported" },
+		{ ARGS("-e", "{}"), "empty event" },
+		{ ARGS("-e", "{cpu-clock},{cpu-clock}"), "given twice" },
 		{ ARGS("--http", "6060"), "bad --http '6060'" },
 		{ ARGS("--http", "example.com:80"), "bad --http" },
 		{ ARGS("--http", ":0", "-d", "1"), "--http excludes -d" },
@@ -254,6 +270,43 @@ static bool output_paths(void)
 	return true;
 }
 
+/* Issue 14: perf's spellings: groups, --call-graph dwarf,SIZE, -o -,
+ * list FILTER. */
+static bool perf_habits(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "{cpu-clock,page-faults,minor-faults},task-clock",
+					 "-e", "{context-switches}")), CLI_RECORD);
+	CHECK_EQ_INT(c.nevents, 5);
+	CHECK(!c.events[0].member);
+	CHECK(c.events[1].member && c.events[1].leader == 0);
+	CHECK(c.events[2].member && c.events[2].leader == 0);
+	CHECK(!c.events[3].member); /* after the group */
+	CHECK(!c.events[4].member); /* a group of one is the event alone */
+	CHECK_STR(c.events[1].name, "page-faults");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--call-graph", "dwarf,16384")), CLI_RECORD);
+	CHECK_EQ_INT(c.call_graph, CALL_GRAPH_DWARF);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--call-graph", "dwarf,65528")), CLI_RECORD);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--call-graph", "fp")), CLI_RECORD);
+	CHECK_EQ_INT(c.call_graph, CALL_GRAPH_FP);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-o", "-", "-d", "1")), CLI_RECORD);
+	CHECK_STR(c.output, "-");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("list", "sched")), CLI_LIST);
+	CHECK_STR(c.list_filter, "sched");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("list")), CLI_LIST);
+	CHECK(!c.list_filter);
+	config__free(&c);
+	return true;
+}
+
 /* Symbolization options (issue 4). */
 static bool symbol_options(void)
 {
@@ -280,4 +333,5 @@ static bool symbol_options(void)
 }
 
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
-	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options))
+	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
+	  TEST(perf_habits))

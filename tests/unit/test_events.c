@@ -8,6 +8,7 @@
  * cpu-clock must open; cycles either opens or says why in one line.
  */
 #include "config/events.h"
+#include "config/tracefs.h"
 #include "testing.h"
 
 #include <errno.h>
@@ -74,6 +75,12 @@ static const char *root(void)
 		{ "odd/format/split", "config2:0-3,8-11" },
 		{ "odd/format/wide", "config:0-63" },
 		{ "odd/format/bad", "confi:0-7" },
+		/* a tracefs beside it (event__parse's tracepoints) */
+		{ "tracefs/events/sched/sched_switch/id", "316" },
+		{ "tracefs/events/sched/sched_wakeup/id", "317" },
+		{ "tracefs/events/ras/mc_event/id", "901" },
+		{ "tracefs/events/syscalls/sys_enter_write/id", "702" },
+		{ "tracefs/events/syscalls/no_id/format", "x" },
 	};
 
 	if (fake_root[0])
@@ -128,6 +135,9 @@ static const struct {
 	{ "cpu-migrations", "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
 	{ "migrations", "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
 	{ "CYCLES", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "alignment-faults", "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "cgroup-switches", "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 };
 
 static bool symbolic_names(void)
@@ -580,27 +590,44 @@ static bool probe_cycles(void)
 	return true;
 }
 
-/* `pmubpf list` against the fake tree, stdout captured in a file. */
-static bool list_output(void)
+/* event__list(root(), filter), its stdout into buf; returns its result. */
+static int list_into(const char *filter, char *buf, size_t len)
 {
-	char path[] = "/tmp/pmubpf-list-XXXXXX", buf[16384];
+	char path[] = "/tmp/pmubpf-list-XXXXXX";
 	int fd = mkstemp(path), saved, r;
 	ssize_t n;
 
-	CHECK(fd >= 0);
+	if (fd < 0)
+		return -100;
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
 	dup2(fd, STDOUT_FILENO);
-	r = event__list(root());
+	r = event__list(root(), filter);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, len - 1, 0);
 	close(fd);
 	unlink(path);
-	CHECK_EQ_INT(r, 0);
-	CHECK(n > 0);
-	buf[n] = '\0';
+	buf[n > 0 ? n : 0] = '\0';
+	return r;
+}
+
+static char tracefs_dir[128];
+
+static void use_fake_tracefs(void)
+{
+	snprintf(tracefs_dir, sizeof(tracefs_dir), "%s/tracefs", root());
+	tracefs__set_root(tracefs_dir);
+}
+
+/* `pmubpf list` against the fake tree, stdout captured in a file. */
+static bool list_output(void)
+{
+	char buf[16384];
+
+	use_fake_tracefs();
+	CHECK_EQ_INT(list_into(NULL, buf, sizeof(buf)), 0);
 	CHECK(strstr(buf, "cpu-clock"));
 	CHECK(strstr(buf, "available"));
 	CHECK(strstr(buf, "cycles | cpu-cycles"));
@@ -609,6 +636,97 @@ static bool list_output(void)
 	CHECK(strstr(buf, "cpu/cache-misses/"));
 	CHECK(strstr(buf, "cpu/mem-loads/"));
 	CHECK(!strstr(buf, "cache-misses.unit"));
+	CHECK(strstr(buf, "alignment-faults"));
+	CHECK(!strstr(buf, "sched:sched_switch")); /* tracepoints: only when asked */
+	tracefs__set_root(NULL);
+	return true;
+}
+
+/* `pmubpf list WORD` / `pmubpf list tracepoints`. */
+static bool list_filters(void)
+{
+	char buf[16384];
+
+	use_fake_tracefs();
+	CHECK_EQ_INT(list_into("mem-loads", buf, sizeof(buf)), 0);
+	CHECK(strstr(buf, "cpu/mem-loads/"));
+	CHECK(!strstr(buf, "Symbolic") && !strstr(buf, "cpu/cache-misses/"));
+	CHECK_EQ_INT(list_into("sched", buf, sizeof(buf)), 0);
+	CHECK(strstr(buf, "sched:sched_switch") && strstr(buf, "sched:sched_wakeup"));
+	CHECK(!strstr(buf, "ras:mc_event") && !strstr(buf, "cpu-clock"));
+	CHECK_EQ_INT(list_into("FAULTS", buf, sizeof(buf)), 0); /* any case */
+	CHECK(strstr(buf, "page-faults") && strstr(buf, "alignment-faults"));
+	CHECK(!strstr(buf, "cpu-clock"));
+	CHECK_EQ_INT(list_into("tracepoints", buf, sizeof(buf)), 0);
+	CHECK(strstr(buf, "sched:sched_switch") && strstr(buf, "ras:mc_event") &&
+	      strstr(buf, "syscalls:sys_enter_write"));
+	CHECK(!strstr(buf, "no_id") && !strstr(buf, "cpu-clock"));
+	CHECK(!strstr(buf, "tracepoint available")); /* not opened one by one */
+	CHECK_EQ_INT(list_into("zzz-nothing", buf, sizeof(buf)), 1);
+	CHECK_EQ_INT(buf[0], '\0');
+	tracefs__set_root(NULL);
+	return true;
+}
+
+static bool tracepoints(void)
+{
+	struct pmubpf_event ev;
+	char err[256];
+	const struct { const char *spec, *want; } bad[] = {
+		{ "sched:nope", "unknown tracepoint 'sched:nope' (see 'pmubpf list sched'" },
+		{ "nosys:x", "unknown tracepoint 'nosys:x'" },
+		{ "syscalls:no_id", "unknown tracepoint" },
+		{ "sched:sched_switch:k", "tracepoints take no modifiers" },
+		{ "sched:a.b", "bad tracepoint" },
+		{ "cycles:x", "unknown modifier 'x'" },
+		{ "cache-mises:u", "did you mean 'cache-misses'" },
+	};
+
+	use_fake_tracefs();
+	CHECK_EQ_INT(parse("sched:sched_switch", &ev, err, sizeof(err)), 0);
+	CHECK(ev.tracepoint && !ev.hardware && !ev.is_timer);
+	CHECK_EQ_INT(ev.attr.type, PERF_TYPE_TRACEPOINT);
+	CHECK_EQ_INT(ev.attr.config, 316);
+	CHECK_STR(ev.base, "sched:sched_switch");
+	CHECK_STR(ev.value_type, "sched:sched_switch");
+	CHECK_STR(ev.value_unit, "count");
+	CHECK_STR(ev.file_tag, "sched_sched_switch");
+	/* "ras" looks like a raw event code; the tracepoint wins. */
+	CHECK_EQ_INT(parse("ras:mc_event", &ev, err, sizeof(err)), 0);
+	CHECK_EQ_INT(ev.attr.config, 901);
+	CHECK_EQ_INT(parse("syscalls:sys_enter_write", &ev, err, sizeof(err)), 0);
+	CHECK_EQ_INT(ev.attr.config, 702);
+	/* events with modifiers stay what they were */
+	CHECK_EQ_INT(parse("cycles:pp", &ev, err, sizeof(err)), 0);
+	CHECK(!ev.tracepoint && ev.attr.precise_ip == 2);
+	CHECK_EQ_INT(parse("r01c2:u", &ev, err, sizeof(err)), 0);
+	CHECK(!ev.tracepoint && ev.attr.exclude_kernel);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(bad[i].spec, &ev, err, sizeof(err)) != -EINVAL || !strstr(err, bad[i].want)) {
+			printf("  %s: got '%s', want '%s'\n", bad[i].spec, err, bad[i].want);
+			return false;
+		}
+	}
+	tracefs__set_root("/nonexistent");
+	CHECK_EQ_INT(parse("sched:sched_switch", &ev, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no tracefs"));
+	tracefs__set_root(NULL);
+	return true;
+}
+
+/* list and the record-time error call "available" only what opens for
+ * sampling: the msr PMU counts (tsc) but has no overflow interrupt. */
+static bool counting_only_pmu(void)
+{
+	struct pmubpf_event ev;
+	char err[256] = "";
+
+	if (access("/sys/bus/event_source/devices/msr/events/tsc", R_OK))
+		SKIP("no msr PMU with a tsc event on this machine");
+	CHECK_EQ_INT(event__parse("msr/tsc/", NULL, &ev, err, sizeof(err)), 0);
+	CHECK(event__probe(&ev, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "counts but cannot sample"));
 	return true;
 }
 
@@ -625,4 +743,7 @@ TEST_MAIN("events",
 	TEST(open_error_text),
 	TEST(probe_cpu_clock),
 	TEST(probe_cycles),
-	TEST(list_output))
+	TEST(list_output),
+	TEST(list_filters),
+	TEST(tracepoints),
+	TEST(counting_only_pmu))

@@ -145,32 +145,108 @@ int cli__next_event(const char **s, char *buf, size_t len)
 	return 1;
 }
 
-/* -e LIST: one or more events, comma-separated as perf takes them. */
+/* One event of a -e list into the config. A group ("{a,b}") arrives as
+ * tokens "{a" and "b}": *group is the leader's index while one is open,
+ * else -1. */
+static int add_event(struct config *cfg, const char *list, char *one, int *group,
+		     const char *sysfs_root, char *err, size_t errlen)
+{
+	char *tok = one, *close;
+	bool opens = *tok == '{', closes;
+	struct pmubpf_event *ev;
+
+	if (opens) {
+		if (*group >= 0)
+			return errmsg(err, errlen, "nested '{' in '-e %s'", list);
+		tok++;
+	}
+	close = strchr(tok, '}');
+	closes = close != NULL;
+	if (closes) {
+		if (close[1])
+			return errmsg(err, errlen, "group modifiers ('%s') are not supported in '-e %s': the group's first event samples, the others are read at its samples",
+					 close + 1, list);
+		*close = '\0';
+		if (*group < 0 && !opens)
+			return errmsg(err, errlen, "'}' without '{' in '-e %s'", list);
+	}
+	if (strchr(tok, '{') || strchr(tok, '}'))
+		return errmsg(err, errlen, "bad group in '-e %s': want {EVENT,EVENT,...}", list);
+	if (!*tok)
+		return errmsg(err, errlen, "empty event in '-e %s'", list);
+	if (cfg->nevents == PMUBPF_MAX_EVENTS)
+		return errmsg(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
+	ev = &cfg->events[cfg->nevents];
+	if (event__parse(tok, sysfs_root, ev, err, errlen))
+		return -EINVAL;
+	for (int i = 0; i < cfg->nevents; i++)
+		if (!strcmp(cfg->events[i].name, ev->name))
+			return errmsg(err, errlen, "event '%s' given twice", tok);
+	if (*group >= 0) {
+		ev->member = true;
+		ev->leader = *group;
+		if (ev->tracepoint)
+			return errmsg(err, errlen, "event '%s': a tracepoint cannot be in a group (give it its own -e)", tok);
+	} else if (opens && ev->tracepoint) {
+		return errmsg(err, errlen, "event '%s': a tracepoint cannot lead a group (its program runs wherever it fires, not per CPU)", tok);
+	} else if (opens) {
+		*group = cfg->nevents;
+	}
+	if (closes)
+		*group = -1;
+	cfg->nevents++;
+	return 0;
+}
+
+/* -e LIST: one or more events, comma-separated as perf takes them, groups
+ * in braces. */
 static int add_events(struct config *cfg, const char *list, const char *sysfs_root,
 		      char *err, size_t errlen)
 {
 	char one[512];
 	const char *s = list;
-	int r;
+	int r, group = -1;
 
 	if (!*list)
 		return errmsg(err, errlen, "empty event list '-e'");
-	while ((r = cli__next_event(&s, one, sizeof(one))) > 0) {
-		if (!one[0])
-			return errmsg(err, errlen, "empty event in '-e %s'", list);
-		if (cfg->nevents == PMUBPF_MAX_EVENTS)
-			return errmsg(err, errlen, "too many events (at most %d)", PMUBPF_MAX_EVENTS);
-		if (event__parse(one, sysfs_root, &cfg->events[cfg->nevents], err, errlen))
+	while ((r = cli__next_event(&s, one, sizeof(one))) > 0)
+		if (add_event(cfg, list, one, &group, sysfs_root, err, errlen))
 			return -EINVAL;
-		for (int i = 0; i < cfg->nevents; i++)
-			if (!strcmp(cfg->events[i].name, cfg->events[cfg->nevents].name))
-				return errmsg(err, errlen, "event '%s' given twice", one);
-		cfg->nevents++;
-	}
 	if (r < 0)
 		return errmsg(err, errlen, "event too long in '-e %.64s...'", list);
 	if (s > list && s[-1] == ',')
 		return errmsg(err, errlen, "empty event in '-e %s'", list);
+	if (group >= 0)
+		return errmsg(err, errlen, "unclosed group in '-e %s': want {EVENT,EVENT,...}", list);
+	return 0;
+}
+
+/* --call-graph MODE[,SIZE] (perf's spelling). */
+static int parse_call_graph(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t size;
+
+	if (n == 2 && !strncmp(arg, "fp", 2)) {
+		if (comma)
+			return errmsg(err, errlen, "bad --call-graph '%s': fp takes no size", arg);
+		cfg->call_graph = CALL_GRAPH_FP;
+		return 0;
+	}
+	if (n == 3 && !strncmp(arg, "lbr", 3))
+		return errmsg(err, errlen, "--call-graph lbr is not supported: LBR call stacks are Intel last-branch-record hardware that perf reads from its own sample records, which a BPF program never sees (use dwarf, the default, or fp)");
+	if (n != 5 || strncmp(arg, "dwarf", 5))
+		return errmsg(err, errlen, "bad --call-graph '%s': want dwarf[,SIZE], fp (or perf's lbr, not supported)", arg);
+#if !defined(__x86_64__)
+	return errmsg(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
+#endif
+	/* perf copies SIZE bytes of stack into every sample; pmubpf copies
+	 * none (BPF walks the stack from unwind tables), so the size is
+	 * checked as perf checks it and otherwise has no effect. */
+	if (comma && (values__parse_u64(comma + 1, 8, 65528, &size) || size % 8))
+		return errmsg(err, errlen, "bad --call-graph '%s': SIZE is a multiple of 8 in 8..65528 bytes (accepted for perf's habit; pmubpf copies no stack)", arg);
+	cfg->call_graph = CALL_GRAPH_DWARF;
 	return 0;
 }
 
@@ -232,8 +308,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	if (!cfg->cmdline)
 		return errmsg(err, errlen, "out of memory");
 
-	if (argc >= 2 && !strcmp(argv[1], "list"))
-		return argc == 2 ? CLI_LIST : errmsg(err, errlen, "'list' takes no arguments");
+	if (argc >= 2 && !strcmp(argv[1], "list")) {
+		if (argc > 3)
+			return errmsg(err, errlen, "'list' takes at most one argument: tracepoints or a word to look for");
+		cfg->list_filter = argc == 3 ? argv[2] : NULL;
+		return CLI_LIST;
+	}
 
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
@@ -316,16 +396,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->no_user = true;
 			break;
 		case OPT_CALL_GRAPH:
-			if (!strcmp(optarg, "fp")) {
-				cfg->call_graph = CALL_GRAPH_FP;
-			} else if (!strcmp(optarg, "dwarf")) {
-#if !defined(__x86_64__)
-				return errmsg(err, errlen, "--call-graph dwarf is only implemented on x86-64 (use fp)");
-#endif
-				cfg->call_graph = CALL_GRAPH_DWARF;
-			} else {
-				return errmsg(err, errlen, "bad --call-graph '%s': want fp or dwarf", optarg);
-			}
+			if (parse_call_graph(cfg, optarg, err, errlen))
+				return -EINVAL;
 			break;
 		case OPT_INCLUDE_IDLE:
 			cfg->include_idle = true;
@@ -421,6 +493,14 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		if (ret)
 			return -EINVAL;
 		cfg->nevents = 1;
+	}
+	if (!strcmp(cfg->output, "-")) {
+		/* stdout carries one profile's bytes and nothing else. */
+		if (cfg->nevents > 1)
+			return errmsg(err, errlen, "-o - writes one profile to stdout, and %d events make %d (one per event, group members included): give -o FILE",
+					 cfg->nevents, cfg->nevents);
+		if (cfg->top)
+			return errmsg(err, errlen, "-o - excludes --top: stdout carries the profile");
 	}
 	return cfg->http ? CLI_SERVE : CLI_RECORD;
 }

@@ -45,7 +45,7 @@ struct config {
 	                           * seconds (0: one for the whole recording) */
 	int keep;                 /* --keep N: with --every, the newest N
 	                           * profiles per event stay on disk (0: all) */
-	const char *output;       /* -o */
+	const char *output;       /* -o; "-": stdout (one event only) */
 	bool no_kernel, no_user, include_idle;
 	bool no_dither;           /* --no-dither: timer periods stay fixed */
 	int call_graph;           /* --call-graph: enum call_graph */
@@ -58,6 +58,7 @@ struct config {
 	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
+	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 };
 
 void config__free(struct config *c);

@@ -8,7 +8,9 @@
  * typos, and prints the `pmubpf list` table.
  */
 #include "events.h"
+#include "events_int.h"
 #include "pmu_sysfs.h"
+#include "tracefs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,22 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "lib/errmsg.h"
 
-struct sym_event {
-	const char *name;
-	const char *canon;	/* NULL: name is the canonical spelling */
-	__u32 type;
-	__u64 config;
-};
-
 #define HW(n, c, cfg) { n, c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg }
 #define SW(n, c, cfg) { n, c, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg }
 
-static const struct sym_event sym_events[] = {
+const struct sym_event event_syms[] = {
 	SW("cpu-clock", NULL, CPU_CLOCK),
 	SW("task-clock", NULL, TASK_CLOCK),
 	HW("cycles", NULL, CPU_CYCLES),
@@ -58,22 +54,25 @@ static const struct sym_event sym_events[] = {
 	SW("cs", "context-switches", CONTEXT_SWITCHES),
 	SW("cpu-migrations", NULL, CPU_MIGRATIONS),
 	SW("migrations", "cpu-migrations", CPU_MIGRATIONS),
+	SW("alignment-faults", NULL, ALIGNMENT_FAULTS),
+	SW("emulation-faults", NULL, EMULATION_FAULTS),
+	SW("cgroup-switches", NULL, CGROUP_SWITCHES),
 };
 
-#define N_SYM (int)(sizeof(sym_events) / sizeof(sym_events[0]))
+const int event_nsym = (int)(sizeof(event_syms) / sizeof(event_syms[0]));
 
 /* Generic cache events: index i is cache i/6, op (i%6)/2, result i%2, in
  * the order of the perf_hw_cache_{id,op_id,op_result_id} enums. */
 #define CACHE_OPS(c) c "-loads", c "-load-misses", c "-stores", \
 	c "-store-misses", c "-prefetches", c "-prefetch-misses"
 
-static const char *const cache_events[] = {
+const char *const event_caches[] = {
 	CACHE_OPS("L1-dcache"), CACHE_OPS("L1-icache"), CACHE_OPS("LLC"),
 	CACHE_OPS("dTLB"), CACHE_OPS("iTLB"), CACHE_OPS("branch"),
 	CACHE_OPS("node"),
 };
 
-#define N_CACHE (int)(sizeof(cache_events) / sizeof(cache_events[0]))
+const int event_ncache = (int)(sizeof(event_caches) / sizeof(event_caches[0]));
 
 static __u64 cache_config(int i)
 {
@@ -117,9 +116,9 @@ int event__suggest(const char *bad, const char **out, int max)
 	if (!bad || !out || max <= 0)
 		return 0;
 	blen = strlen(bad);
-	for (int i = 0; i < N_SYM + N_CACHE; i++) {
-		const char *cand = i < N_SYM ? sym_events[i].name
-					     : cache_events[i - N_SYM];
+	for (int i = 0; i < event_nsym + event_ncache; i++) {
+		const char *cand = i < event_nsym ? event_syms[i].name
+					     : event_caches[i - event_nsym];
 		int d = edit_distance(bad, cand), k;
 
 		/* <= 3 edits, and no more than half the word: "xyz" is not
@@ -206,8 +205,8 @@ static int parse_body(const char *spec, const char *body,
 		snprintf(ev->base, sizeof(ev->base), "%s", body);
 		return 0;
 	}
-	for (int i = 0; i < N_SYM; i++) {
-		const struct sym_event *s = &sym_events[i];
+	for (int i = 0; i < event_nsym; i++) {
+		const struct sym_event *s = &event_syms[i];
 
 		if (strcasecmp(body, s->name))
 			continue;
@@ -218,13 +217,13 @@ static int parse_body(const char *spec, const char *body,
 			 s->canon ? s->canon : s->name);
 		return 0;
 	}
-	for (int i = 0; i < N_CACHE; i++) {
-		if (strcasecmp(body, cache_events[i]))
+	for (int i = 0; i < event_ncache; i++) {
+		if (strcasecmp(body, event_caches[i]))
 			continue;
 		ev->attr.type = PERF_TYPE_HW_CACHE;
 		ev->attr.config = cache_config(i);
 		ev->hardware = true;
-		snprintf(ev->base, sizeof(ev->base), "%s", cache_events[i]);
+		snprintf(ev->base, sizeof(ev->base), "%s", event_caches[i]);
 		return 0;
 	}
 	if (looks_raw(body)) {
@@ -309,6 +308,71 @@ static void make_file_tag(const char *name, char *out, size_t len)
 		snprintf(out, len, "event");
 }
 
+/* ---- tracepoints ------------------------------------------------------- */
+
+static bool known_body(const char *body)
+{
+	for (int i = 0; i < event_nsym; i++)
+		if (!strcasecmp(body, event_syms[i].name))
+			return true;
+	for (int i = 0; i < event_ncache; i++)
+		if (!strcasecmp(body, event_caches[i]))
+			return true;
+	return looks_raw(body);
+}
+
+static bool only_mods(const char *s)
+{
+	return *s && strspn(s, "ukp") == strlen(s);
+}
+
+/* "SYS:NAME": 1 and ev filled if spec is a tracepoint, 0 if it is not one
+ * (an event with :modifiers), -EINVAL with the reason. */
+static int parse_tracepoint(const char *spec, struct pmubpf_event *ev,
+			    char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':'), *name;
+	char sys[EVENT_NAME_MAX];
+	unsigned long long id;
+	size_t nlen;
+	int r;
+
+	if (!colon || strchr(spec, '/'))
+		return 0;
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+	name = colon + 1;
+	nlen = strcspn(name, ":");
+	if (!*name || (known_body(sys) && only_mods(name)))
+		return 0; /* cycles:pp, or cycles: (an empty modifier, said there) */
+	if (!tracefs__word(sys, strlen(sys)) || !tracefs__word(name, nlen)) {
+		if (only_mods(name))
+			return 0; /* a misspelt event with modifiers: said there */
+		errmsg(err, errlen, "event '%s': bad tracepoint: want SYSTEM:NAME, e.g. sched:sched_switch", spec);
+		return -EINVAL;
+	}
+	if (name[nlen]) {
+		errmsg(err, errlen, "event '%s': tracepoints take no modifiers", spec);
+		return -EINVAL;
+	}
+	r = tracefs__id(sys, name, &id);
+	if (r && (known_body(sys) || (r == -ENODEV && only_mods(name))))
+		return 0; /* cycles:x: a bad modifier, said there */
+	if (r == -ENOSYS) {
+		errmsg(err, errlen, "event '%s': no tracefs (mount -t tracefs nodev /sys/kernel/tracing)", spec);
+		return -EINVAL;
+	}
+	if (r) {
+		errmsg(err, errlen, "unknown tracepoint '%s' (see 'pmubpf list %s' or 'pmubpf list tracepoints')",
+			spec, sys);
+		return -EINVAL;
+	}
+	ev->attr.type = PERF_TYPE_TRACEPOINT;
+	ev->attr.config = id;
+	ev->tracepoint = true;
+	snprintf(ev->base, sizeof(ev->base), "%s", spec);
+	return 1;
+}
+
 int event__parse(const char *spec, const char *sysfs_root,
 		 struct pmubpf_event *ev, char *err, size_t errlen)
 {
@@ -334,6 +398,14 @@ int event__parse(const char *spec, const char *sysfs_root,
 	}
 	if (!sysfs_root)
 		sysfs_root = "/sys/bus/event_source/devices";
+	ev->attr.size = sizeof(ev->attr);
+	r = parse_tracepoint(spec, ev, err, errlen);
+	if (r < 0) {
+		memset(ev, 0, sizeof(*ev));
+		return r;
+	}
+	if (r > 0)
+		goto names;
 
 	/* PMU syntax: modifiers follow the closing slash ("cpu/.../pp" or
 	 * "cpu/.../:pp"); otherwise they follow the last ':'. */
@@ -355,7 +427,6 @@ int event__parse(const char *spec, const char *sysfs_root,
 		return -EINVAL;
 	}
 
-	ev->attr.size = sizeof(ev->attr);
 	r = parse_body(spec, body, sysfs_root, ev, err, errlen);
 	if (!r && mods)
 		r = parse_mods(spec, mods, ev, err, errlen);
@@ -363,7 +434,7 @@ int event__parse(const char *spec, const char *sysfs_root,
 		memset(ev, 0, sizeof(*ev));
 		return r;
 	}
-
+names:
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	ev->is_timer = ev->attr.type == PERF_TYPE_SOFTWARE &&
 		       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -378,6 +449,25 @@ int event__parse(const char *spec, const char *sysfs_root,
 
 /* ---- opening ----------------------------------------------------------- */
 
+/* Whether ev opens as a counter (no sample period): for an event that
+ * failed to open for sampling, tells "cannot sample" from "absent". */
+static bool counts_only(const struct pmubpf_event *ev)
+{
+	struct perf_event_attr attr = ev->attr;
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	attr.sample_period = 0;
+	attr.freq = 0;
+	attr.precise_ip = 0;
+	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* The reason alone, without the "event 'X': " prefix. */
 static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
 			size_t len)
@@ -386,7 +476,10 @@ static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
 	bool legacy = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
 		      t == PERF_TYPE_RAW;
 
-	if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
+	if ((e == EOPNOTSUPP || e == EINVAL) && !ev->attr.precise_ip && counts_only(ev)) {
+		snprintf(buf, len,
+			 "counts but cannot sample (this PMU has no overflow interrupt): pmubpf needs a sampling event");
+	} else if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
 		snprintf(buf, len,
 			 "precise level %u (:%.*s) not supported on this machine: try fewer p",
 			 (unsigned)ev->attr.precise_ip,
@@ -441,6 +534,9 @@ int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)
 
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
+	/* Opened as pmubpf samples it: some PMUs (msr, power) count but
+	 * refuse a sample period, and are no use here. */
+	attr.sample_period = ev->tracepoint ? 1 : 1000000;
 	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -451,114 +547,5 @@ int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)
 	close(fd);
 	if (err && errlen)
 		err[0] = '\0';
-	return 0;
-}
-
-/* ---- pmubpf list ------------------------------------------------------- */
-
-#define LIST_PMU_CAP 200	/* aliases listed per PMU */
-
-static void list_one(const char *spec, const char *shown, const char *kind,
-		     const char *sysfs_root)
-{
-	struct pmubpf_event ev;
-	const char *reason;
-	char err[256];
-
-	if (event__parse(spec, sysfs_root, &ev, err, sizeof(err))) {
-		printf("  %-46s %-9s %s\n", shown, kind, err);
-		return;
-	}
-	if (event__probe(&ev, err, sizeof(err)) == 0) {
-		printf("  %-46s %-9s available\n", shown, kind);
-		return;
-	}
-	/* Drop the "event 'X': " prefix; the name is in the first column. */
-	reason = strstr(err, "': ");
-
-	printf("  %-46s %-9s %s\n", shown, kind, reason ? reason + 3 : err);
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static void list_pmu(const char *sysfs_root, const char *pmu)
-{
-	char path[PATH_MAX], spec[EVENT_NAME_MAX];
-	struct dirent **names;
-	int n, shown = 0;
-
-	if (snprintf(path, sizeof(path), "%s/%s/events", sysfs_root, pmu) >=
-	    (int)sizeof(path) || !is_dir(path))
-		return;
-	n = scandir(path, &names, NULL, alphasort);
-	if (n < 0)
-		return;
-	printf("\nPMU %s (%s/%s):\n", pmu, sysfs_root, pmu);
-	for (int i = 0; i < n; i++) {
-		const char *a = names[i]->d_name;
-
-		/* "x.scale", "x.unit": attributes of alias x, not events. */
-		if (a[0] != '.' && !strchr(a, '.') && shown++ < LIST_PMU_CAP &&
-		    snprintf(spec, sizeof(spec), "%s/%s/", pmu, a) <
-		    (int)sizeof(spec))
-			list_one(spec, spec, "pmu", sysfs_root);
-		free(names[i]);
-	}
-	free(names);
-	if (shown > LIST_PMU_CAP)
-		printf("  ... and %d more\n", shown - LIST_PMU_CAP);
-}
-
-int event__list(const char *sysfs_root)
-{
-	struct dirent **pmus;
-	char shown[EVENT_NAME_MAX * 2];
-	int n;
-
-	if (!sysfs_root)
-		sysfs_root = "/sys/bus/event_source/devices";
-	printf("Symbolic events:\n");
-	for (int i = 0; i < N_SYM; i++) {
-		const struct sym_event *s = &sym_events[i];
-		size_t off;
-
-		if (s->canon)
-			continue;
-		off = (size_t)snprintf(shown, sizeof(shown), "%s", s->name);
-		for (int j = i + 1; j < N_SYM; j++)
-			if (sym_events[j].canon &&
-			    !strcmp(sym_events[j].canon, s->name) &&
-			    off < sizeof(shown))
-				off += (size_t)snprintf(shown + off,
-							sizeof(shown) - off,
-							" | %s",
-							sym_events[j].name);
-		list_one(s->name, shown,
-			 s->type == PERF_TYPE_HARDWARE ? "hardware"
-						       : "software",
-			 sysfs_root);
-	}
-	printf("\nGeneric cache events:\n");
-	for (int i = 0; i < N_CACHE; i++)
-		list_one(cache_events[i], cache_events[i], "cache",
-			 sysfs_root);
-	printf("\nRaw events:\n  %-46s %-9s %s\n", "rNNNN", "raw",
-	       "hex config for the CPU's PMU, e.g. r01c2");
-
-	n = scandir(sysfs_root, &pmus, NULL, alphasort);
-	if (n < 0)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		if (pmus[i]->d_name[0] != '.')
-			list_pmu(sysfs_root, pmus[i]->d_name);
-		free(pmus[i]);
-	}
-	free(pmus);
-	printf("\nModifiers: EVENT:u (user only), :k (kernel only), :p/:pp/:ppp (precise level, hardware events)\n");
 	return 0;
 }

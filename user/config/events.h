@@ -33,6 +33,15 @@ struct pmubpf_event {
 	bool hardware;                   /* needs a PMU (HARDWARE, HW_CACHE,
 	                                  * RAW or a sysfs PMU other than
 	                                  * software/tracepoint) */
+	bool tracepoint;                 /* "sys:name": PERF_TYPE_TRACEPOINT,
+	                                  * sampled every hit (or every -c N)
+	                                  * by the tracepoint-type BPF entry */
+	/* Groups ("{a,b,c}", set by the command line): the leader samples;
+	 * each member only counts, and BPF reads its count at every leader
+	 * sample. leader is the index (in the config's events) of the
+	 * member's leader; meaningless unless member. */
+	bool member;
+	int leader;
 };
 
 /* Parse one event string into *ev. sysfs_root is the directory holding
@@ -44,7 +53,9 @@ struct pmubpf_event {
  *   page-faults context-switches cpu-migrations minor-faults major-faults
  *   generic cache events: {L1-dcache,L1-icache,LLC,dTLB,iTLB,branch,node}-
  *     {loads,load-misses,stores,store-misses,prefetches,prefetch-misses}
+ *   alignment-faults emulation-faults cgroup-switches
  *   rNNNN (hex raw config)
+ *   SYS:NAME, a tracepoint (tracefs events/SYS/NAME), e.g. sched:sched_switch
  *   PMU/term=value,term=value,.../ with terms from SYSFS/PMU/format/ and
  *     bare event names from SYSFS/PMU/events/
  * each optionally followed by :MODS with MODS from u, k, p (repeatable to
@@ -58,7 +69,9 @@ int event__parse(const char *spec, const char *sysfs_root,
  * writes up to 'max' names (Levenshtein distance <= 3) into out. */
 int event__suggest(const char *bad, const char **out, int max);
 
-/* Try to open ev (sampling disabled, counting, on this thread, cpu -1).
+/* Try to open ev as pmubpf would sample it (a sampling period, on this
+ * thread, cpu -1, disabled): an event that only counts (msr/tsc/) fails
+ * here rather than at record time.
  * Returns 0 if it opens; else -errno with a one-line reason in err:
  *   "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock"
  * for ENOENT/EOPNOTSUPP/ENODEV on hardware events, and strerror-based text
@@ -70,8 +83,12 @@ int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen);
 void event__open_error(const struct pmubpf_event *ev, int err_no,
 		       char *err, size_t errlen);
 
-/* `pmubpf list`: print every known event (symbolic, cache, and each sysfs
- * PMU's events/ aliases) with "available" or why not, to stdout. */
-int event__list(const char *sysfs_root);
+/* `pmubpf list [FILTER]`: print every known event (symbolic, cache, each
+ * sysfs PMU's events/ aliases and, when asked for, tracepoints) with
+ * "available" (opens for sampling) or why not, to stdout. FILTER NULL:
+ * everything but tracepoints; "tracepoints": only tracepoints; another
+ * word: only events (tracepoints included) whose name contains it.
+ * 0, or 1 with a line on stderr when nothing matches the filter. */
+int event__list(const char *sysfs_root, const char *filter);
 
 #endif

@@ -5,6 +5,7 @@
  * and `-- command` alike: no per-thread events to chase as threads are
  * created, and no inherit bookkeeping. See docs/architecture.md.
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -20,6 +21,7 @@ struct perfev {
 	int nevents, ncpus;
 	int *fds;                 /* [ev * ncpus + cpu_index], -1 if unused */
 	struct bpf_link **links;  /* same indexing */
+	int leader[PMUBPF_MAX_EVENTS]; /* a member's leader, else itself */
 };
 
 void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *ev,
@@ -27,7 +29,22 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 {
 	*attr = ev->attr;
 	attr->size = sizeof(*attr);
-	if (cfg->period) {
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (ev->member) {
+		/* Counts only, scheduled with its leader and enabled with it;
+		 * BPF reads it at the leader's samples. */
+		attr->sample_period = 0;
+		attr->freq = 0;
+		attr->sample_type = 0;
+		attr->disabled = 0;
+		return;
+	}
+	if (ev->tracepoint) {
+		/* The program runs at every hit and counts -c N itself
+		 * (on_tracepoint); the event only carries it. */
+		attr->sample_period = 1;
+		attr->freq = 0;
+	} else if (cfg->period) {
 		attr->sample_period = cfg->period;
 		attr->freq = 0;
 	} else {
@@ -39,18 +56,62 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 	 * refuses bpf_get_stackid unless the event collects it. */
 	if (attr->precise_ip)
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->disabled = 1; /* the attach enables it */
 	attr->wakeup_events = 0;
 }
 
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+void perfev__describe(const struct config *cfg, const struct pmubpf_event *ev,
+		      char *buf, size_t len)
 {
-	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (ev->member)
+		snprintf(buf, len, "sampling: read at each sample of its group leader '%s' (weights: this event's count since the leader's previous sample on that CPU)",
+			 cfg->events[ev->leader].name);
+	else if (ev->tracepoint && cfg->period > 1)
+		snprintf(buf, len, "sampling: every %llu hits of the tracepoint (each weighs %llu)",
+			 (unsigned long long)cfg->period, (unsigned long long)cfg->period);
+	else if (ev->tracepoint)
+		snprintf(buf, len, "sampling: every hit of the tracepoint");
+	else if (cfg->period)
+		snprintf(buf, len, "sampling: every %llu %s", (unsigned long long)cfg->period,
+			 ev->is_timer ? "ns" : "events");
+	else
+		snprintf(buf, len, "sampling: %llu Hz per CPU (weights are each sample's own period)",
+			 (unsigned long long)cfg->freq);
+}
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A group member on CPU index c: opened into its leader's group, and
+ * its fd put where BPF reads it (group_members[e * nr_cpus + cpu]). */
+static int open_member(struct perfev *p, const struct config *cfg, const struct perfev_progs *pp,
+		       int e, const int *cpus, int c, struct perf_event_attr *attr,
+		       char *err, size_t errlen)
+{
+	const struct pmubpf_event *ev = &cfg->events[e];
+	int lfd = p->fds[ev->leader * p->ncpus + c], fd;
+	__u32 key = (__u32)(e * pp->nr_cpus + cpus[c]);
+
+	if (lfd < 0)
+		return 0; /* the leader's CPU went offline */
+	fd = perf_event_open(attr, -1, cpus[c], lfd);
+	if (fd < 0) {
+		event__open_error(ev, errno, err, errlen);
+		return -1;
+	}
+	p->fds[e * p->ncpus + c] = fd;
+	if (bpf_map_update_elem(pp->members_fd, &key, &fd, BPF_ANY)) {
+		snprintf(err, errlen, "event '%s': giving BPF the group member on CPU %d: %s",
+			 ev->name, cpus[c], strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
-				int ncpus, struct bpf_program *prog,
+				int ncpus, const struct perfev_progs *pp,
 				char *err, size_t errlen)
 {
 	struct perfev *p = calloc(1, sizeof(*p));
@@ -63,6 +124,8 @@ struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
 	}
 	p->nevents = cfg->nevents;
 	p->ncpus = ncpus;
+	for (int e = 0; e < cfg->nevents; e++)
+		p->leader[e] = cfg->events[e].member ? cfg->events[e].leader : e;
 	for (size_t i = 0; i < n; i++)
 		p->fds[i] = -1;
 
@@ -70,12 +133,23 @@ struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
 		const struct pmubpf_event *ev = &cfg->events[e];
 		struct perf_event_attr attr;
 
+		struct bpf_program *prog = ev->tracepoint ? pp->tracepoint : pp->sample;
+
 		perfev__sampling_attr(cfg, ev, &attr);
 		for (int c = 0; c < ncpus; c++) {
 			int idx = e * ncpus + c, fd;
 			LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = (__u64)e);
 
-			fd = perf_event_open(&attr, -1, cpus[c]);
+			if (ev->member) {
+				if (open_member(p, cfg, pp, e, cpus, c, &attr, err, errlen))
+					goto fail;
+				continue;
+			}
+			/* A tracepoint's program runs at every hit on every
+			 * CPU (and can be attached to it once): one event. */
+			if (ev->tracepoint && p->fds[e * ncpus] >= 0)
+				break;
+			fd = perf_event_open(&attr, -1, cpus[c], -1);
 			if (fd < 0) {
 				int en = errno;
 
@@ -116,6 +190,9 @@ int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running
 	*enabled = *running = 0;
 	if (!p || ev < 0 || ev >= p->nevents)
 		return -EINVAL;
+	/* A member's counts are read at its leader's samples, which come
+	 * only while the group runs: the leader's times scale them. */
+	ev = p->leader[ev];
 	for (int c = 0; c < p->ncpus; c++) {
 		/* read_format: { value, time_enabled, time_running } */
 		uint64_t buf[3];

@@ -16,10 +16,20 @@
 struct bpf_program;
 struct perfev;
 
-/* Open and attach everything. On failure returns NULL with a one-line
- * reason in err (e.g. the event's "not supported on this machine"). */
+/* What the events attach to. */
+struct perfev_progs {
+	struct bpf_program *sample;     /* perf_event program: every event but */
+	struct bpf_program *tracepoint; /* tracepoints, which take this type */
+	int members_fd;                 /* group_members map (PERF_EVENT_ARRAY) */
+	int nr_cpus;                    /* its row length: possible CPUs */
+};
+
+/* Open and attach everything (group members: opened in their leader's
+ * group, not attached, their fds into members_fd). On failure returns
+ * NULL with a one-line reason in err (e.g. the event's "not supported on
+ * this machine"). */
 struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
-				int ncpus, struct bpf_program *prog,
+				int ncpus, const struct perfev_progs *pp,
 				char *err, size_t errlen);
 /* Disable every event (samples stop; fds stay for perfev__times). */
 void perfev__stop(struct perfev *p);
@@ -31,6 +41,10 @@ int perfev__ncpus(const struct perfev *p);
 /* PERF_EVENT_IOC_PERIOD on event ev's fd on CPU index ci: 0, -ENOENT if
  * there is no such event (CPU offline), else -errno. */
 int perfev__set_period(struct perfev *p, int ev, int ci, uint64_t period);
+
+/* How ev samples, one line for the profile's comments ("sampling: ..."). */
+void perfev__describe(const struct config *cfg, const struct pmubpf_event *ev,
+		      char *buf, size_t len);
 
 /* Fill a sampling attr for ev from cfg (period or frequency, precise
  * events get PERF_SAMPLE_CALLCHAIN as the kernel requires for BPF stack

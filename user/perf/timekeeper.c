@@ -75,7 +75,7 @@ static double unit(uint64_t *rng)
 
 uint64_t timekeeper__timer_period(const struct config *cfg, const struct pmubpf_event *ev)
 {
-	if (!ev->is_timer)
+	if (!ev->is_timer || ev->member) /* a member counts: no period */
 		return 0;
 	if (cfg->period)
 		return cfg->period;

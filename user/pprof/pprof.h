@@ -85,7 +85,8 @@ uint64_t pprof__location_address(struct pprof *p, uint64_t loc);
 /* File name of location loc's mapping; NULL if none or no name. */
 const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
 
-/* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename.
+/* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename;
+ * path "-": to stdout (-o -), once encoded.
  * Returns 0 or -errno; on failure no file is left at path or tmp. */
 int pprof__write(struct pprof *p, const char *path);
 

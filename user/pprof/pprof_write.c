@@ -229,6 +229,11 @@ int pprof__write(struct pprof *p, const char *path)
 	err = encode(p, &buf, &len);
 	if (err)
 		return err;
+	if (!strcmp(path, "-")) { /* -o -: the whole profile, encoded first */
+		err = gzip_to_fd(STDOUT_FILENO, buf, len);
+		free(buf);
+		return err;
+	}
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		free(buf);
 		return -ENOMEM;

@@ -28,6 +28,7 @@
 #include "report/report.h"
 #include "session.h"
 #include "report/symbolize.h"
+#include "status.h"
 #include "targets.h"
 #include "windows.h"
 #include "perf/timekeeper.h"
@@ -125,6 +126,7 @@ struct session {
 	int *cpus, ncpus;
 	uint32_t stack_entries, count_entries;
 	bool dwarf;
+	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
 	struct pmubpf_bpf *skel;
 	/* the pipeline behind the notices */
 	struct symcache *sc;
@@ -231,6 +233,35 @@ static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
 				    skel->maps.unwind_slots, skel->maps.unwind_pids };
 }
 
+/* Groups and tracepoints (perfev.h): members are read through
+ * group_members, tracepoints need their own program type (loaded only
+ * when asked for: it costs a second verification). 0 or -1 + errno. */
+static int set_groups_and_tracepoints(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	int nr_possible = libbpf_num_possible_cpus();
+
+	if (nr_possible <= 0) {
+		errno = -nr_possible;
+		return -1;
+	}
+	s->skel->rodata->nr_cpus = (__u32)nr_possible;
+	s->skel->rodata->tp_period = cfg->period ? cfg->period : 1;
+	for (int e = 0; e < cfg->nevents; e++) {
+		if (cfg->events[e].member) {
+			s->skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
+			s->skel->rodata->has_members = true;
+		}
+		s->has_tp |= cfg->events[e].tracepoint;
+	}
+	s->skel->rodata->tp_filter_cpus = s->has_tp && cfg->cpus_given;
+	if (bpf_program__set_autoload(s->skel->progs.on_tracepoint, s->has_tp) ||
+	    bpf_map__set_max_entries(s->skel->maps.group_members, (__u32)(cfg->nevents * nr_possible)) ||
+	    bpf_map__set_max_entries(s->skel->maps.tp_cpus, (__u32)nr_possible))
+		return -1;
+	return 0;
+}
+
 int session__open(struct session *s)
 {
 	const struct config *cfg = s->cfg;
@@ -253,6 +284,8 @@ int session__open(struct session *s)
 	s->skel->rodata->want_kernel = !cfg->no_kernel;
 	s->skel->rodata->follow_forks = cfg->command != NULL;
 	s->skel->rodata->nr_events = (__u32)cfg->nevents;
+	if (set_groups_and_tracepoints(s))
+		return fail(s, "sizing the BPF maps: %s", strerror(errno));
 	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
 	if (s->dwarf && !unwind__supported()) {
 		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
@@ -286,6 +319,13 @@ int session__open(struct session *s)
 		.drops_fd = bpf_map__fd(s->skel->maps.drops),
 		.nr_cpus = libbpf_num_possible_cpus(),
 	};
+	for (int i = 0; s->has_tp && cfg->cpus_given && i < s->ncpus; i++) {
+		__u32 c = (__u32)s->cpus[i];
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_cpus), &c, &one, BPF_ANY))
+			return fail(s, "tracepoints on CPU %d (-C): %s", s->cpus[i], strerror(errno));
+	}
 	for (int i = 0; i < cfg->npids; i++)
 		if (add_target(s, cfg->pids[i], PMUBPF_TARGET_TGID, PMUBPF_TARGET_ACTIVE))
 			return -1;
@@ -370,8 +410,12 @@ int session__start(struct session *s)
 		if (add_target(s, s->cmd.pid, PMUBPF_TARGET_TGID, PMUBPF_TARGET_AT_EXEC))
 			return -1;
 	}
-	s->pev = perfev__open_all(cfg, s->cpus, s->ncpus, s->skel->progs.on_sample,
-				  s->err, sizeof(s->err));
+	struct perfev_progs progs = {
+		.sample = s->skel->progs.on_sample, .tracepoint = s->skel->progs.on_tracepoint,
+		.members_fd = bpf_map__fd(s->skel->maps.group_members),
+		.nr_cpus = libbpf_num_possible_cpus(),
+	};
+	s->pev = perfev__open_all(cfg, s->cpus, s->ncpus, &progs, s->err, sizeof(s->err));
 	if (!s->pev)
 		return -1;
 
@@ -424,11 +468,8 @@ enum session_end session__step(struct session *s)
 		s->cmd.done = true;
 		return SESSION_COMMAND_EXITED;
 	}
-	if (!cfg->all && !s->cmd.pid && !targets__alive(cfg)) {
-		if (cfg->verbose)
-			fprintf(stderr, "pmubpf: every target has exited\n");
+	if (!cfg->all && !s->cmd.pid && !targets__alive(cfg))
 		return SESSION_TARGETS_EXITED;
-	}
 	return stop_signal ? SESSION_SIGNAL : SESSION_GOING;
 }
 
@@ -576,6 +617,8 @@ static void print_debuginfo_stats(const struct debuginfo *dbg)
  * passed on to it first. */
 static int command_status(struct session *s)
 {
+	const char *cmd = s->cfg->command[0];
+
 	if (!s->cmd.done) {
 		kill(s->cmd.pid, stop_signal ? stop_signal : SIGTERM);
 		waitpid(s->cmd.pid, &s->cmd.status, 0);
@@ -583,9 +626,25 @@ static int command_status(struct session *s)
 	s->cmd.pid = 0;
 	if (WIFEXITED(s->cmd.status))
 		return WEXITSTATUS(s->cmd.status);
-	if (WIFSIGNALED(s->cmd.status))
-		return 128 + WTERMSIG(s->cmd.status);
-	return 0;
+	if (!WIFSIGNALED(s->cmd.status))
+		return 0;
+	/* pmubpf exits with the command's status: when that is a signal's,
+	 * say whose doing it was. */
+	if (!s->quiet) {
+		const char *name = sigabbrev_np(WTERMSIG(s->cmd.status));
+		char why[128];
+
+		if (s->cmd.done)
+			snprintf(why, sizeof(why), "'%s' was killed", cmd);
+		else if (stop_signal)
+			snprintf(why, sizeof(why), "SIG%s received: passed on to '%s', which ended",
+				 sigabbrev_np(stop_signal), cmd);
+		else
+			snprintf(why, sizeof(why), "-d %g elapsed: stopped '%s'", s->cfg->duration, cmd);
+		fprintf(stderr, "pmubpf: %s by SIG%s; exit status %d (128 + signal)\n", why,
+			name ? name : "?", 128 + WTERMSIG(s->cmd.status));
+	}
+	return 128 + WTERMSIG(s->cmd.status);
 }
 
 /* The command's exit status (0 without one). */
@@ -672,11 +731,22 @@ int session__record(const struct config *cfg, struct session_result *res,
 	if (session__open(s) || session__build(s) || session__start(s)) {
 		ret = session__status(s);
 	} else {
-		while ((end = session__step(s)) == SESSION_GOING)
+		/* On a terminal, a live status line (status.h). */
+		struct status *st = res ? NULL : status__new(stderr, bpf_map__fd(s->skel->maps.totals),
+							    bpf_map__fd(s->skel->maps.drops),
+							    cfg->nevents, libbpf_num_possible_cpus());
+
+		while ((end = session__step(s)) == SESSION_GOING) {
 			if (gone && gone(arg)) {
 				end = SESSION_GONE;
 				break;
 			}
+			status__tick(st, s->t0, mono_ns());
+		}
+		status__end(st);
+		if (end == SESSION_TARGETS_EXITED && !res)
+			fprintf(stderr, "pmubpf: every target has exited: recording ended after %.1f s\n",
+				(double)(mono_ns() - s->t0) / 1e9);
 		ret = session__finish(s, end, res ? &res->samples : NULL);
 	}
 	if (s->err[0]) {

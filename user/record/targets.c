@@ -63,9 +63,16 @@ bool targets__alive(const struct config *cfg)
 /* The output's directory must be writable before we spend the duration. */
 int targets__check_output_dir(const char *out, char *err, size_t errlen)
 {
-	char *copy = strdup(out), *dir;
+	char *copy, *dir;
 	int ret = 0;
 
+	if (!strcmp(out, "-")) { /* stdout: binary, so never a terminal */
+		if (!isatty(STDOUT_FILENO))
+			return 0;
+		snprintf(err, errlen, "-o -: stdout is a terminal; redirect it (e.g. -o - > p.pb.gz, or into a pipe)");
+		return -ENOTTY;
+	}
+	copy = strdup(out);
 	if (!copy)
 		return -ENOMEM;
 	dir = dirname(copy);

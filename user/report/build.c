@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "build.h"
+#include "perf/perfev.h"
 #include "mainexe.h"
 #include "symbolize.h"
 
@@ -79,12 +80,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	pprof__add_comment(p, "event: %s (type %u, config %#llx)%s", e->name, e->attr.type,
 			   (unsigned long long)e->attr.config,
 			   e->attr.precise_ip ? " precise" : "");
-	if (cfg->period)
-		pprof__add_comment(p, "sampling: every %llu %s", (unsigned long long)cfg->period,
-				   e->is_timer ? "ns" : "events");
-	else
-		pprof__add_comment(p, "sampling: %llu Hz per CPU (weights are each sample's own period)",
-				   (unsigned long long)cfg->freq);
+	char how[256];
+	perfev__describe(cfg, e, how, sizeof(how));
+	pprof__add_comment(p, "%s", how);
 	if (e->is_timer && in->timer && in->timer->dithering)
 		pprof__add_comment(p, "dither: timer periods re-drawn every ~100 ms, rates 5-15%% off nominal, against aliasing (%llu changes, %llu refused; --no-dither keeps them fixed)",
 				   (unsigned long long)in->timer->redraws, (unsigned long long)in->timer->failures);

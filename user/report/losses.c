@@ -19,6 +19,7 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_NOTICE, "lost: %llu process/label notices: ring buffer full (retried on later samples)", HINT_NONE },
 	{ PMUBPF_DROP_LABEL_READ, "lost: %llu label reads: label word unreadable (samples kept unlabelled)", HINT_NONE },
 	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
+	{ PMUBPF_DROP_GROUP_READ, "lost: %llu intervals: the group member's counter was unreadable at its leader's sample", HINT_NONE },
 };
 
 static __attribute__((format(printf, 3, 4)))
