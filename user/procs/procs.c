@@ -269,6 +269,7 @@ static bool same_generation(struct procs *p, const struct proc *pr)
 static void gone(struct procs *p, struct proc *pr)
 {
 	size_t n = pr->reported.n;
+	bool first = !pr->dead;
 
 	pr->dead = true;
 	pr->next_rescan = INT64_MAX;
@@ -276,6 +277,9 @@ static void gone(struct procs *p, struct proc *pr)
 	if (n && merge_maps(p, pr, &pr->reported) == 0)
 		p->st.maps_from_reports += n;
 	procmaps__free(&pr->reported);
+	/* Once: what was held for it while it lived (its unwind slot) goes. */
+	if (first && pr->snapshotted && p->maps_hook)
+		p->maps_hook(p->maps_hook_ctx, pr);
 }
 
 /* Read pr's maps again and merge them. scheduled: the 20 ms / 200 ms /

@@ -70,7 +70,9 @@ void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
 void procs__free(struct procs *p);
 /* Called with each process whose maps were just read (first snapshot) or
  * changed (a re-read merged something in): --call-graph dwarf loads its
- * unwind tables for BPF there (user/unwind.c). */
+ * unwind tables for BPF there (user/unwind.c). Called once more when the
+ * process is found gone (pr->dead: exited or exec'd), so that what was
+ * held for it while it lived is given back. */
 typedef void (*procs_maps_hook)(void *ctx, const struct proc *pr);
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx);
 
