@@ -48,6 +48,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->sc = sc;
 	p->slots_fd = label_slots_fd;
 	p->seen_fd = seen_fd;
+	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
 	p->set_index = hashtab__new(procs_labels_set_eq, p);
 	if (!p->index || !p->set_index) {
@@ -76,10 +77,17 @@ void procs__free(struct procs *p)
 		proc_free(p->v[i]);
 	free(p->act);
 	free(p->v);
+	for (size_t i = 0; i < p->nsets; i++)
+		free(p->sets[i].set);
 	free(p->sets);
 	hashtab__free(p->index);
 	hashtab__free(p->set_index);
 	free(p);
+}
+
+void procs__set_max(struct procs *p, size_t max)
+{
+	p->st.max_procs = max;
 }
 
 void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg)
@@ -254,7 +262,7 @@ static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
 
 /* Is tgid still in the address space of generation pgen? The seen map
  * loses a tgid's entry at exec and exit, so equality means yes. */
-static bool same_generation(struct procs *p, const struct proc *pr)
+bool procs_same_generation(struct procs *p, const struct proc *pr)
 {
 	struct pmubpf_seen v;
 
@@ -292,7 +300,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 	if (scheduled)
 		pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
 	pr->report_due = 0;
-	if (pr->dead || !same_generation(p, pr)) {
+	if (pr->dead || !procs_same_generation(p, pr)) {
 		gone(p, pr);
 		return -ESRCH;
 	}
@@ -410,6 +418,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 {
 	struct proc *pr;
 
+	if (p->n >= p->st.max_procs)
+		return NULL;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
 		struct proc **nv = realloc(p->v, cap * sizeof(*nv));
@@ -453,8 +463,8 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 	if (n->kind == PMUBPF_NOTICE_PROC) {
 		p->st.notices++;
-		if (!pr)
-			add(p, n->tgid, n->pgen, n->comm);
+		if (!pr && !add(p, n->tgid, n->pgen, n->comm) && p->n >= p->st.max_procs)
+			p->st.over_cap++;
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {

@@ -32,6 +32,7 @@ struct procs {
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
+	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
 	struct hashtab *set_index; /* (proc, id) -> index in sets */
 	struct procs_stats st;
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
@@ -42,7 +43,7 @@ struct procs {
 
 struct set_rec {
 	const struct proc *pr;
-	struct label_set set;
+	struct proc_label_set *set; /* one allocation: pairs, then strings */
 };
 
 struct set_key {
@@ -50,6 +51,8 @@ struct set_key {
 	uint64_t id;
 };
 
+/* Is pr's tgid still in generation pr->pgen (BPF's seen map)? */
+bool procs_same_generation(struct procs *p, const struct proc *pr);
 /* Look for the labels record in pr's mapped objects and, if found, give
  * BPF its slot (procs_labels_retry); LABELS_NONE if no object has it. */
 void procs_labels_find(struct procs *p, struct proc *pr);

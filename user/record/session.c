@@ -271,6 +271,8 @@ int session__record(const struct config *cfg, struct session_result *res,
 	sc = symcache__new();
 	procs = sc ? procs__new(sc, bpf_map__fd(skel->maps.label_slots),
 				bpf_map__fd(skel->maps.seen)) : NULL;
+	if (procs) /* each recorded process has a counts entry */
+		procs__set_max(procs, count_entries);
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
 	if (procs && !cfg->no_symbol) {
 		dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);

@@ -357,6 +357,14 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 				   (unsigned long long)ps->label_sets,
 				   (unsigned long long)ps->label_sets_stale,
 				   (unsigned long long)ps->label_sets_bad);
+	if (ps->label_sets_over)
+		pprof__add_comment(p, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all; %llu KiB kept): samples labelled %s=[too many sets]",
+				   (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,
+				   LABEL_BYTES_PER_PROC >> 20, LABEL_SETS_MAX, LABEL_BYTES_MAX >> 20,
+				   (unsigned long long)(ps->label_bytes >> 10), PROCS_LABELS_KEY);
+	if (ps->over_cap)
+		pprof__add_comment(p, "processes: %llu not recorded, over the cap of %zu process records (the counts map size): their samples are kept, comm [unknown], user frames unsymbolized",
+				   (unsigned long long)ps->over_cap, ps->max_procs);
 }
 
 static int write_event(const struct report_in *in, int ev, struct entries *es,
@@ -412,7 +420,7 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 		labels[nl++] = (struct pprof_label){ .key = "comm",
 			.str = en->k.tgid == 0 ? "swapper" : (pr && pr->comm[0] ? pr->comm : "[unknown]") };
 		if (en->k.label) {
-			const struct label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
+			const struct proc_label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
 
 			if (!ls)
 				labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
@@ -466,6 +474,10 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 				e->name, (unsigned long long)ps->label_bad_records,
 				(unsigned long long)ps->label_sets_stale,
 				(unsigned long long)ps->label_sets_bad);
+		if (ps->label_sets_over || ps->over_cap)
+			fprintf(stderr, "pmubpf: %s: %llu label sets over the caps (labelled [too many sets]), %llu processes over the cap of %zu records (unsymbolized)\n",
+				e->name, (unsigned long long)ps->label_sets_over,
+				(unsigned long long)ps->over_cap, ps->max_procs);
 		if (d[PMUBPF_DROP_IDLE].count)
 			fprintf(stderr, "pmubpf: %s: left out %llu idle samples (--include-idle keeps them)\n",
 				e->name, (unsigned long long)d[PMUBPF_DROP_IDLE].count);
