@@ -260,17 +260,6 @@ static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
 	return 0;
 }
 
-/* Is tgid still in the address space of generation pgen? The seen map
- * loses a tgid's entry at exec and exit, so equality means yes. */
-bool procs_same_generation(struct procs *p, const struct proc *pr)
-{
-	struct pmubpf_seen v;
-
-	if (p->seen_fd < 0)
-		return false;
-	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
-}
-
 /* pr has exited or exec'd: its maps are final. The mappings the kernel
  * reported since the last read go in as reported (their files opened by
  * path, if still the same inode). */

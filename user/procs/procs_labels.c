@@ -56,12 +56,20 @@ void procs_labels_retry(struct procs *p, struct proc *pr)
 		return;
 	}
 	struct pmubpf_label_slot slot = { .tls_offset = info.tls_offset, .version = info.version };
+	/* A generation already gone (exec'd: its retries read the new
+	 * image's record) must not write the tgid's entry: the new
+	 * generation owns it now. */
+	if (p->seen_fd >= 0 && !procs_same_generation(p, pr)) {
+		pr->label_state = LABELS_NONE;
+		return;
+	}
 	if (p->slots_fd >= 0 && bpf_map_update_elem(p->slots_fd, &pr->tgid, &slot, BPF_ANY) == 0) {
 		pr->label_state = LABELS_READY;
 		p->st.label_records++;
-		/* BPF's exit tracepoint deletes the entry, but not one written
-		 * after it ran: a process already gone would hold it forever
-		 * (the map has a fixed size). */
+		/* BPF's exit and exec tracepoints delete the entry, but not
+		 * one written after they ran: a process gone meanwhile would
+		 * hold it for ever (the map has a fixed size). Only this thread
+		 * writes entries, so the one written here is still ours. */
 		if (p->seen_fd >= 0 && !procs_same_generation(p, pr))
 			bpf_map_delete_elem(p->slots_fd, &pr->tgid);
 	} else {
