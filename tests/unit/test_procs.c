@@ -145,7 +145,7 @@ static bool labels_record_and_set(void)
 	struct procs *ps = slots >= 0 && sc ? procs__new(sc, slots, -1) : NULL;
 	struct pmubpf_label_slot slot;
 	static struct pmubpf_label_notice n; /* 5 KiB */
-	const struct label_set *ls;
+	const struct proc_label_set *ls;
 	struct proc *pr;
 
 	CHECK(set && ps);

@@ -4,7 +4,8 @@
  * see them — every file mapping with its load bias and table, libc's rows
  * equal to ehf__build's, the vDSO's table; one table per object however
  * many processes use it; a new generation gets a new slot; slots and rows
- * running out degrade (counted) instead of failing. Needs root (BPF).
+ * running out degrade (counted) instead of failing; a dead process's slot
+ * comes back, also when it died before the slot was published. Needs root (BPF).
  */
 #include "unwind/ehframe.h"
 #include "testing.h"
@@ -160,7 +161,7 @@ static bool loads_own_process(void)
 	CHECK_EQ_INT(st.slots_used, 2);
 
 	/* The same again: nothing changes. A new generation: a new slot,
-	 * the pid entry moved to it. */
+	 * the pid entry moved to it, the old slot retired (not in use). */
 	unwind__proc(u, &pr);
 	unwind__stats(u, &st);
 	CHECK_EQ_INT(st.slots_used, 2);
@@ -169,7 +170,7 @@ static bool loads_own_process(void)
 	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
 	CHECK_EQ_INT(pid.pgen, 8);
 	unwind__stats(u, &st);
-	CHECK_EQ_INT(st.slots_used, 3);
+	CHECK_EQ_INT(st.slots_used, 2);
 
 	char line[1024];
 	unwind__summary(&st, line, sizeof(line));
@@ -225,6 +226,62 @@ static bool slots_and_rows_run_out(void)
 	return true;
 }
 
+/* A process that exited before its slot was published (BPF's exit
+ * tracepoint ran before the pid entry existed): when procs.c finds it
+ * gone, the entry is deleted and the slot reused after the grace period.
+ * Under process churn these used to hold every slot. */
+static bool dead_before_publication(void)
+{
+#if !defined(__x86_64__)
+	SKIP("x86-64 only (the unwinder is)");
+#endif
+	struct unwind_maps m;
+	struct symcache *sc = symcache__new();
+	struct proc pr;
+	struct unwind_stats st;
+	struct pmubpf_upid pid;
+
+	if (!need_bpf(&m, 1 << 20, 2))
+		SKIP("needs root and BPF");
+	CHECK(sc && self_proc(sc, &pr, 2000001, 1));
+	struct unwind *u = unwind__new(&m, 0);
+	CHECK(u);
+	/* Churn: each process published, then found dead. Two slots serve
+	 * any number of them. */
+	for (uint32_t i = 0; i < 6; i++) {
+		pr.tgid = 2000001 + i;
+		pr.dead = false;
+		unwind__proc(u, &pr);
+		CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
+		pr.dead = true;
+		unwind__proc(u, &pr);
+		CHECK(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid) != 0);
+		unwind__stats(u, &st);
+		CHECK_EQ_INT(st.slots_used, 0);
+		usleep(25000); /* past the grace period */
+	}
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.slots_full, 0);
+	CHECK_EQ_INT(st.slots_orphaned, 6);
+	CHECK_EQ_INT(st.procs, 6);
+	/* A dead process whose entry BPF already deleted: nothing to
+	 * delete, but its slot goes back too. */
+	pr.tgid = 2000100;
+	pr.dead = false;
+	unwind__proc(u, &pr);
+	CHECK_EQ_INT(bpf_map_delete_elem(m.pids_fd, &pr.tgid), 0);
+	pr.dead = true;
+	unwind__proc(u, &pr);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.slots_used, 0);
+	CHECK_EQ_INT(st.slots_orphaned, 6);
+	unwind__free(u);
+	proc_done(&pr);
+	symcache__free(sc);
+	maps_close(&m);
+	return true;
+}
+
 static bool sizes(void)
 {
 	uint32_t r1, t1, s1, r2, t2, s2;
@@ -238,4 +295,5 @@ static bool sizes(void)
 TEST_MAIN("unwind",
 	  TEST(sizes),
 	  TEST(loads_own_process),
-	  TEST(slots_and_rows_run_out))
+	  TEST(slots_and_rows_run_out),
+	  TEST(dead_before_publication))

@@ -175,6 +175,15 @@ int procmaps__parse(const char *text, bool exec_only, struct procmaps *out)
 	}
 	if (!sorted)
 		qsort(maps, n, sizeof(*maps), cmp_start);
+	/* Snapshots are kept for the whole recording, one per process: the
+	 * growth room (64 entries, 3.5 KiB) was most of a short-lived
+	 * process's memory under churn. */
+	if (n < cap) {
+		struct procmap *fit = realloc(maps, (n ? n : 1) * sizeof(*maps));
+
+		if (fit)
+			maps = fit;
+	}
 	out->maps = maps;
 	out->n = n;
 	return parsed || !last_err ? 0 : last_err;

@@ -49,6 +49,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->sc = sc;
 	p->slots_fd = label_slots_fd;
 	p->seen_fd = seen_fd;
+	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
 	p->set_index = hashtab__new(procs_labels_set_eq, p);
 	if (!p->index || !p->set_index) {
@@ -77,10 +78,17 @@ void procs__free(struct procs *p)
 		proc_free(p->v[i]);
 	free(p->act);
 	free(p->v);
+	for (size_t i = 0; i < p->nsets; i++)
+		free(p->sets[i].set);
 	free(p->sets);
 	hashtab__free(p->index);
 	hashtab__free(p->set_index);
 	free(p);
+}
+
+void procs__set_max(struct procs *p, size_t max)
+{
+	p->st.max_procs = max;
 }
 
 void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg)
@@ -264,23 +272,13 @@ static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
 	return 0;
 }
 
-/* Is tgid still in the address space of generation pgen? The seen map
- * loses a tgid's entry at exec and exit, so equality means yes. */
-static bool same_generation(struct procs *p, const struct proc *pr)
-{
-	struct pmubpf_seen v;
-
-	if (p->seen_fd < 0)
-		return false;
-	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
-}
-
 /* pr has exited or exec'd: its maps are final. The mappings the kernel
  * reported since the last read go in as reported (their files opened by
  * path, if still the same inode). */
 static void gone(struct procs *p, struct proc *pr)
 {
 	size_t n = pr->reported.n;
+	bool first = !pr->dead;
 
 	pr->dead = true;
 	pr->next_rescan = INT64_MAX;
@@ -288,6 +286,9 @@ static void gone(struct procs *p, struct proc *pr)
 	if (n && merge_maps(p, pr, &pr->reported) == 0)
 		p->st.maps_from_reports += n;
 	procmaps__free(&pr->reported);
+	/* Once: what was held for it while it lived (its unwind slot) goes. */
+	if (first && pr->snapshotted && p->maps_hook)
+		p->maps_hook(p->maps_hook_ctx, pr);
 }
 
 /* Read pr's maps again and merge them. scheduled: the 20 ms / 200 ms /
@@ -300,7 +301,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 	if (scheduled)
 		pr->next_rescan = mono_ns() + rescan_delay(++pr->rescans);
 	pr->report_due = 0;
-	if (pr->dead || !same_generation(p, pr)) {
+	if (pr->dead || !procs_same_generation(p, pr)) {
 		gone(p, pr);
 		return -ESRCH;
 	}
@@ -419,6 +420,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 {
 	struct proc *pr;
 
+	if (p->n >= p->st.max_procs)
+		return NULL;
 	if (GROW(p->v, p->cap, p->n, 1))
 		return NULL;
 	pr = calloc(1, sizeof(*pr));
@@ -448,8 +451,8 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 	if (n->kind == PMUBPF_NOTICE_PROC) {
 		p->st.notices++;
-		if (!pr)
-			add(p, n->tgid, n->pgen, n->comm);
+		if (!pr && !add(p, n->tgid, n->pgen, n->comm) && p->n >= p->st.max_procs)
+			p->st.over_cap++;
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {

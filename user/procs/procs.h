@@ -40,6 +40,9 @@ struct proc {
 	int label_state;          /* enum proc_label_state (procs.c) */
 	int label_tries;
 	uint64_t record_addr;
+	uint32_t label_sets;      /* sets kept, and their bytes (caps: */
+	uint32_t label_bytes;     /* LABEL_SETS_*, LABEL_BYTES_*) */
+	bool label_sets_over;     /* a set was not kept: over a cap */
 	/* symbols beyond mapped files (procsyms.c) */
 	bool other_mntns;         /* in another mount namespace than pmubpf */
 	struct perfmap_src jit_src;
@@ -59,12 +62,22 @@ struct procs_stats {
 	uint64_t label_sets;       /* label sets read */
 	uint64_t label_sets_stale; /* set freed/reused before it could be read */
 	uint64_t label_sets_bad;   /* malformed set */
+	uint64_t label_sets_over;  /* not kept: a cap on sets or bytes reached */
+	uint64_t label_bytes;      /* memory of the sets kept */
+	uint64_t over_cap;         /* processes not recorded: max_procs reached */
+	size_t max_procs;
 };
 
 /* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1;
  * seen_fd: the BPF map tgid -> generation (to tell whether a process is
  * still in the address space a snapshot was taken of), or -1. */
 struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd);
+/* At most max process records (default PROCS_MAX): beyond, a process is
+ * not snapshotted (its samples stay, unsymbolized, comm "[unknown]";
+ * counted in over_cap). Each recorded process has at least one counts map
+ * entry, so the counts map's size is the natural cap. */
+#define PROCS_MAX 262144
+void procs__set_max(struct procs *p, size_t max);
 struct debuginfo;
 /* Note each new object's debug sources with dbg at snapshot (debuginfo.h);
  * without it objects get ELF symbols only. */
@@ -72,7 +85,9 @@ void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
 void procs__free(struct procs *p);
 /* Called with each process whose maps were just read (first snapshot) or
  * changed (a re-read merged something in): --call-graph dwarf loads its
- * unwind tables for BPF there (user/unwind.c). */
+ * unwind tables for BPF there (user/unwind.c). Called once more when the
+ * process is found gone (pr->dead: exited or exec'd), so that what was
+ * held for it while it lived is given back. */
 typedef void (*procs_maps_hook)(void *ctx, const struct proc *pr);
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx);
 
@@ -101,11 +116,35 @@ int procs__tick(struct procs *p);
 
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came
  * too late), one is made now, marked !snapshotted if the process is gone,
- * so callers always get a record (NULL only on ENOMEM). */
+ * so callers always get a record (NULL on ENOMEM, or past max_procs). */
 struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen);
-/* The label set `id` of proc, or NULL if it was never read. */
-const struct label_set *procs__label_set(const struct procs *p,
-					 const struct proc *pr, uint64_t id);
+/* Label sets kept: at most LABEL_SETS_PER_PROC sets and
+ * LABEL_BYTES_PER_PROC bytes per process, LABEL_SETS_MAX and
+ * LABEL_BYTES_MAX in all (a process making a new set per request must
+ * not grow pmubpf without a bound); past them a process's new sets are
+ * named "[too many sets]" (counted). */
+#define LABEL_SETS_PER_PROC 16384
+#define LABEL_SETS_MAX 65536 /* BPF's seen_labels holds as many */
+#define LABEL_BYTES_PER_PROC (8u << 20)
+#define LABEL_BYTES_MAX (32u << 20)
+
+/* A label set as kept: the pairs point into the same allocation, so a
+ * typical set costs ~100 bytes, not a struct label_set's 5 KiB. */
+struct label_kv {
+	const char *key, *value;
+};
+struct proc_label_set {
+	uint64_t id;
+	uint32_t n;
+	bool truncated;
+	struct label_kv pairs[];
+};
+/* The label set `id` of proc, or NULL if it was never read. A process
+ * whose sets went over a cap (above) gets, for sets not kept, one
+ * pair PROCS_LABELS_KEY = "[too many sets]". */
+#define PROCS_LABELS_KEY "pmubpf_labels"
+const struct proc_label_set *procs__label_set(const struct procs *p,
+					      const struct proc *pr, uint64_t id);
 
 const struct procs_stats *procs__stats(const struct procs *p);
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <bpf/bpf.h>
 #include "labels.h"
 #include "procs.h"
 
@@ -32,6 +33,7 @@ struct procs {
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
+	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
 	struct hashtab *set_index; /* (proc, id) -> index in sets */
 	struct procs_stats st;
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
@@ -42,7 +44,7 @@ struct procs {
 
 struct set_rec {
 	const struct proc *pr;
-	struct label_set set;
+	struct proc_label_set *set; /* one allocation: pairs, then strings */
 };
 
 struct set_key {
@@ -50,6 +52,17 @@ struct set_key {
 	uint64_t id;
 };
 
+/* Is pr's tgid still in the address space of generation pr->pgen? The
+ * seen map loses a tgid's entry at exec and exit, so equality means yes.
+ * (Inline: both halves use it, and neither may call the other back.) */
+static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
+{
+	struct pmubpf_seen v;
+
+	if (p->seen_fd < 0)
+		return false;
+	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
+}
 /* Look for the labels record in pr's mapped objects and, if found, give
  * BPF its slot (procs_labels_retry); LABELS_NONE if no object has it. */
 void procs_labels_find(struct procs *p, struct proc *pr);

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "symbols/elfsym.h"
 #include "lib/hashtab.h"
 #include "procs_int.h"
@@ -22,7 +23,7 @@ bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx)
 	const struct set_key *k = key;
 	struct procs *p = ctx;
 
-	return p->sets[idx].pr == k->pr && p->sets[idx].set.id == k->id;
+	return p->sets[idx].pr == k->pr && p->sets[idx].set->id == k->id;
 }
 
 /* Runtime address of a link-time vaddr in the object mapped by m (the
@@ -56,9 +57,22 @@ void procs_labels_retry(struct procs *p, struct proc *pr)
 		return;
 	}
 	struct pmubpf_label_slot slot = { .tls_offset = info.tls_offset, .version = info.version };
+	/* A generation already gone (exec'd: its retries read the new
+	 * image's record) must not write the tgid's entry: the new
+	 * generation owns it now. */
+	if (p->seen_fd >= 0 && !procs_same_generation(p, pr)) {
+		pr->label_state = LABELS_NONE;
+		return;
+	}
 	if (p->slots_fd >= 0 && bpf_map_update_elem(p->slots_fd, &pr->tgid, &slot, BPF_ANY) == 0) {
 		pr->label_state = LABELS_READY;
 		p->st.label_records++;
+		/* BPF's exit and exec tracepoints delete the entry, but not
+		 * one written after they ran: a process gone meanwhile would
+		 * hold it for ever (the map has a fixed size). Only this thread
+		 * writes entries, so the one written here is still ours. */
+		if (p->seen_fd >= 0 && !procs_same_generation(p, pr))
+			bpf_map_delete_elem(p->slots_fd, &pr->tgid);
 	} else {
 		pr->label_state = LABELS_BAD;
 		p->st.label_bad_records++;
@@ -82,17 +96,60 @@ void procs_labels_find(struct procs *p, struct proc *pr)
 	pr->label_state = LABELS_NONE;
 }
 
+static struct proc_label_set *kept(const struct procs *p, const struct proc *pr, uint64_t id)
+{
+	struct set_key k = { pr, id };
+	uint64_t idx;
+
+	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
+		return p->sets[idx].set;
+	return NULL;
+}
+
+/* Copy set into one allocation sized to its strings. */
+static struct proc_label_set *pack(const struct label_set *set, size_t *bytes)
+{
+	size_t size = sizeof(struct proc_label_set) + set->n * sizeof(struct label_kv);
+	struct proc_label_set *ps;
+	char *s;
+
+	for (uint32_t i = 0; i < set->n; i++)
+		size += strlen(set->pairs[i].key) + strlen(set->pairs[i].value) + 2;
+	ps = malloc(size);
+	if (!ps)
+		return NULL;
+	ps->id = set->id;
+	ps->n = set->n;
+	ps->truncated = set->truncated;
+	s = (char *)&ps->pairs[set->n];
+	for (uint32_t i = 0; i < set->n; i++) {
+		size_t k = strlen(set->pairs[i].key) + 1, v = strlen(set->pairs[i].value) + 1;
+
+		ps->pairs[i].key = memcpy(s, set->pairs[i].key, k);
+		ps->pairs[i].value = memcpy(s + k, set->pairs[i].value, v);
+		s += k + v;
+	}
+	*bytes = size;
+	return ps;
+}
+
 /* Decode the copy BPF made of label set `id`; read it from the process
  * if the copy failed (e.g. a page not resident at sample time). */
 void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n)
 {
 	uint64_t id = n->hdr.label;
-	struct label_set set;
+	struct label_set set; /* 5 KiB of fixed buffers: only while decoding */
 	const char *why = NULL;
+	size_t bytes;
 	int err;
 
-	if (procs__label_set(p, pr, id))
+	if (kept(p, pr, id))
 		return;
+	if (pr->label_sets >= LABEL_SETS_PER_PROC || p->nsets >= LABEL_SETS_MAX) {
+		p->st.label_sets_over++;
+		pr->label_sets_over = true;
+		return;
+	}
 	if (n->len && n->len <= sizeof(n->data))
 		err = labels__parse_set(n->data, n->len, id, &set, &why);
 	else
@@ -105,23 +162,48 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 		p->st.label_sets_bad++;
 		return;
 	}
-	if (GROW(p->sets, p->capsets, p->nsets, 1))
+	struct proc_label_set *ps = pack(&set, &bytes);
+	if (!ps)
 		return;
-	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets))
+	if (pr->label_bytes + bytes > LABEL_BYTES_PER_PROC || p->set_bytes + bytes > LABEL_BYTES_MAX) {
+		free(ps);
+		p->st.label_sets_over++;
+		pr->label_sets_over = true;
 		return;
+	}
+	if (GROW(p->sets, p->capsets, p->nsets, 1)) {
+		free(ps);
+		return;
+	}
+	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets)) {
+		free(ps);
+		return;
+	}
 	p->sets[p->nsets].pr = pr;
-	p->sets[p->nsets].set = set;
+	p->sets[p->nsets].set = ps;
 	p->nsets++;
+	pr->label_sets++;
+	pr->label_bytes += (uint32_t)bytes;
+	p->set_bytes += bytes;
+	p->st.label_bytes = p->set_bytes;
 	p->st.label_sets++;
 }
 
-const struct label_set *procs__label_set(const struct procs *p,
-					 const struct proc *pr, uint64_t id)
+/* What the samples of a set not kept (over a cap) are labelled with. */
+static const struct proc_label_set *too_many(void)
 {
-	struct set_key k = { pr, id };
-	uint64_t idx;
+	static struct {
+		struct proc_label_set s;
+		struct label_kv kv[1];
+	} over = { .s = { .n = 1 }, .kv = { { PROCS_LABELS_KEY, "[too many sets]" } } };
 
-	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
-		return &p->sets[idx].set;
-	return NULL;
+	return &over.s;
+}
+
+const struct proc_label_set *procs__label_set(const struct procs *p,
+					      const struct proc *pr, uint64_t id)
+{
+	const struct proc_label_set *s = kept(p, pr, id);
+
+	return s ? s : pr->label_sets_over ? too_many() : NULL;
 }

@@ -346,6 +346,7 @@ int session__build(struct session *s)
 	s->procs = procs__new(s->sc, bpf_map__fd(skel->maps.label_slots), bpf_map__fd(skel->maps.seen));
 	if (!s->procs)
 		return fail(s, "setting up the process registry: %s", strerror(errno));
+	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
 	if (!cfg->no_symbol) {
 		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);

@@ -110,7 +110,7 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 	labels[nl++] = (struct pprof_label){ .key = "comm",
 		.str = en->k.tgid == 0 ? "swapper" : (pr && pr->comm[0] ? pr->comm : "[unknown]") };
 	if (en->k.label) {
-		const struct label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
+		const struct proc_label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
 
 		if (!ls)
 			labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };

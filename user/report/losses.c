@@ -61,4 +61,12 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
 		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
 		     (unsigned long long)ps->label_sets_bad);
+	if (ps && ps->label_sets_over)
+		note(out, true, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all; %llu KiB kept): samples labelled %s=[too many sets]",
+		     (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,
+		     LABEL_BYTES_PER_PROC >> 20, LABEL_SETS_MAX, LABEL_BYTES_MAX >> 20,
+		     (unsigned long long)(ps->label_bytes >> 10), PROCS_LABELS_KEY);
+	if (ps && ps->over_cap)
+		note(out, true, "processes: %llu not recorded, over the cap of %zu process records (the counts map size): their samples are kept, comm [unknown], user frames unsymbolized",
+		     (unsigned long long)ps->over_cap, ps->max_procs);
 }

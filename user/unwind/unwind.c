@@ -305,8 +305,9 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
 	return &u->vdso;
 }
 
-/* Free slots no process points at any more (exit, exec: BPF deleted the
- * pid entry; replaced: past the grace period). */
+/* Free slots no process points at any more: retired ones (replaced, or
+ * their process gone) once past the grace period, and current ones whose
+ * pid entry BPF deleted (exit, exec) before procs.c noticed. */
 static void sweep(struct unwind *u)
 {
 	int64_t now = mono_ns();
@@ -322,11 +323,20 @@ static void sweep(struct unwind *u)
 				continue;
 		} else if (!bpf_map_lookup_elem(u->m.pids_fd, &sl->tgid, &v) && v.slot == s) {
 			continue;
+		} else {
+			u->st.slots_used--;
 		}
 		sl->used = false;
 		u->free_slots[u->nfree++] = s;
-		u->st.slots_used--;
 	}
+}
+
+/* Take slot s out of service: BPF may still be reading it, so it is
+ * reused only after the grace period (sweep). */
+static void retire(struct unwind *u, uint32_t s)
+{
+	u->slots[s].retired_ns = mono_ns();
+	u->st.slots_used--;
 }
 
 static int find_current(const struct unwind *u, uint32_t tgid)
@@ -337,6 +347,26 @@ static int find_current(const struct unwind *u, uint32_t tgid)
 	return -1;
 }
 
+/* pr exited or exec'd (procs.c found its generation gone): its slot goes
+ * back. BPF's exit and exec tracepoints delete the pid entry, but not one
+ * published after they ran: a process that died within milliseconds of
+ * its first sample, before its maps were read and its slot filled, left
+ * an entry nothing would delete, and under process churn such entries
+ * held every slot. Only userspace writes pid entries, so an entry that
+ * still points at the slot is this generation's and is deleted here. */
+static void release(struct unwind *u, const struct proc *pr)
+{
+	int s = find_current(u, pr->tgid);
+	struct pmubpf_upid v;
+
+	if (s < 0 || u->slots[s].pgen != pr->pgen)
+		return;
+	if (!bpf_map_lookup_elem(u->m.pids_fd, &pr->tgid, &v) && v.slot == (uint32_t)s &&
+	    !bpf_map_delete_elem(u->m.pids_fd, &pr->tgid))
+		u->st.slots_orphaned++;
+	retire(u, (uint32_t)s);
+}
+
 void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
@@ -344,6 +374,10 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	uint32_t n = 0;
 	uint64_t dropped = 0;
 
+	if (pr->dead) {
+		release(u, pr); /* also once stopped: the summary counts slots */
+		return;
+	}
 	if (u->stopped)
 		return;
 	memset(up, 0, sizeof(up));
@@ -404,7 +438,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	u->slots[s] = (struct slot){ .tgid = pr->tgid, .pgen = pr->pgen, .used = true, .hash = h };
 	u->st.slots_used++;
 	if (old >= 0)
-		u->slots[old].retired_ns = mono_ns();
+		retire(u, (uint32_t)old);
 	else
 		u->st.procs++;
 }
@@ -424,14 +458,16 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 	snprintf(buf, len,
 		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
 		 "%llu objects without CFI, %llu left out (full); %llu processes, slots %llu/%llu in use, "
-		 "%llu without a slot, %llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
+		 "%llu without a slot, %llu reclaimed from processes gone before their slot was published, "
+		 "%llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
 		 (unsigned long long)st->objects, (unsigned long long)st->rows,
 		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)(st->max_rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)st->unsupported, (unsigned long long)st->objects_nocfi,
 		 (unsigned long long)st->objects_full, (unsigned long long)st->procs,
 		 (unsigned long long)st->slots_used, (unsigned long long)st->max_slots,
-		 (unsigned long long)st->slots_full, (unsigned long long)st->maps_dropped,
+		 (unsigned long long)st->slots_full, (unsigned long long)st->slots_orphaned,
+		 (unsigned long long)st->maps_dropped,
 		 PMUBPF_UW_MAX_MAPS, (unsigned long long)(st->bpf_bytes >> 10),
 		 (double)st->build_ns / 1e6);
 }

@@ -43,6 +43,8 @@ struct unwind_stats {
 	uint64_t procs;          /* processes given a slot */
 	uint64_t slots_used, max_slots;
 	uint64_t slots_full;     /* processes left without a slot */
+	uint64_t slots_orphaned; /* pid entries deleted here: published
+	                          * after their process had exited */
 	uint64_t maps_dropped;   /* mappings over PMUBPF_UW_MAX_MAPS */
 	uint64_t build_ns;       /* time spent parsing CFI */
 	uint64_t bpf_bytes;      /* BPF memory of all unwind maps */
@@ -74,7 +76,8 @@ struct unwind *unwind__open(const struct unwind_bpf *b, int verbose);
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose);
 void unwind__free(struct unwind *u);
 
-/* procs_maps_hook: (re)load pr's mappings and their tables. */
+/* procs_maps_hook: (re)load pr's mappings and their tables; a dead pr
+ * (exited or exec'd) gives its slot back. */
 void unwind__proc(void *u, const struct proc *pr);
 /* Sampling has stopped: later maps re-reads need no tables. */
 void unwind__stop(struct unwind *u);
