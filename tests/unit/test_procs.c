@@ -173,7 +173,55 @@ static bool labels_record_and_set(void)
 	return true;
 }
 
+/* procs__gc forgets exactly the processes found dead before its bound:
+ * a child killed after its snapshot and one gone before it, never a live
+ * process, whose record stays findable through the rebuilt index. */
+static bool gc_forgets_the_dead(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen", 4, sizeof(struct pmubpf_seen), 8, NULL);
+	uint32_t tgid = (uint32_t)getpid();
+	struct pmubpf_seen v = { .pgen = 2 };
+	struct symcache *sc = symcache__new();
+	struct procs *ps;
+	struct proc *live, *pr, *early;
+	pid_t child, quick;
+
+	CHECK(seen >= 0 && sc);
+	CHECK(bpf_map_update_elem(seen, &tgid, &v, BPF_ANY) == 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	quick = fork();
+	if (quick == 0)
+		_exit(0);
+	CHECK(child > 0 && quick > 0);
+	waitpid(quick, NULL, 0);
+	ps = procs__new(sc, -1, seen);
+	CHECK(ps);
+	CHECK((live = procs__get(ps, tgid, 2)) && live->snapshotted);
+	CHECK((pr = procs__get(ps, (uint32_t)child, 1)) && pr->snapshotted);
+	CHECK((early = procs__get(ps, (uint32_t)quick, 1)) && !early->snapshotted);
+	CHECK(early->dead); /* gone before its snapshot: dead from the start */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	procs__rescan_all(ps); /* the child is not in `seen`: found gone */
+	CHECK(pr->dead && !live->dead);
+	int64_t last = pr->dead_ns > early->dead_ns ? pr->dead_ns : early->dead_ns;
+	CHECK_EQ_INT(procs__gc(ps, early->dead_ns), 0); /* not before it: kept */
+	CHECK_EQ_INT(procs__gc(ps, last + 1), 2);
+	CHECK_EQ_INT(procs__stats(ps)->collected, 2);
+	CHECK(procs__get(ps, tgid, 2) == live);
+	CHECK_EQ_INT(procs__gc(ps, last + 1), 0);
+	procs__free(ps);
+	symcache__free(sc);
+	close(seen);
+	return true;
+}
+
 TEST_MAIN("procs",
+	TEST(gc_forgets_the_dead),
 	TEST(own_snapshot),
 	TEST(gone_before_snapshot),
 	TEST(rescan_after_dlopen),

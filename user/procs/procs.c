@@ -281,6 +281,8 @@ static void gone(struct procs *p, struct proc *pr)
 	bool first = !pr->dead;
 
 	pr->dead = true;
+	if (first)
+		pr->dead_ns = mono_ns();
 	pr->next_rescan = INT64_MAX;
 	pr->report_due = 0;
 	if (n && merge_maps(p, pr, &pr->reported) == 0)
@@ -437,6 +439,10 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	}
 	p->v[p->n++] = pr;
 	snapshot(p, pr);
+	if (!pr->snapshotted && !pr->dead) { /* gone before its maps were read */
+		pr->dead = true;
+		pr->dead_ns = mono_ns();
+	}
 	if (needs_tick(pr)) {
 		if (GROW(p->act, p->capact, p->nact, 1))
 			return pr; /* no re-reads for it: still a snapshot */
@@ -494,6 +500,55 @@ int procs__tick(struct procs *p)
 	p->nact = k;
 	p->last_pending = pending;
 	return pending;
+}
+
+static bool collectable(const struct proc *pr, int64_t before)
+{
+	return pr->dead && pr->dead_ns < before;
+}
+
+size_t procs__gc(struct procs *p, int64_t before)
+{
+	size_t k = 0, freed = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		freed += collectable(p->v[i], before);
+	if (!freed)
+		return 0;
+	/* New indexes, sized, before anything changes: out of memory, nothing
+	 * is forgotten this time. */
+	struct hashtab *index = hashtab__new(proc_eq, p);
+	struct hashtab *sets = hashtab__new(procs_labels_set_eq, p);
+	if (!index || !sets || hashtab__reserve(index, p->n - freed) ||
+	    hashtab__reserve(sets, p->nsets)) {
+		hashtab__free(index);
+		hashtab__free(sets);
+		return 0;
+	}
+	/* Their label sets and tick-list entries first (both point at them). */
+	procs_labels_forget(p, before, sets);
+	for (size_t i = 0; i < p->nact; i++)
+		if (!collectable(p->act[i], before))
+			p->act[k++] = p->act[i];
+	p->nact = k;
+	/* Then the records; the index is rebuilt over the survivors. */
+	hashtab__free(p->index);
+	p->index = index;
+	k = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct proc *pr = p->v[i];
+
+		if (collectable(pr, before)) {
+			proc_free(pr);
+			continue;
+		}
+		p->v[k] = pr;
+		hashtab__insert(index, key_hash(pr->tgid, pr->pgen), k); /* reserved */
+		k++;
+	}
+	p->n = k;
+	p->st.collected += freed;
+	return freed;
 }
 
 struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)

@@ -36,6 +36,7 @@ struct proc {
 	struct procmaps reported; /* mmap reports since the last read */
 	int64_t report_due;       /* re-read for them by then; 0: none */
 	bool dead;                /* exited or exec'd: its maps are final */
+	int64_t dead_ns;          /* when that was found (CLOCK_MONOTONIC) */
 	/* labels */
 	int label_state;          /* enum proc_label_state (procs.c) */
 	int label_tries;
@@ -65,6 +66,7 @@ struct procs_stats {
 	uint64_t label_sets_over;  /* not kept: a cap on sets or bytes reached */
 	uint64_t label_bytes;      /* memory of the sets kept */
 	uint64_t over_cap;         /* processes not recorded: max_procs reached */
+	uint64_t collected;        /* dead processes forgotten (procs__gc) */
 	size_t max_procs;
 };
 
@@ -105,6 +107,14 @@ void procs__rescan_all(struct procs *p);
  * run or dlopen come in bursts and share that one read). m is kept: if
  * the process is gone by then, m itself is merged (m may be NULL). */
 void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
+
+/* Forget the processes found dead before `before` (CLOCK_MONOTONIC ns),
+ * with their label sets: a recording that writes windows calls it with
+ * the start of the oldest window not yet symbolized, whose samples such a
+ * process cannot have (it was gone before that window began). Keeps a
+ * recording of days bounded by the processes alive at once, not by all
+ * that ever ran. Returns how many were freed. */
+size_t procs__gc(struct procs *p, int64_t before);
 
 /* Re-read maps that are due (mmap reports; 20 ms, 200 ms, 2 s after
  * first sight, then every 10 s: a safety net for mmaps whose records were

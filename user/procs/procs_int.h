@@ -45,6 +45,7 @@ struct procs {
 struct set_rec {
 	const struct proc *pr;
 	struct proc_label_set *set; /* one allocation: pairs, then strings */
+	size_t bytes;               /* its size, counted in set_bytes */
 };
 
 struct set_key {
@@ -73,6 +74,9 @@ void procs_labels_retry(struct procs *p, struct proc *pr);
 /* A label notice: decode BPF's copy of the set (or read it) and keep it. */
 void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n);
 /* hashtab equality for p->set_index. */
+/* procs__gc: drop the sets of processes dead before `before` and index
+ * the rest in `index` (empty, room reserved), which replaces the old. */
+void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index);
 bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx);
 
 #endif

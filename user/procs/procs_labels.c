@@ -181,6 +181,7 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	}
 	p->sets[p->nsets].pr = pr;
 	p->sets[p->nsets].set = ps;
+	p->sets[p->nsets].bytes = bytes;
 	p->nsets++;
 	pr->label_sets++;
 	pr->label_bytes += (uint32_t)bytes;
@@ -206,4 +207,26 @@ const struct proc_label_set *procs__label_set(const struct procs *p,
 	const struct proc_label_set *s = kept(p, pr, id);
 
 	return s ? s : pr->label_sets_over ? too_many() : NULL;
+}
+
+void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index)
+{
+	size_t k = 0;
+
+	hashtab__free(p->set_index);
+	p->set_index = index;
+	for (size_t i = 0; i < p->nsets; i++) {
+		const struct proc *pr = p->sets[i].pr;
+
+		if (pr->dead && pr->dead_ns < before) {
+			p->set_bytes -= p->sets[i].bytes;
+			free(p->sets[i].set);
+			continue;
+		}
+		p->sets[k] = p->sets[i];
+		hashtab__insert(index, set_hash(pr, p->sets[k].set->id), k); /* reserved */
+		k++;
+	}
+	p->nsets = k;
+	p->st.label_bytes = p->set_bytes;
 }

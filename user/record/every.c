@@ -95,6 +95,8 @@ static int write_window(struct session *s, const struct config *cfg)
 		fprintf(stderr, "pmubpf: %s\n", err);
 		goto out;
 	}
+	/* Everything before the window now under way is written. */
+	session__gc(s, span.end);
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
 		int r = every__prune(prefix, cfg->keep);

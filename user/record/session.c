@@ -552,6 +552,11 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		perfev__times(s->pev, e, &in->enabled[e], &in->running[e]);
 }
 
+size_t session__gc(struct session *s, int64_t before)
+{
+	return procs__gc(s->procs, before);
+}
+
 int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period)
 {
 	struct pmubpf_drop_val *v = calloc(s->win.nr_cpus, sizeof(*v));
@@ -591,6 +596,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	ring_buffer__consume(s->rb);
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
+	span->end = now;
 	s->win_start = now;
 	s->win_start_wall = now_wall;
 	m.counts_fd = s->win.counts_fd[closed];
@@ -665,7 +671,7 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	int ret, st;
 
 	session__stop(s);
-	span = (struct session_span){ s->t0_wall, s->duration };
+	span = (struct session_span){ s->t0_wall, s->duration, s->t0 + s->duration };
 	session__report_in(s, &span, &in);
 	in.samples = samples;
 	if (in.unwind && cfg->verbose) {

@@ -73,9 +73,15 @@ struct report_data;
 struct report_in;
 struct session_span {
 	int64_t start_wall, duration; /* ns */
+	int64_t end;                  /* CLOCK_MONOTONIC ns: the next window's start */
 };
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span);
 void session__report_in(struct session *s, const struct session_span *span, struct report_in *in);
+/* Once everything drained up to `before` (a span's end, CLOCK_MONOTONIC)
+ * is built into profiles: forget the processes that were found dead
+ * before it (procs__gc), so that a recording of days holds what the live
+ * processes need, not all that ever ran. Returns how many. */
+size_t session__gc(struct session *s, int64_t before);
 /* Every sample of event ev that passed the window and target checks since
  * the start, whatever became of it (BPF's totals map, summed over CPUs):
  * what all windows' samples, counts-map losses and idle samples add up
