@@ -176,7 +176,7 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
+test-build: pmubpf $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build
@@ -238,6 +238,17 @@ $(addprefix bench-,$(BENCH_PARTS)): deps
 
 bench-report:
 	$(Q)tools/bench.sh report
+
+# Always-on soak: `pmubpf -a --every 60` beside process churn for
+# SOAK_MINUTES (30), RSS / BPF map memory / losses / process records per
+# window into build/soak/soak.csv (docs/benchmarks.md, "Always-on soak");
+# tests/integration/soak.sh runs a 2-minute version in `make test`.
+SOAK_MINUTES ?= 30
+SOAK_EVERY ?= 60
+soak: deps
+	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/bench/churn_work $(OUT)/tests/demo
+	$(Q)tools/soak.sh $(SOAK_MINUTES) $(SOAK_EVERY) $(OUT)/soak
+.PHONY: soak
 
 .PHONY: bench-build bench-report $(addprefix bench-,$(BENCH_PARTS))
 -include $(wildcard $(OUT)/bench/*.d)

@@ -502,6 +502,11 @@ int procs__tick(struct procs *p)
 	return pending;
 }
 
+size_t procs__count(const struct procs *p)
+{
+	return p->n;
+}
+
 static bool collectable(const struct proc *pr, int64_t before)
 {
 	return pr->dead && pr->dead_ns < before;

@@ -115,6 +115,8 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
  * recording of days bounded by the processes alive at once, not by all
  * that ever ran. Returns how many were freed. */
 size_t procs__gc(struct procs *p, int64_t before);
+/* Process records held now. */
+size_t procs__count(const struct procs *p);
 
 /* Re-read maps that are due (mmap reports; 20 ms, 200 ms, 2 s after
  * first sight, then every 10 s: a safety net for mmaps whose records were

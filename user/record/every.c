@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "lib/grow.h"
 #include "report/entries.h"
 #include "report/report.h"
+#include "symbols/elfsym.h"
 #include "session.h"
 
 static int by_name(const void *a, const void *b)
@@ -96,7 +98,14 @@ static int write_window(struct session *s, const struct config *cfg)
 		goto out;
 	}
 	/* Everything before the window now under way is written. */
-	session__gc(s, span.end);
+	size_t tracked, forgotten = session__gc(s, span.end, &tracked);
+	if (cfg->verbose) {
+		struct symcache_stats ss;
+
+		session__symcache_stats(s, &ss);
+		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects, %zu symbols, %zu KiB\n",
+			tracked, forgotten, ss.objects, ss.syms, ss.bytes >> 10);
+	}
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
 		int r = every__prune(prefix, cfg->keep);
@@ -107,6 +116,11 @@ static int write_window(struct session *s, const struct config *cfg)
 	}
 out:
 	report_data__free(&d);
+	/* Building a window's profiles peaks at many times what the
+	 * recording holds between windows (symbols, the stack table, the
+	 * pprof tables): give the freed heap back, so that RSS between
+	 * windows says what is kept, not the last report's high water. */
+	malloc_trim(0);
 	return ret;
 }
 
@@ -115,7 +129,7 @@ int every__run(const struct config *cfg)
 	struct session *s = session__new(cfg, false);
 	enum session_end end;
 	int64_t next, step = (int64_t)(cfg->every * 1e9);
-	int ret;
+	int ret, windows = 0;
 
 	if (!s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
@@ -128,6 +142,7 @@ int every__run(const struct config *cfg)
 	}
 	next = mono_ns() + step;
 	ret = 0;
+	windows = 1; /* the last one */
 	while ((end = session__step(s)) == SESSION_GOING) {
 		int64_t now = mono_ns();
 
@@ -137,6 +152,7 @@ int every__run(const struct config *cfg)
 			ret = 1;
 			break;
 		}
+		windows++;
 		/* A late window does not make the next ones short. */
 		next += step;
 		if (next <= now)
@@ -149,6 +165,15 @@ int every__run(const struct config *cfg)
 	session__stop(s);
 	if (write_window(s, cfg)) /* the last, shorter one */
 		ret = 1;
+	/* What the windows add up to: each sample is in exactly one of them
+	 * (as a sample, a lost one, or an idle one left out). */
+	for (int ev = 0; ev < cfg->nevents; ev++) {
+		uint64_t n, period;
+
+		if (!session__totals(s, ev, &n, &period))
+			fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
+				cfg->events[ev].name, (unsigned long long)n, windows);
+	}
 	int st = session__end(s);
 	if (!ret)
 		ret = st;

@@ -552,9 +552,18 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		perfev__times(s->pev, e, &in->enabled[e], &in->running[e]);
 }
 
-size_t session__gc(struct session *s, int64_t before)
+size_t session__gc(struct session *s, int64_t before, size_t *tracked)
 {
-	return procs__gc(s->procs, before);
+	size_t n = procs__gc(s->procs, before);
+
+	if (tracked)
+		*tracked = procs__count(s->procs);
+	return n;
+}
+
+void session__symcache_stats(const struct session *s, struct symcache_stats *st)
+{
+	symcache__stats(s->sc, st);
 }
 
 int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period)

@@ -80,8 +80,12 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 /* Once everything drained up to `before` (a span's end, CLOCK_MONOTONIC)
  * is built into profiles: forget the processes that were found dead
  * before it (procs__gc), so that a recording of days holds what the live
- * processes need, not all that ever ran. Returns how many. */
-size_t session__gc(struct session *s, int64_t before);
+ * processes need, not all that ever ran. Returns how many; *tracked
+ * (if not NULL) gets how many are still held. */
+size_t session__gc(struct session *s, int64_t before, size_t *tracked);
+/* The symbol cache's counters (elfsym.h). */
+struct symcache_stats;
+void session__symcache_stats(const struct session *s, struct symcache_stats *st);
 /* Every sample of event ev that passed the window and target checks since
  * the start, whatever became of it (BPF's totals map, summed over CPUs):
  * what all windows' samples, counts-map losses and idle samples add up

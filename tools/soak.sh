@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tools/soak.sh — pmubpf always-on under process churn, measured.
+#
+#   tools/soak.sh MINUTES EVERY OUTDIR
+#
+# Runs `pmubpf -a --every EVERY --keep 3 -v` beside a process-churn load
+# (tools/bench/churn_work, one worker fork+exec'ing /bin/true and
+# /usr/bin/env true without pause, plus a CPU-bound demo) for MINUTES, and
+# every EVERY seconds (as each window is written) records to
+# OUTDIR/soak.csv:
+#   t_s rss_kb bpf_kb windows samples lost tracked forgotten
+# rss_kb: pmubpf's VmRSS; bpf_kb: the memlock of every BPF map it holds
+# (its fds' fdinfo); samples/lost: summed over the windows written so far
+# (lost: every "lost: N samples" note, i.e. samples lost whole); tracked/
+# forgotten: process records held / freed (its -v window line). Prints a
+# summary line with the RSS slope after warm-up (a least-squares fit over
+# the second half), in KiB per 10 minutes. Exit 0; the caller judges.
+set -u
+cd "$(dirname "$0")/.."
+MIN=${1:?minutes}; EVERY=${2:?seconds}; OUT=${3:?outdir}
+mkdir -p "$OUT/profiles"
+rm -f "$OUT"/profiles/* "$OUT/soak.csv" "$OUT/pmubpf.err"
+secs=$(python3 -c "print(int(float('$MIN') * 60))")
+
+build/bench/churn_work "$((secs + 30))" 1 "$OUT/churn.out" >/dev/null 2>&1 &
+churn=$!
+build/tests/demo "$((secs + 30))" >/dev/null 2>&1 &
+demo=$!
+./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
+pm=$!
+t0=$(date +%s)
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten" >"$OUT/soak.csv"
+measure() {
+	local rss bpf w s l tr fo
+	rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pm/status 2>/dev/null) || return 1
+	[[ -n $rss ]] || return 1
+	bpf=$(grep -h '^memlock:\|^map_id:' /proc/$pm/fdinfo/* 2>/dev/null | awk '
+		/^memlock:/ {m=$2} /^map_id:/ {if (!($2 in seen)) {seen[$2]=1; t+=m}} END {print int(t/1024)}')
+	w=$(grep -c -- '-> .*profiles/pmubpf\.' "$OUT/pmubpf.err")
+	s=$(sed -nE 's/^pmubpf: [^:]+: ([0-9]+) samples \(.*-> .*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
+	l=$(sed -nE 's/^pmubpf: [^:]+: lost: ([0-9]+) samples.*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
+	read -r tr fo < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten.*/\1 \2/p' "$OUT/pmubpf.err" | tail -1)
+	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0}" >>"$OUT/soak.csv"
+}
+while kill -0 "$pm" 2>/dev/null; do
+	sleep "$EVERY"
+	measure || break
+done
+wait "$pm"; rc=$?
+kill "$churn" "$demo" 2>/dev/null; wait "$churn" "$demo" 2>/dev/null
+python3 - "$OUT/soak.csv" "$rc" <<'PY'
+import sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]).read().splitlines()[1:]]
+half = rows[len(rows) // 2:]
+n = len(half)
+if n >= 2:
+    mt = sum(r[0] for r in half) / n; mr = sum(r[1] for r in half) / n
+    var = sum((r[0] - mt) ** 2 for r in half)
+    slope = sum((r[0] - mt) * (r[1] - mr) for r in half) / var if var else 0.0
+else:
+    slope = float("nan")
+last = rows[-1] if rows else [0] * 8
+print("soak: rc %s, %d measurements, windows %d, samples %d, lost %d, RSS %d KiB at the end "
+      "(peak %d), BPF maps %d KiB, processes tracked %d, forgotten %d, RSS slope after warm-up %.0f KiB per 10 min"
+      % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[1] for r in rows) if rows else 0,
+         last[2], last[6], last[7], slope * 600))
+PY
