@@ -208,19 +208,30 @@ static bool read_gone(void)
 	return true;
 }
 
+/* The inode of the file procmaps__open opens for m in tgid, or its
+ * -errno. */
+static long long opened_ino(uint32_t tgid, const struct procmap *m)
+{
+	struct stat st;
+	int fd = procmaps__open(tgid, m, &st);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return (long long)st.st_ino;
+}
+
 /* procmaps__open: map_files first; by path (the process's root, then
  * ours once it is gone) only the file with the mapping's inode. */
 static bool open_mapped_file(void)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)&marker_function;
-	long gone = 4194304;
+	uint32_t self = (uint32_t)getpid(), gone = 4194304;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 	struct procmaps m;
-	struct stat st;
-	int fd;
 
 	if (f) {
-		if (fscanf(f, "%ld", &gone) != 1)
+		if (fscanf(f, "%u", &gone) != 1)
 			gone = 4194304;
 		fclose(f);
 	}
@@ -228,36 +239,26 @@ static bool open_mapped_file(void)
 	const struct procmap *p = procmaps__find(&m, addr);
 	CHECK(p != NULL);
 	struct procmap real = *p, fake = *p;
+	long long ino = (long long)real.inode;
 
-	fd = procmaps__open((uint32_t)getpid(), &real, &st);
-	CHECK(fd >= 0);
-	close(fd);
-	CHECK(st.st_ino == real.inode);
+	CHECK_EQ_INT(opened_ino(self, &real), ino);
 	/* No such mapping (map_files fails): the path, as the same inode. */
 	fake.start = 0x1000;
 	fake.end = 0x2000;
-	fd = procmaps__open((uint32_t)getpid(), &fake, &st);
-	CHECK(fd >= 0);
-	close(fd);
-	CHECK(st.st_ino == real.inode);
+	CHECK_EQ_INT(opened_ino(self, &fake), ino);
 	/* Another file at that path now: refused, not misnamed. */
 	fake.inode = real.inode + 1;
-	CHECK_EQ_INT(procmaps__open((uint32_t)getpid(), &fake, &st), -ESTALE);
+	CHECK_EQ_INT(opened_ino(self, &fake), -ESTALE);
 	/* Inode unknown: the path as it is. */
 	fake.inode = 0;
-	fd = procmaps__open((uint32_t)getpid(), &fake, &st);
-	CHECK(fd >= 0);
-	close(fd);
+	CHECK_EQ_INT(opened_ino(self, &fake), ino);
 	/* The process gone: our own path, only with a known, equal inode. */
 	fake.inode = real.inode;
-	fd = procmaps__open((uint32_t)gone, &fake, &st);
-	CHECK(fd >= 0);
-	close(fd);
-	CHECK(st.st_ino == real.inode);
+	CHECK_EQ_INT(opened_ino(gone, &fake), ino);
 	fake.inode = real.inode + 1;
-	CHECK(procmaps__open((uint32_t)gone, &fake, &st) < 0);
+	CHECK(opened_ino(gone, &fake) < 0);
 	fake.inode = 0;
-	CHECK(procmaps__open((uint32_t)gone, &fake, &st) < 0);
+	CHECK(opened_ino(gone, &fake) < 0);
 	procmaps__free(&m);
 	return true;
 }
