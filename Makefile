@@ -1,7 +1,8 @@
 # pmubpf — one Makefile for the BPF side, the loader, tests and benchmarks.
 #   make            build ./pmubpf
 #   sudo make run   deps + build + profile the bundled demo, print a top-10
-#   sudo make test  deps + build + every test (unit, then integration)
+#   sudo make test  deps + build + check-layers + every test (unit, then integration)
+#   make check-layers  includes and calls point down user/'s layers
 #   make bench      benchmarks, results in docs/benchmarks.md
 #   make install PREFIX=/usr/local
 # Quiet by default; V=1 prints full commands.
@@ -38,7 +39,7 @@ else
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind
+.PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind check-layers
 
 all: pmubpf
 
@@ -178,8 +179,15 @@ bench-unwind: test-build
 
 test-build: pmubpf $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
 
+# Includes and calls point down the layers, no circles (docs/architecture.md,
+# "Files"). It reads the objects, so it runs after the build; `make test`
+# stops here if it fails.
+check-layers: $(USER_OBJS) $(OUT)/user/main.o
+	$(Q)python3 tools/check_layers.py $(OUT)
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)tests/run.sh
 
 unit-test: test-build

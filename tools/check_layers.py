@@ -67,6 +67,9 @@ for src in sources:
                 continue
             bad.append(f"{where}: no such header here (another layer's header is named LAYER/{name})")
             continue
+        if ".." in name.split("/"):
+            bad.append(f"{where}: no '..' in an include: name the layer (LAYER/{os.path.basename(name)})")
+            continue
         other, rest = name.split("/", 1)
         if other not in RANK or not os.path.exists(os.path.join("user", name)):
             bad.append(f"{where}: no such header")

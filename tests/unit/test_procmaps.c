@@ -2,14 +2,17 @@
  *
  * A table of /proc/PID/maps lines (normal, anonymous, [vdso], paths with
  * spaces, deleted files, malformed lines) checked field by field; then the
- * live file of this very process, and a pid that does not exist.
+ * live file of this very process, and a pid that does not exist; opening
+ * a mapping's file, and refusing another file at its path.
  */
 #include "procs/procmaps.h"
 #include "testing.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct line_case {
@@ -205,10 +208,66 @@ static bool read_gone(void)
 	return true;
 }
 
+/* The inode of the file procmaps__open opens for m in tgid, or its
+ * -errno. */
+static long long opened_ino(uint32_t tgid, const struct procmap *m)
+{
+	struct stat st;
+	int fd = procmaps__open(tgid, m, &st);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return (long long)st.st_ino;
+}
+
+/* procmaps__open: map_files first; by path (the process's root, then
+ * ours once it is gone) only the file with the mapping's inode. */
+static bool open_mapped_file(void)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&marker_function;
+	uint32_t self = (uint32_t)getpid(), gone = 4194304;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	struct procmaps m;
+
+	if (f) {
+		if (fscanf(f, "%u", &gone) != 1)
+			gone = 4194304;
+		fclose(f);
+	}
+	CHECK_EQ_INT(procmaps__read(getpid(), true, &m), 0);
+	const struct procmap *p = procmaps__find(&m, addr);
+	CHECK(p != NULL);
+	struct procmap real = *p, fake = *p;
+	long long ino = (long long)real.inode;
+
+	CHECK_EQ_INT(opened_ino(self, &real), ino);
+	/* No such mapping (map_files fails): the path, as the same inode. */
+	fake.start = 0x1000;
+	fake.end = 0x2000;
+	CHECK_EQ_INT(opened_ino(self, &fake), ino);
+	/* Another file at that path now: refused, not misnamed. */
+	fake.inode = real.inode + 1;
+	CHECK_EQ_INT(opened_ino(self, &fake), -ESTALE);
+	/* Inode unknown: the path as it is. */
+	fake.inode = 0;
+	CHECK_EQ_INT(opened_ino(self, &fake), ino);
+	/* The process gone: our own path, only with a known, equal inode. */
+	fake.inode = real.inode;
+	CHECK_EQ_INT(opened_ino(gone, &fake), ino);
+	fake.inode = real.inode + 1;
+	CHECK(opened_ino(gone, &fake) < 0);
+	fake.inode = 0;
+	CHECK(opened_ino(gone, &fake) < 0);
+	procmaps__free(&m);
+	return true;
+}
+
 TEST_MAIN("procmaps",
 	  TEST(line_table),
 	  TEST(multi_line_sorted_and_find),
 	  TEST(exec_only_filters),
 	  TEST(empty_and_all_bad),
 	  TEST(read_self),
+	  TEST(open_mapped_file),
 	  TEST(read_gone))

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,40 @@ int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out)
 	err = procmaps__parse(text, exec_only, out);
 	free(text);
 	return err;
+}
+
+/* Open path and fstat it; if want_ino, only as that inode. fd or -errno. */
+static int open_checked(const char *path, uint64_t want_ino, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st))
+		err = -errno;
+	else if (want_ino && st->st_ino != want_ino)
+		err = -ESTALE;
+	else
+		return fd;
+	close(fd);
+	return err;
+}
+
+int procmaps__open(uint32_t tgid, const struct procmap *m, struct stat *st)
+{
+	char path[PATH_MAX + 64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open_checked(path, 0, st);
+	if (fd >= 0 || m->path[0] != '/')
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
+	fd = open_checked(path, m->inode, st);
+	if (fd < 0 && m->inode)
+		fd = open_checked(m->path, m->inode, st);
+	return fd;
 }
 
 const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct procmap {
@@ -36,6 +37,20 @@ struct procmaps {
 int procmaps__parse(const char *text, bool exec_only, struct procmaps *out);
 /* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if gone). */
 int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out);
+/* Open the file mapped by m in process tgid (read-only, close-on-exec)
+ * and fstat it into *st. Tried in order:
+ *   1. /proc/PID/map_files/START-END: the mapped file itself, also when
+ *      deleted or in another mount namespace;
+ *   2. /proc/PID/root/PATH: the path as the process sees it (map_files
+ *      refused, or the mapping gone since the maps were read);
+ *   3. PATH here: the process is gone (a mapping known from an mmap
+ *      report), only when m->inode is known.
+ * A file reached by path (2, 3) is taken only if it has m's inode (when
+ * known): else a binary replaced since it was mapped would name another
+ * file's symbols. The device is not compared: through a path, btrfs
+ * subvolumes and overlayfs report another st_dev than /proc/PID/maps.
+ * Returns the fd, or -errno (-ESTALE: only another file at that path). */
+int procmaps__open(uint32_t tgid, const struct procmap *m, struct stat *st);
 /* Mapping containing addr, or NULL (binary search; maps sorted by start). */
 const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr);
 void procmaps__free(struct procmaps *m);

@@ -101,11 +101,10 @@ const struct procs_stats *procs__stats(const struct procs *p)
 	return &p->st;
 }
 
-/* Open the file behind one mapping. map_files works for deleted files
- * and other mount namespaces; /proc/PID/root/PATH is the fallback. */
+/* The object behind one mapping: its file (procmaps__open), or the
+ * vDSO's image read out of the process. */
 static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
-	char path[PATH_MAX + 64];
 	uint32_t tgid = pr->tgid;
 	struct stat st;
 	int fd;
@@ -114,25 +113,8 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 		return procsyms__vdso(p->sc, tgid, m);
 	if (!m->path[0] || m->path[0] == '[')
 		return NULL; /* anonymous, [stack], ... */
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = procmaps__open(tgid, m, &st);
 	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0 && m->inode) {
-		/* The process is gone: the same path here, if it is the same
-		 * file (inode), as for a mapping known from an mmap report. */
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != m->inode)) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
 		p->st.objs_unreadable++;
 		return NULL;
 	}

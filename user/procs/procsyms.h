@@ -23,7 +23,9 @@ struct proc;
 #define PROCSYMS_JIT_MAX_READS 32  /* ... and this many in all */
 #define PROCSYMS_JIT_POLL_MS 200
 
-/* Is process tgid in another mount namespace than ours? */
+/* Is process tgid in another mount namespace than ours? A namespace is
+ * known by its nsfs device and inode (ioctl_ns(2)): both compared. The
+ * one test of it: debuginfo and perf maps get the answer from here. */
 bool procsyms__other_mntns(uint32_t tgid);
 /* The vDSO mapped at m in process tgid, as an object of sc, or NULL. */
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,

@@ -38,7 +38,6 @@ struct debuginfo {
 	char *dirs[MAX_DIRS + 1];    /* user dirs, then /usr/lib/debug */
 	int ndirs;
 	struct symcache *syms;       /* debug files' and MiniDebugInfo's tables */
-	ino_t own_mntns;
 	size_t fds_kept, fds_max;
 	void *dl;                    /* libdebuginfod */
 	debuginfod_client *client;
@@ -64,15 +63,6 @@ struct objdbg {
 };
 
 /* --- context ------------------------------------------------------------ */
-
-static ino_t mntns_of(const char *pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
-	return stat(path, &st) ? 0 : st.st_ino;
-}
 
 static void load_debuginfod(struct debuginfo *dbg)
 {
@@ -108,7 +98,6 @@ struct debuginfo *debuginfo__new(const char *const *dirs, int ndirs)
 		goto nomem;
 	if (!(dbg->syms = symcache__new()))
 		goto nomem;
-	dbg->own_mntns = mntns_of("self");
 	/* Kept fds: half of what the soft limit leaves after a reserve (the
 	 * limit is not raised: a command we start would inherit it). */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
@@ -138,16 +127,6 @@ void debuginfo__free(struct debuginfo *dbg)
 void debuginfo__stats(const struct debuginfo *dbg, struct debuginfo_stats *st)
 {
 	*st = dbg->st;
-}
-
-bool debuginfo__other_ns(const struct debuginfo *dbg, uint32_t tgid)
-{
-	char pid[16];
-	ino_t ns;
-
-	snprintf(pid, sizeof(pid), "%u", tgid);
-	ns = mntns_of(pid);
-	return ns && dbg->own_mntns && ns != dbg->own_mntns;
 }
 
 /* --- candidate files ---------------------------------------------------- */

@@ -46,13 +46,11 @@ struct debuginfo *debuginfo__new(const char *const *dirs, int ndirs);
 void debuginfo__free(struct debuginfo *dbg);
 void debuginfo__stats(const struct debuginfo *dbg, struct debuginfo_stats *st);
 
-/* Is process tgid in another mount namespace than pmubpf? */
-bool debuginfo__other_ns(const struct debuginfo *dbg, uint32_t tgid);
-
 /* Snapshot time: remember o's debug sources. Takes ownership of bin_fd
  * (an fd of the mapped file; -1 = none). path: the file as the process
  * sees it; tgid: the process, searched through /proc/TGID/root when
- * other_ns. No-op if o was noted before. */
+ * other_ns (another mount namespace than pmubpf's: the caller knows, see
+ * procsyms__other_mntns). No-op if o was noted before. */
 void debuginfo__note(struct debuginfo *dbg, struct elfobj *o, int bin_fd,
 		     uint32_t tgid, const char *path, bool other_ns);
 

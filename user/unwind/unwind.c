@@ -220,25 +220,19 @@ static void publish(struct unwind *u, const char *name, struct ehf_table *et, st
 			(unsigned long long)et->st.unsupported, (double)build_ns / 1e6);
 }
 
-/* The table of the object mapped by m (opened through map_files), built
+/* The table of the object mapped by m (opened as procmaps__open does), built
  * at first sight. NULL if it cannot be read now (not cached: retried). */
 static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 				   const struct procmap *m, const struct elfobj *obj)
 {
 	uint64_t idx, h = hashtab__hash_u64((uintptr_t)obj);
-	char path[PATH_MAX + 64];
 	struct ehf_table et;
+	struct stat st;
 	int fd, err;
 
 	if (hashtab__find(u->index, h, &obj, &idx))
 		return &u->tabs[idx];
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pr->tgid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%u/root%s", pr->tgid, m->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
+	fd = procmaps__open(pr->tgid, m, &st);
 	if (fd < 0)
 		return NULL;
 	if (GROW(u->tabs, u->cap, u->ntabs, 1)) {
