@@ -190,7 +190,7 @@ fi
 # --- debuginfod: a real server on 127.0.0.1, in a private network --------
 # namespace (only a loopback there), serving the debug file.
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
-	skip debuginfod "debuginfod not installed (tools/deps.sh installs it)"
+	fail debuginfod "debuginfod or debuginfod-find not installed (tools/deps.sh installs them)"
 else
 	mkdir -p "$TMP/dserve" "$TMP/dcache"
 	cp "$TMP/inline.debug" "$TMP/dserve/"
@@ -215,7 +215,7 @@ EOF
 	case $? in
 	0) check debuginfod $SYMCHECK frame "$TMP/dinfod.pb.gz" static_spin --file symbols/inline.c ;;
 	3) skip debuginfod "cannot bring up loopback in a network namespace" ;;
-	4 | 5) skip debuginfod "local debuginfod server did not start or serve: $(tail -n1 "$TMP/debuginfod.log")" ;;
+	4 | 5) fail debuginfod "local debuginfod server did not start or serve: $(tail -n1 "$TMP/debuginfod.log")" ;;
 	124) fail debuginfod "timed out after 60 s" ;;
 	*) fail debuginfod "pmubpf failed: $(tail -n1 "$TMP/dinfod.err" 2>/dev/null)" ;;
 	esac
