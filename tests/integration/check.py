@@ -19,6 +19,12 @@ reason on the last line. Subcommands:
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
+  weights PROFILE TRUTH [--by leaf|tag:KEY] [--names N,...] [--hz F]
+          [--min-period P] [--alpha 0.001]
+      The weight column (values[1]) against TRUTH in its own unit: shares
+      of the weight within binomial bounds, the total within Poisson
+      bounds, and with --hz the sample count against CPU time x F (see
+      weights() for the statistics).
   ancestors PROFILE --leaf NAME --ancestor NAME [--min-fraction 0.95]
             [--user-leaf] [--kernel-only]
       Of the samples whose leaf function is --leaf, at least that fraction
@@ -95,6 +101,93 @@ def shares(args):
     if bad:
         sys.exit("outside %.2f sigma with n=%d: %s" % (k_sig, n, "; ".join(bad)))
     print("all %d shares within %.2f sigma (n=%d)" % (len(truth), k_sig, n))
+
+
+def attribute(prof, truth, by):
+    """Per truth NAME: [samples, weight] of the samples attributed to it."""
+    got = {k: [0, 0] for k in truth}
+    for s in prof["samples"]:
+        if by == "leaf":
+            key = leaf(s)
+        else:
+            v = s["labels"].get(by[4:])
+            key = "unlabelled" if v is None else "%s=%s" % (by[4:], v)
+        if key in got:
+            got[key][0] += s["values"][0]
+            got[key][1] += s["values"][1]
+    return got
+
+
+def weights(args):
+    """The weight column (values[1]: ns for timers, events for counters)
+    against measured ground truth, and the sample count against the rate.
+
+    TRUTH lines are "truth NAME AMOUNT" in the weight's unit (ns of CPU
+    time, faults, ...). Checked, each at ALPHA/m (Bonferroni over the m
+    checks):
+      - shares: each NAME's share of the weight within k binomial sigma
+        of its truth share (n = samples attributed);
+      - total: the attributed weight W against the truth total T. The
+        samples are at most Poisson-dispersed around lambda = T / P (P the
+        mean period, W / samples): a timer's count over T of CPU time
+        varies less than a Poisson count, a counter's residual is under
+        one period. So |W - T| <= k * P * sqrt(lambda);
+      - --hz F (timers): the sample count N against lambda = T * F / 1e9,
+        |N - lambda| <= k * sqrt(lambda): samples are taken at the rate
+        asked, and each carries its own period (not just the count).
+    --min-period P: the mean period must be at least P (a counter in
+    frequency mode: the kernel raised the period from 1, so summing each
+    sample's own period is what makes the weight right)."""
+    prof = load(args.profile)
+    truth = {}
+    for line in open(args.truth):
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "truth":
+            if args.names and parts[1] not in args.names.split(","):
+                continue
+            truth[parts[1]] = int(parts[2])
+    if not truth:
+        sys.exit("no truth lines in " + args.truth)
+    got = attribute(prof, truth, args.by)
+    n = sum(v[0] for v in got.values())
+    w = sum(v[1] for v in got.values())
+    t = sum(truth.values())
+    if n < args.min_samples:
+        sys.exit("only %d samples attributed to %s" % (n, ", ".join(truth)))
+    m = (len(truth) if len(truth) > 1 else 0) + 1 + (1 if args.hz else 0)
+    k = statistics.NormalDist().inv_cdf(1 - args.alpha / (2 * m))
+    bad = []
+    unit = "/".join(prof["sample_type"][1])
+    if len(truth) > 1:
+        print("%-12s %8s %8s %8s %14s %6s" % ("name", "truth%", "got%", "samples", "weight", "sigmas"))
+        for name in sorted(truth, key=lambda x: (len(x), x)):
+            q = truth[name] / t
+            pw = got[name][1] / w if w else 0.0
+            sd = math.sqrt(q * (1 - q) / n) if 0 < q < 1 else 1.0 / n
+            z = abs(pw - q) / sd
+            print("%-12s %8.2f %8.2f %8d %14d %6.2f" % (name, 100 * q, 100 * pw, got[name][0], got[name][1], z))
+            if z > k:
+                bad.append("%s: %.2f%% of the weight vs truth %.2f%% (%.1f sigma)" % (name, 100 * pw, 100 * q, z))
+    if w <= 0:
+        sys.exit("total weight %d of %d samples: the weight column is empty" % (w, n))
+    period = w / n
+    if args.min_period and period < args.min_period:
+        bad.append("mean period %.1f < %g: weights are not each sample's own period" % (period, args.min_period))
+    lam = t / period
+    z = abs(w - t) / (period * math.sqrt(lam))
+    print("total weight %d %s vs truth %d (%+.2f%%, %.2f sigma; %d samples, mean period %.1f)"
+          % (w, unit, t, 100.0 * (w - t) / t, z, n, period))
+    if z > k:
+        bad.append("total weight %d vs truth %d: %+.2f%% (%.1f sigma)" % (w, t, 100.0 * (w - t) / t, z))
+    if args.hz:
+        lam = t * args.hz / 1e9
+        z = abs(n - lam) / math.sqrt(lam)
+        print("samples %d vs %.0f expected at %g Hz (%+.2f%%, %.2f sigma)" % (n, lam, args.hz, 100.0 * (n - lam) / lam, z))
+        if z > k:
+            bad.append("%d samples vs %.0f at %g Hz: %+.2f%% (%.1f sigma)" % (n, lam, args.hz, 100.0 * (n - lam) / lam, z))
+    if bad:
+        sys.exit("outside %.2f sigma: %s" % (k, "; ".join(bad)))
+    print("weights within %.2f sigma (%d checks)" % (k, m))
 
 
 def expect(args):
@@ -230,6 +323,16 @@ def main():
     e.add_argument("--no-functions", action="store_true")
     e.add_argument("--tag", action="append")
     e.set_defaults(fn=expect)
+    w = sub.add_parser("weights")
+    w.add_argument("profile")
+    w.add_argument("truth")
+    w.add_argument("--by", default="leaf")
+    w.add_argument("--alpha", type=float, default=0.001)
+    w.add_argument("--names", help="comma-separated truth names to use")
+    w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
+    w.add_argument("--min-period", type=float, default=0)
+    w.add_argument("--min-samples", type=int, default=100)
+    w.set_defaults(fn=weights)
     n = sub.add_parser("ancestors")
     n.add_argument("profile")
     n.add_argument("--leaf", required=True)
