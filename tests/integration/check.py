@@ -17,6 +17,7 @@ reason on the last line. Subcommands:
       k = 3 on ten names would fail a perfect profiler in ~2.7% of runs.
   expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
+                 [--weight-near W] [--lost-period]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
   weights PROFILE TRUTH [--by leaf|tag:KEY] [--names N,...] [--hz F]
@@ -198,9 +199,32 @@ def expect(args):
     if total < args.min_samples:
         errs.append("%d samples < %d" % (total, args.min_samples))
     if args.samples_near is not None:
-        lo, hi = args.samples_near * (1 - args.tolerance), args.samples_near * (1 + args.tolerance)
-        if not lo <= total <= hi:
-            errs.append("%d samples, want %g +- %g%%" % (total, args.samples_near, 100 * args.tolerance))
+        # Poisson bound (a timer's count over some CPU time varies less).
+        lam = args.samples_near
+        k = statistics.NormalDist().inv_cdf(1 - args.alpha / 2)
+        z = abs(total - lam) / math.sqrt(lam) if lam > 0 else float("inf")
+        if z > k:
+            errs.append("%d samples, want %g: %.1f sigma > %.2f" % (total, lam, z, k))
+    weight = sum(s["values"][1] for s in samples)
+    if args.weight_near is not None:
+        # Poisson bound, as in weights(): lambda = T / P, P the mean period.
+        t = args.weight_near
+        k = statistics.NormalDist().inv_cdf(1 - args.alpha / 2)
+        if weight <= 0 or total <= 0:
+            errs.append("total weight %d of %d samples" % (weight, total))
+        else:
+            period = weight / total
+            z = abs(weight - t) / (period * math.sqrt(t / period))
+            if z > k:
+                errs.append("total weight %d vs %g: %+.2f%% (%.1f sigma > %.2f)"
+                            % (weight, t, 100.0 * (weight - t) / t, z, k))
+    if args.lost_period:
+        # A timer's samples all weigh its nominal period, lost ones too.
+        for s in samples:
+            name = leaf(s) or ""
+            if name.startswith("[lost") and s["values"][1] != s["values"][0] * prof["period"]:
+                errs.append("%s: %d samples weigh %d, want %d x period %d"
+                            % (name, s["values"][0], s["values"][1], s["values"][0], prof["period"]))
     if args.max_samples is not None and total > args.max_samples:
         errs.append("%d samples > %d" % (total, args.max_samples))
     pids = {s["labels"].get("pid") for s in samples}
@@ -316,8 +340,11 @@ def main():
     e.add_argument("--kernel-frames", type=int, default=0)
     e.add_argument("--min-samples", type=int, default=1)
     e.add_argument("--max-samples", type=int)
-    e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost)")
-    e.add_argument("--tolerance", type=float, default=0.05)
+    e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost; Poisson bounds)")
+    e.add_argument("--weight-near", type=float, help="total weight expected (incl. lost; Poisson bounds)")
+    e.add_argument("--alpha", type=float, default=0.001)
+    e.add_argument("--lost-period", action="store_true",
+                   help="every [lost: ...] sample weighs count x the profile's period (timers)")
     e.add_argument("--comment")
     e.add_argument("--sample-type")
     e.add_argument("--no-functions", action="store_true")
