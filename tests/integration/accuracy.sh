@@ -6,10 +6,12 @@
 # fixed 1 ms timer, which aliases under --no-dither (the check must see
 # that: it is what makes alias_dithered a test) and not by default; every share within k binomial
 # sigma of the CPU time the workload measured for itself (k: check.py,
-# a 0.001 chance per check that a correct profiler fails).
+# a 0.001 chance per check that a correct profiler fails); the weight
+# column against that CPU time, and a page-faults profile's weight
+# against the faults the workload counted.
 source "$(dirname "$0")/lib.sh"
 need_root serial_shares serial_weights serial_valid threads_shares threads_weights threads_valid \
-	alias_no_dither_aliases alias_dithered alias_dither_comment
+	alias_no_dither_aliases alias_dithered alias_dither_comment counter_weights
 
 # Serial: ~4000 samples at 999 Hz over 4 s on one thread.
 if "$PMUBPF" -F 999 -o "$TMP/serial.pb.gz" -- "$B/serial" 4 "$TMP/serial.truth" 2>"$TMP/serial.err"; then
@@ -73,4 +75,19 @@ if "$PMUBPF" -c 1000000 -o "$TMP/alias.pb.gz" -- "$B/alias" 3 "$TMP/alias.truth"
 else
 	fail alias_dithered "pmubpf failed: $(tail -n1 "$TMP/alias.err")"
 	fail alias_dither_comment "no profile"
+fi
+
+# A software counting event in frequency mode: the kernel starts the
+# period at 1 and retunes it to hit 999 Hz (a per-CPU counter shared with
+# every process there), so only summing each sample's own period gives
+# the weight: faults.c's page faults against its own getrusage count.
+if "$PMUBPF" -e page-faults -F 999 -o "$TMP/faults.pb.gz" -- "$B/faults" 2 "$TMP/faults.truth" 2>"$TMP/faults.err"; then
+	counter_weights() {
+		$CHECK expect "$TMP/faults.pb.gz" --sample-type page-faults/count --func touch_pages \
+			--comment "^sampling: 999 Hz per CPU \(weights are each sample's own period\)" || return 1
+		$CHECK weights "$TMP/faults.pb.gz" "$TMP/faults.truth"
+	}
+	check counter_weights counter_weights
+else
+	fail counter_weights "pmubpf failed: $(tail -n1 "$TMP/faults.err")"
 fi

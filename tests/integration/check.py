@@ -21,7 +21,7 @@ reason on the last line. Subcommands:
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
   weights PROFILE TRUTH [--by leaf|tag:KEY] [--names N,...] [--hz F]
-          [--min-period P] [--alpha 0.001]
+          [--alpha 0.001]
       The weight column (values[1]) against TRUTH in its own unit: shares
       of the weight within binomial bounds, the total within Poisson
       bounds, and with --hz the sample count against CPU time x F (see
@@ -136,9 +136,7 @@ def weights(args):
       - --hz F (timers): the sample count N against lambda = T * F / 1e9,
         |N - lambda| <= k * sqrt(lambda): samples are taken at the rate
         asked, and each carries its own period (not just the count).
-    --min-period P: the mean period must be at least P (a counter in
-    frequency mode: the kernel raised the period from 1, so summing each
-    sample's own period is what makes the weight right)."""
+    """
     prof = load(args.profile)
     truth = {}
     for line in open(args.truth):
@@ -172,8 +170,6 @@ def weights(args):
     if w <= 0:
         sys.exit("total weight %d of %d samples: the weight column is empty" % (w, n))
     period = w / n
-    if args.min_period and period < args.min_period:
-        bad.append("mean period %.1f < %g: weights are not each sample's own period" % (period, args.min_period))
     lam = t / period
     z = abs(w - t) / (period * math.sqrt(lam))
     print("total weight %d %s vs truth %d (%+.2f%%, %.2f sigma; %d samples, mean period %.1f)"
@@ -357,7 +353,6 @@ def main():
     w.add_argument("--alpha", type=float, default=0.001)
     w.add_argument("--names", help="comma-separated truth names to use")
     w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
-    w.add_argument("--min-period", type=float, default=0)
     w.add_argument("--min-samples", type=int, default=100)
     w.set_defaults(fn=weights)
     n = sub.add_parser("ancestors")
