@@ -17,7 +17,9 @@ reason on the last line. Subcommands:
       k = 3 on ten names would fail a perfect profiler in ~2.7% of runs.
   expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
-                 [--weight-near W] [--lost-period]
+                 [--weight-near W] [--lost-period] [--only-tag K=V]...
+                 [--no-comment REGEX]... [--no-kernel-frames]
+                 [--no-user-frames] [--all-kernel-frames]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
   weights PROFILE TRUTH [--by leaf|tag:KEY] [--names N,...] [--hz F]
@@ -26,6 +28,8 @@ reason on the last line. Subcommands:
       of the weight within binomial bounds, the total within Poisson
       bounds, and with --hz the sample count against CPU time x F (see
       weights() for the statistics).
+  top PROFILE TABLE --n N [--func NAME]
+      pmubpf --top N's stdout against the profile (see top()).
   ancestors PROFILE --leaf NAME --ancestor NAME [--min-fraction 0.95]
             [--user-leaf] [--kernel-only]
       Of the samples whose leaf function is --leaf, at least that fraction
@@ -263,6 +267,32 @@ def expect(args):
     if args.no_functions:
         if allf:
             errs.append("profile has function names: %s" % sorted(allf)[:5])
+    kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    def sides(s):  # (has a kernel location, has a user location)
+        return (any(l["mapping"] in kmaps for l in s["stack"]),
+                any(l["mapping"] and l["mapping"] not in kmaps for l in s["stack"]))
+    if args.no_kernel_frames:
+        n = sum(s["values"][0] for s in samples if sides(s)[0])
+        if n:
+            errs.append("%d samples with kernel frames" % n)
+    if args.no_user_frames:
+        n = sum(s["values"][0] for s in samples if sides(s)[1])
+        if n:
+            errs.append("%d samples with user frames" % n)
+    if args.all_kernel_frames:
+        n = sum(s["values"][0] for s in samples if not sides(s)[0])
+        if n:
+            errs.append("%d samples without kernel frames" % n)
+    for kv in args.only_tag or []:
+        k, v = kv.split("=", 1)
+        other = {str(s["labels"].get(k)) for s in scope} - {v}
+        if other:
+            errs.append("samples%s tagged %s=%s, want only %s" % (
+                " of pid %d" % args.pid if args.pid else "", k, sorted(other)[:5], v))
+    for r in args.no_comment or []:
+        hit = [c for c in prof["comments"] if re.search(r, c)]
+        if hit:
+            errs.append("comment matches /%s/: %s" % (r, hit))
     for kv in args.tag or []:
         k, v = kv.split("=", 1)
         if not any(str(s["labels"].get(k)) == v for s in samples):
@@ -313,6 +343,70 @@ def ancestors(args):
                  % (args.ancestor, args.leaf, 100 * frac, 100 * args.min_fraction))
 
 
+def top(args):
+    """pmubpf --top N's table (its stdout, in TABLE) against the profile:
+    the total, each row's flat weight (the innermost function of each
+    sample's leaf location, as the profile has it), flat%, the order, and
+    that no function left out of the table is hotter than its last row."""
+    prof = load(args.profile)
+    text = open(args.table).read().splitlines()
+    hdr = [i for i, l in enumerate(text) if l.startswith("Top ")]
+    if len(hdr) != 1:
+        sys.exit("want one 'Top N functions' header, got %d in %r" % (len(hdr), text[:5]))
+    m = re.match(r"Top (\d+) functions for (\S+) \(flat (\S+), % of (-?\d+)\):$", text[hdr[0]])
+    if not m:
+        sys.exit("bad header: %r" % text[hdr[0]])
+    n, event, unit, total = int(m.group(1)), m.group(2), m.group(3), int(m.group(4))
+    rows = []
+    for l in text[hdr[0] + 2:]:
+        r = re.match(r"\s*(-?\d+)\s+([\d.]+)%\s+(-?\d+)\s+([\d.]+)%  (.+)$", l)
+        if not r:
+            break
+        rows.append((int(r.group(1)), float(r.group(2)), int(r.group(3)), float(r.group(4)), r.group(5)))
+    errs = []
+    if n != args.n:
+        errs.append("header says top %d, asked %d" % (n, args.n))
+    want_unit = prof["sample_type"][1][1]
+    if unit != want_unit:
+        errs.append("unit %s, profile's %s" % (unit, want_unit))
+    ptotal = sum(s["values"][1] for s in prof["samples"])
+    if total != ptotal:
+        errs.append("table total %d, profile's %d" % (total, ptotal))
+    files = {m_["id"]: m_["file"] for m_ in prof["mappings"]}
+    def name_of(loc):
+        if loc["frames"]:
+            return loc["frames"][0]["func"]
+        if files.get(loc["mapping"]):
+            return "[%s]" % os.path.basename(files[loc["mapping"]])
+        return "0x%x" % loc["addr"]
+    flat = {}
+    for s in prof["samples"]:
+        for i, loc in enumerate(s["stack"]):
+            name = name_of(loc)
+            flat[name] = flat.get(name, 0) + (s["values"][1] if i == 0 else 0)
+    if len(rows) != min(n, len(flat)):
+        errs.append("%d rows, want %d" % (len(rows), min(n, len(flat))))
+    for i, (f, fp, c, cp, name) in enumerate(rows):
+        if name not in flat or flat[name] != f:
+            errs.append("%s: flat %d, profile %s" % (name, f, flat.get(name)))
+        if total and abs(fp - 100.0 * f / total) > 0.006:
+            errs.append("%s: flat%% %.2f, want %.2f" % (name, fp, 100.0 * f / total))
+        if not f <= c <= total:
+            errs.append("%s: cum %d not within [flat %d, total %d]" % (name, c, f, total))
+        if i and f > rows[i - 1][0]:
+            errs.append("rows not sorted by flat: %s after %s" % (name, rows[i - 1][4]))
+    if rows:
+        shown = {r[4] for r in rows}
+        hotter = [k for k, v in flat.items() if k not in shown and v > rows[-1][0]]
+        if hotter:
+            errs.append("left out of the table but hotter than its last row: %s" % hotter[:5])
+    if args.func and args.func not in [r[4] for r in rows]:
+        errs.append("%s not in the table" % args.func)
+    if errs:
+        sys.exit("; ".join(errs))
+    print("top %d of %s: %d rows agree with the profile (total %d %s)" % (n, event, len(rows), total, unit))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -345,6 +439,11 @@ def main():
     e.add_argument("--sample-type")
     e.add_argument("--no-functions", action="store_true")
     e.add_argument("--tag", action="append")
+    e.add_argument("--only-tag", action="append", help="K=V: every sample (of --pid) has it")
+    e.add_argument("--no-comment", action="append", help="no comment matches REGEX")
+    e.add_argument("--no-kernel-frames", action="store_true")
+    e.add_argument("--no-user-frames", action="store_true")
+    e.add_argument("--all-kernel-frames", action="store_true", help="every sample has a kernel frame")
     e.set_defaults(fn=expect)
     w = sub.add_parser("weights")
     w.add_argument("profile")
@@ -355,6 +454,12 @@ def main():
     w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
     w.add_argument("--min-samples", type=int, default=100)
     w.set_defaults(fn=weights)
+    t = sub.add_parser("top")
+    t.add_argument("profile")
+    t.add_argument("table", help="pmubpf --top N's stdout")
+    t.add_argument("--n", type=int, required=True)
+    t.add_argument("--func", help="must be one of the rows")
+    t.set_defaults(fn=top)
     n = sub.add_parser("ancestors")
     n.add_argument("profile")
     n.add_argument("--leaf", required=True)
