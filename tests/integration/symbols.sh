@@ -4,14 +4,14 @@
 # frames checked. An inlined callee is its own frame with the right
 # file:line, and go tool pprof -lines/-list show it; a stripped binary is
 # fully named from its debug file (by build-id under --debuginfo-dir, by
-# .gnu_debuglink in .debug/, from MiniDebugInfo, from a local debuginfod
+# .gnu_debuglink in .debug/ and under /usr/lib/debug/DIR, from MiniDebugInfo, from a local debuginfod
 # server); a binary and its debug file that exist only inside another
 # mount namespace are named, and so is JIT code (perf map) there and
 # here; the vDSO is named; C++ is demangled with the mangled name kept;
 # --no-symbol writes addresses only and go tool pprof re-symbolizes them.
 source "$(dirname "$0")/lib.sh"
 CHECKS="inline_frames inline_valid inline_start_line inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
- stripped_build_id_dir debuglink_dot_debug minidebuginfo mntns_binary mntns_debug_file
+ stripped_build_id_dir debuglink_dot_debug debuglink_usr_lib_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
  no_symbol_resymbolize debuginfod"
 need_root $CHECKS
@@ -103,6 +103,25 @@ if out=$(record link -- "$TMP/linked/stripped" 1); then
 	check debuglink_dot_debug $SYMCHECK frame "$TMP/link.pb.gz" static_spin --file symbols/inline.c
 else
 	fail debuglink_dot_debug "$out"
+fi
+
+# .gnu_debuglink under /usr/lib/debug/DIR (DIR: the binary's directory),
+# in a private mount namespace whose /usr/lib/debug is an empty tmpfs
+# (pmubpf runs in it too): nothing beside the binary, no build-id file.
+mkdir -p "$TMP/linked2"
+cp "$TMP/stripped" "$TMP/linked2/stripped"
+cat >"$TMP/libdebug.sh" <<EOF
+set -e
+[ -d /usr/lib/debug ] || mkdir -p /usr/lib/debug
+mount -t tmpfs pmubpf-libdebug /usr/lib/debug
+mkdir -p "/usr/lib/debug$TMP/linked2"
+cp "$TMP/inline.debug" "/usr/lib/debug$TMP/linked2/inline.debug"
+exec "$PMUBPF" -F 999 -o "$TMP/libdebug.pb.gz" -- "$TMP/linked2/stripped" 1
+EOF
+if unshare -m --propagation private sh "$TMP/libdebug.sh" >/dev/null 2>"$TMP/libdebug.err"; then
+	check debuglink_usr_lib_debug $SYMCHECK frame "$TMP/libdebug.pb.gz" static_spin --file symbols/inline.c
+else
+	fail debuglink_usr_lib_debug "pmubpf (or the namespace set-up) failed: $(tail -n1 "$TMP/libdebug.err")"
 fi
 
 # MiniDebugInfo: .gnu_debugdata = xz(an ELF holding only .symtab).
