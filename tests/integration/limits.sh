@@ -11,8 +11,9 @@ need_root stacks_map_full counts_map_full
 run() { # name expect-func comment-regex stderr-regex pmubpf-args...
 	local name=$1 func=$2 re=$3 err_re=$4
 	shift 4
-	# 4999 Hz: more samples than the 1024-entry maps hold even when a
-	# loaded machine gives the workload a quarter of a CPU.
+	# manystacks runs for 2 s of CPU time (not wall time): at 4999 Hz
+	# ~10000 samples, nearly all distinct stacks, ten times what the
+	# 1024-entry maps hold, however loaded the machine.
 	if "$PMUBPF" -F 4999 -o "$TMP/$name.pb.gz" "$@" -- "$B/manystacks" 2 >"$TMP/$name.out" 2>"$TMP/$name.err"; then
 		local ns want
 		ns=$(awk '$1 == "cpu_ns" { print $2 }' "$TMP/$name.out")
