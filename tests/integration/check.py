@@ -17,8 +17,19 @@ reason on the last line. Subcommands:
       k = 3 on ten names would fail a perfect profiler in ~2.7% of runs.
   expect PROFILE [--pid P] [--tid T] [--only-pid P] [--only-tid T]
                  [--func NAME]... [--kernel-frames N] [--min-samples N]
+                 [--weight-near W] [--lost-period] [--only-tag K=V]...
+                 [--no-comment REGEX]... [--no-kernel-frames]
+                 [--no-user-frames] [--all-kernel-frames]
                  [--comment REGEX] [--sample-type T/U] [--no-functions]
                  [--tag K=V]... [--pids-at-least N]
+  weights PROFILE TRUTH [--by leaf|tag:KEY] [--names N,...] [--hz F]
+          [--alpha 0.001]
+      The weight column (values[1]) against TRUTH in its own unit: shares
+      of the weight within binomial bounds, the total within Poisson
+      bounds, and with --hz the sample count against CPU time x F (see
+      weights() for the statistics).
+  top PROFILE TABLE --n N [--func NAME]
+      pmubpf --top N's stdout against the profile (see top()).
   ancestors PROFILE --leaf NAME --ancestor NAME [--min-fraction 0.95]
             [--user-leaf] [--kernel-only]
       Of the samples whose leaf function is --leaf, at least that fraction
@@ -97,6 +108,89 @@ def shares(args):
     print("all %d shares within %.2f sigma (n=%d)" % (len(truth), k_sig, n))
 
 
+def attribute(prof, truth, by):
+    """Per truth NAME: [samples, weight] of the samples attributed to it."""
+    got = {k: [0, 0] for k in truth}
+    for s in prof["samples"]:
+        if by == "leaf":
+            key = leaf(s)
+        else:
+            v = s["labels"].get(by[4:])
+            key = "unlabelled" if v is None else "%s=%s" % (by[4:], v)
+        if key in got:
+            got[key][0] += s["values"][0]
+            got[key][1] += s["values"][1]
+    return got
+
+
+def weights(args):
+    """The weight column (values[1]: ns for timers, events for counters)
+    against measured ground truth, and the sample count against the rate.
+
+    TRUTH lines are "truth NAME AMOUNT" in the weight's unit (ns of CPU
+    time, faults, ...). Checked, each at ALPHA/m (Bonferroni over the m
+    checks):
+      - shares: each NAME's share of the weight within k binomial sigma
+        of its truth share (n = samples attributed);
+      - total: the attributed weight W against the truth total T. The
+        samples are at most Poisson-dispersed around lambda = T / P (P the
+        mean period, W / samples): a timer's count over T of CPU time
+        varies less than a Poisson count, a counter's residual is under
+        one period. So |W - T| <= k * P * sqrt(lambda);
+      - --hz F (timers): the sample count N against lambda = T * F / 1e9,
+        |N - lambda| <= k * sqrt(lambda): samples are taken at the rate
+        asked, and each carries its own period (not just the count).
+    """
+    prof = load(args.profile)
+    truth = {}
+    for line in open(args.truth):
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "truth":
+            if args.names and parts[1] not in args.names.split(","):
+                continue
+            truth[parts[1]] = int(parts[2])
+    if not truth:
+        sys.exit("no truth lines in " + args.truth)
+    got = attribute(prof, truth, args.by)
+    n = sum(v[0] for v in got.values())
+    w = sum(v[1] for v in got.values())
+    t = sum(truth.values())
+    if n < args.min_samples:
+        sys.exit("only %d samples attributed to %s" % (n, ", ".join(truth)))
+    m = (len(truth) if len(truth) > 1 else 0) + 1 + (1 if args.hz else 0)
+    k = statistics.NormalDist().inv_cdf(1 - args.alpha / (2 * m))
+    bad = []
+    unit = "/".join(prof["sample_type"][1])
+    if len(truth) > 1:
+        print("%-12s %8s %8s %8s %14s %6s" % ("name", "truth%", "got%", "samples", "weight", "sigmas"))
+        for name in sorted(truth, key=lambda x: (len(x), x)):
+            q = truth[name] / t
+            pw = got[name][1] / w if w else 0.0
+            sd = math.sqrt(q * (1 - q) / n) if 0 < q < 1 else 1.0 / n
+            z = abs(pw - q) / sd
+            print("%-12s %8.2f %8.2f %8d %14d %6.2f" % (name, 100 * q, 100 * pw, got[name][0], got[name][1], z))
+            if z > k:
+                bad.append("%s: %.2f%% of the weight vs truth %.2f%% (%.1f sigma)" % (name, 100 * pw, 100 * q, z))
+    if w <= 0:
+        sys.exit("total weight %d of %d samples: the weight column is empty" % (w, n))
+    period = w / n
+    lam = t / period
+    z = abs(w - t) / (period * math.sqrt(lam))
+    print("total weight %d %s vs truth %d (%+.2f%%, %.2f sigma; %d samples, mean period %.1f)"
+          % (w, unit, t, 100.0 * (w - t) / t, z, n, period))
+    if z > k:
+        bad.append("total weight %d vs truth %d: %+.2f%% (%.1f sigma)" % (w, t, 100.0 * (w - t) / t, z))
+    if args.hz:
+        lam = t * args.hz / 1e9
+        z = abs(n - lam) / math.sqrt(lam)
+        print("samples %d vs %.0f expected at %g Hz (%+.2f%%, %.2f sigma)" % (n, lam, args.hz, 100.0 * (n - lam) / lam, z))
+        if z > k:
+            bad.append("%d samples vs %.0f at %g Hz: %+.2f%% (%.1f sigma)" % (n, lam, args.hz, 100.0 * (n - lam) / lam, z))
+    if bad:
+        sys.exit("outside %.2f sigma: %s" % (k, "; ".join(bad)))
+    print("weights within %.2f sigma (%d checks)" % (k, m))
+
+
 def expect(args):
     prof = load(args.profile)
     samples = prof["samples"]
@@ -105,9 +199,32 @@ def expect(args):
     if total < args.min_samples:
         errs.append("%d samples < %d" % (total, args.min_samples))
     if args.samples_near is not None:
-        lo, hi = args.samples_near * (1 - args.tolerance), args.samples_near * (1 + args.tolerance)
-        if not lo <= total <= hi:
-            errs.append("%d samples, want %g +- %g%%" % (total, args.samples_near, 100 * args.tolerance))
+        # Poisson bound (a timer's count over some CPU time varies less).
+        lam = args.samples_near
+        k = statistics.NormalDist().inv_cdf(1 - args.alpha / 2)
+        z = abs(total - lam) / math.sqrt(lam) if lam > 0 else float("inf")
+        if z > k:
+            errs.append("%d samples, want %g: %.1f sigma > %.2f" % (total, lam, z, k))
+    weight = sum(s["values"][1] for s in samples)
+    if args.weight_near is not None:
+        # Poisson bound, as in weights(): lambda = T / P, P the mean period.
+        t = args.weight_near
+        k = statistics.NormalDist().inv_cdf(1 - args.alpha / 2)
+        if weight <= 0 or total <= 0:
+            errs.append("total weight %d of %d samples" % (weight, total))
+        else:
+            period = weight / total
+            z = abs(weight - t) / (period * math.sqrt(t / period))
+            if z > k:
+                errs.append("total weight %d vs %g: %+.2f%% (%.1f sigma > %.2f)"
+                            % (weight, t, 100.0 * (weight - t) / t, z, k))
+    if args.lost_period:
+        # A timer's samples all weigh its nominal period, lost ones too.
+        for s in samples:
+            name = leaf(s) or ""
+            if name.startswith("[lost") and s["values"][1] != s["values"][0] * prof["period"]:
+                errs.append("%s: %d samples weigh %d, want %d x period %d"
+                            % (name, s["values"][0], s["values"][1], s["values"][0], prof["period"]))
     if args.max_samples is not None and total > args.max_samples:
         errs.append("%d samples > %d" % (total, args.max_samples))
     pids = {s["labels"].get("pid") for s in samples}
@@ -150,6 +267,32 @@ def expect(args):
     if args.no_functions:
         if allf:
             errs.append("profile has function names: %s" % sorted(allf)[:5])
+    kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    def sides(s):  # (has a kernel location, has a user location)
+        return (any(l["mapping"] in kmaps for l in s["stack"]),
+                any(l["mapping"] and l["mapping"] not in kmaps for l in s["stack"]))
+    if args.no_kernel_frames:
+        n = sum(s["values"][0] for s in samples if sides(s)[0])
+        if n:
+            errs.append("%d samples with kernel frames" % n)
+    if args.no_user_frames:
+        n = sum(s["values"][0] for s in samples if sides(s)[1])
+        if n:
+            errs.append("%d samples with user frames" % n)
+    if args.all_kernel_frames:
+        n = sum(s["values"][0] for s in samples if not sides(s)[0])
+        if n:
+            errs.append("%d samples without kernel frames" % n)
+    for kv in args.only_tag or []:
+        k, v = kv.split("=", 1)
+        other = {str(s["labels"].get(k)) for s in scope} - {v}
+        if other:
+            errs.append("samples%s tagged %s=%s, want only %s" % (
+                " of pid %d" % args.pid if args.pid else "", k, sorted(other)[:5], v))
+    for r in args.no_comment or []:
+        hit = [c for c in prof["comments"] if re.search(r, c)]
+        if hit:
+            errs.append("comment matches /%s/: %s" % (r, hit))
     for kv in args.tag or []:
         k, v = kv.split("=", 1)
         if not any(str(s["labels"].get(k)) == v for s in samples):
@@ -200,6 +343,70 @@ def ancestors(args):
                  % (args.ancestor, args.leaf, 100 * frac, 100 * args.min_fraction))
 
 
+def top(args):
+    """pmubpf --top N's table (its stdout, in TABLE) against the profile:
+    the total, each row's flat weight (the innermost function of each
+    sample's leaf location, as the profile has it), flat%, the order, and
+    that no function left out of the table is hotter than its last row."""
+    prof = load(args.profile)
+    text = open(args.table).read().splitlines()
+    hdr = [i for i, l in enumerate(text) if l.startswith("Top ")]
+    if len(hdr) != 1:
+        sys.exit("want one 'Top N functions' header, got %d in %r" % (len(hdr), text[:5]))
+    m = re.match(r"Top (\d+) functions for (\S+) \(flat (\S+), % of (-?\d+)\):$", text[hdr[0]])
+    if not m:
+        sys.exit("bad header: %r" % text[hdr[0]])
+    n, event, unit, total = int(m.group(1)), m.group(2), m.group(3), int(m.group(4))
+    rows = []
+    for l in text[hdr[0] + 2:]:
+        r = re.match(r"\s*(-?\d+)\s+([\d.]+)%\s+(-?\d+)\s+([\d.]+)%  (.+)$", l)
+        if not r:
+            break
+        rows.append((int(r.group(1)), float(r.group(2)), int(r.group(3)), float(r.group(4)), r.group(5)))
+    errs = []
+    if n != args.n:
+        errs.append("header says top %d, asked %d" % (n, args.n))
+    want_unit = prof["sample_type"][1][1]
+    if unit != want_unit:
+        errs.append("unit %s, profile's %s" % (unit, want_unit))
+    ptotal = sum(s["values"][1] for s in prof["samples"])
+    if total != ptotal:
+        errs.append("table total %d, profile's %d" % (total, ptotal))
+    files = {m_["id"]: m_["file"] for m_ in prof["mappings"]}
+    def name_of(loc):
+        if loc["frames"]:
+            return loc["frames"][0]["func"]
+        if files.get(loc["mapping"]):
+            return "[%s]" % os.path.basename(files[loc["mapping"]])
+        return "0x%x" % loc["addr"]
+    flat = {}
+    for s in prof["samples"]:
+        for i, loc in enumerate(s["stack"]):
+            name = name_of(loc)
+            flat[name] = flat.get(name, 0) + (s["values"][1] if i == 0 else 0)
+    if len(rows) != min(n, len(flat)):
+        errs.append("%d rows, want %d" % (len(rows), min(n, len(flat))))
+    for i, (f, fp, c, cp, name) in enumerate(rows):
+        if name not in flat or flat[name] != f:
+            errs.append("%s: flat %d, profile %s" % (name, f, flat.get(name)))
+        if total and abs(fp - 100.0 * f / total) > 0.006:
+            errs.append("%s: flat%% %.2f, want %.2f" % (name, fp, 100.0 * f / total))
+        if not f <= c <= total:
+            errs.append("%s: cum %d not within [flat %d, total %d]" % (name, c, f, total))
+        if i and f > rows[i - 1][0]:
+            errs.append("rows not sorted by flat: %s after %s" % (name, rows[i - 1][4]))
+    if rows:
+        shown = {r[4] for r in rows}
+        hotter = [k for k, v in flat.items() if k not in shown and v > rows[-1][0]]
+        if hotter:
+            errs.append("left out of the table but hotter than its last row: %s" % hotter[:5])
+    if args.func and args.func not in [r[4] for r in rows]:
+        errs.append("%s not in the table" % args.func)
+    if errs:
+        sys.exit("; ".join(errs))
+    print("top %d of %s: %d rows agree with the profile (total %d %s)" % (n, event, len(rows), total, unit))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -223,13 +430,36 @@ def main():
     e.add_argument("--kernel-frames", type=int, default=0)
     e.add_argument("--min-samples", type=int, default=1)
     e.add_argument("--max-samples", type=int)
-    e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost)")
-    e.add_argument("--tolerance", type=float, default=0.05)
+    e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost; Poisson bounds)")
+    e.add_argument("--weight-near", type=float, help="total weight expected (incl. lost; Poisson bounds)")
+    e.add_argument("--alpha", type=float, default=0.001)
+    e.add_argument("--lost-period", action="store_true",
+                   help="every [lost: ...] sample weighs count x the profile's period (timers)")
     e.add_argument("--comment")
     e.add_argument("--sample-type")
     e.add_argument("--no-functions", action="store_true")
     e.add_argument("--tag", action="append")
+    e.add_argument("--only-tag", action="append", help="K=V: every sample (of --pid) has it")
+    e.add_argument("--no-comment", action="append", help="no comment matches REGEX")
+    e.add_argument("--no-kernel-frames", action="store_true")
+    e.add_argument("--no-user-frames", action="store_true")
+    e.add_argument("--all-kernel-frames", action="store_true", help="every sample has a kernel frame")
     e.set_defaults(fn=expect)
+    w = sub.add_parser("weights")
+    w.add_argument("profile")
+    w.add_argument("truth")
+    w.add_argument("--by", default="leaf")
+    w.add_argument("--alpha", type=float, default=0.001)
+    w.add_argument("--names", help="comma-separated truth names to use")
+    w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
+    w.add_argument("--min-samples", type=int, default=100)
+    w.set_defaults(fn=weights)
+    t = sub.add_parser("top")
+    t.add_argument("profile")
+    t.add_argument("table", help="pmubpf --top N's stdout")
+    t.add_argument("--n", type=int, required=True)
+    t.add_argument("--func", help="must be one of the rows")
+    t.set_defaults(fn=top)
     n = sub.add_parser("ancestors")
     n.add_argument("profile")
     n.add_argument("--leaf", required=True)

@@ -9,7 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 need_root announce index profile_valid profile_workload go_pprof_url bad_seconds not_found \
 	post_405 hw_cycles busy_503 slow_client slow_client_408 hz_param event_param head_profile \
-	client_gone no_fd_leak sigterm_answered sigterm_exit sigterm_no_tmp log_lines cli_excludes_d start_checks
+	client_gone no_fd_leak sigterm_answered sigterm_exit sigterm_no_tmp log_lines cli_excludes_d start_checks \
+	drip_client_408 conn_limit header_limit pid_exits pid_gone_500
 
 # fetch METHOD URL OUT: the status on stdout; the body into OUT, the
 # headers into OUT.hdr (whatever the status).
@@ -76,6 +77,40 @@ while True:
 print("%.1f %s" % (time.time() - t0, data.split(b"\r\n")[0].decode()))
 EOF
 slow=$!
+# A client that keeps sending, one header byte every 0.4 s: the 5 s are
+# for the whole request, so it is answered 408 too (not kept forever).
+python3 - "$port" >"$TMP/drip.out" 2>&1 <<'EOF' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(0.4)
+t0, data = time.time(), b""
+req = b"GET /debug/pprof/ HTTP/1.1\r\nX-Drip: " + b"a" * 100
+for b in req:
+    if time.time() - t0 > 15:
+        break
+    try:
+        s.send(bytes([b]))
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+        break
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+s.settimeout(5)
+try:
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+except OSError:
+    pass
+print("%.1f %s" % (time.time() - t0, data.split(b"\r\n")[0].decode()))
+EOF
+drip=$!
 sleep 0.2
 t0=$(date +%s%N)
 st=$(fetch GET "$URL/" "$TMP/index2")
@@ -171,6 +206,57 @@ else fail head_profile "status $st in $ms ms, body $(wc -c <"$TMP/head") bytes";
 wait $slow
 if grep -Eq '^[5-9]\.[0-9] HTTP/1\.0 408 ' "$TMP/slow.out"; then pass slow_client_408
 else fail slow_client_408 "$(cat "$TMP/slow.out")"; fi
+wait $drip
+if grep -Eq '^[5-9]\.[0-9] HTTP/1\.[01] 408 ' "$TMP/drip.out"; then pass drip_client_408
+else fail drip_client_408 "a client sending a byte every 0.4 s: $(cat "$TMP/drip.out")"; fi
+
+# Limits, seen from a client: 16 connections (the 16th is served while 15
+# others sit idle; a 17th is not; once they go, requests are served
+# again), and 8 KiB of request line + headers (7 KiB served, 9 KiB a 4xx).
+python3 - "$port" >"$TMP/limits.out" 2>&1 <<'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+
+def get(extra=b""):
+    """The status of GET /debug/pprof/ on a new connection (0: none)."""
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=10)
+        c.sendall(b"GET /debug/pprof/ HTTP/1.1\r\nHost: x\r\n" + extra + b"\r\n")
+        data = b""
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            data += d
+        c.close()
+        line = data.split(b"\r\n")[0].split()
+        return int(line[1]) if len(line) > 1 else 0
+    except OSError:
+        return 0
+
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(15)]
+time.sleep(0.3)
+sixteenth = get()
+idle.append(socket.create_connection(("127.0.0.1", port)))
+time.sleep(0.3)
+seventeenth = get()
+for c in idle:
+    c.close()
+after = 0
+for _ in range(30):
+    after = get()
+    if after == 200:
+        break
+    time.sleep(0.1)
+pad7 = get(b"X-Pad: " + b"a" * 7000 + b"\r\n")
+pad9 = get(b"X-Pad: " + b"a" * 9000 + b"\r\n")
+print("16th %d 17th %d after %d headers-7k %d headers-9k %d" % (sixteenth, seventeenth, after, pad7, pad9))
+EOF
+read -r _ c16 _ c17 _ cafter _ h7 _ h9 <"$TMP/limits.out"
+if [[ $c16 == 200 && $c17 != 200 && $cafter == 200 ]]; then pass conn_limit
+else fail conn_limit "statuses: $(cat "$TMP/limits.out") (want 16th 200, 17th not 200, after 200)"; fi
+if [[ $h7 == 200 && $h9 == 4[0-9][0-9] ]]; then pass header_limit
+else fail header_limit "statuses: $(cat "$TMP/limits.out") (want 7 KiB of headers 200, 9 KiB 4xx)"; fi
 
 # A client that gives up (go tool pprof on Ctrl-C) frees the slot: its
 # recording ends, and the next request records.
@@ -189,7 +275,8 @@ done
 if [[ $st == 200 && $i -lt 30 ]]; then pass client_gone
 else fail client_gone "still $st after $((i / 10)).$((i % 10)) s"; fi
 
-# Seven recordings later: as many fds as before (lingering closes done).
+# Seven recordings and the limit tests later: as many fds as before
+# (lingering closes done).
 sleep 1.2
 fds1=$(ls /proc/$srv/fd | wc -l)
 if [[ $fds1 -eq $fds0 ]]; then pass no_fd_leak
@@ -241,3 +328,45 @@ if ! has_pmu; then
 		bad+="[-e cycles: exit $rc: $out] "
 fi
 if [[ -z $bad ]]; then pass start_checks; else fail start_checks "$bad"; fi
+
+# -p: a target that exits ends the recording under way (a 30-second
+# request is answered once it is gone, with its samples); later requests
+# get 500 'no such process'.
+# threads.c waits for its go file, then runs 2 s: touched once the
+# recording is under way (-v says so), so that it sees the threads run.
+"$B/threads" 2 /dev/null "$TMP/pgo" >/dev/null & w=$!
+"$PMUBPF" -v --http 127.0.0.1:0 -F 999 -p $w 2>"$TMP/srvp.err" &
+srvp=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q 'serving pprof' "$TMP/srvp.err" 2>/dev/null && break
+	kill -0 $srvp 2>/dev/null || break
+	sleep 0.05
+done
+pport=$(sed -nE 's#^pmubpf: serving pprof on http://127\.0\.0\.1:([0-9]+)/debug/pprof/$#\1#p' "$TMP/srvp.err")
+if [[ -n $pport ]]; then
+	t0=$(date +%s)
+	fetch GET "http://127.0.0.1:$pport/debug/pprof/profile?seconds=30" "$TMP/pexit.pb.gz" >"$TMP/pexit.st" &
+	fp=$!
+	for ((i = 0; i < 400; i++)); do
+		grep -q '^pmubpf: recording' "$TMP/srvp.err" && break
+		sleep 0.05
+	done
+	touch "$TMP/pgo"
+	wait $fp
+	st=$(cat "$TMP/pexit.st")
+	secs=$(($(date +%s) - t0))
+	wait $w
+	if [[ $st == 200 && $secs -lt 25 ]]; then
+		check pid_exits $CHECK expect "$TMP/pexit.pb.gz" --only-pid $w --func t3 --min-samples 50
+	else
+		fail pid_exits "status $st after $secs s (want 200 once the target exits, ~2 s)$([[ $st == 200 ]] || echo ": $(head -c 200 "$TMP/pexit.pb.gz")")"
+	fi
+	st=$(fetch GET "http://127.0.0.1:$pport/debug/pprof/profile?seconds=1" "$TMP/pgone")
+	check pid_gone_500 one_line "$st" 500 "$TMP/pgone" "no such process"
+else
+	fail pid_exits "server did not start: $(cat "$TMP/srvp.err")"
+	fail pid_gone_500 "server did not start"
+	touch "$TMP/pgo"; wait $w
+fi
+kill -TERM $srvp 2>/dev/null
+wait $srvp

@@ -29,16 +29,15 @@ check() {
 	fi
 }
 
-# need_root NAMES...: skip every named check unless root with BPF.
+# need_root NAMES...: every named check FAILs unless root (a run that
+# cannot test must not look green; tests/run.sh re-runs itself under
+# sudo), and is skipped on a kernel without BTF (a machine that lacks it).
 need_root() {
-	local why=""
 	if [[ $(id -u) -ne 0 ]]; then
-		why="needs root (run: sudo make test)"
+		for n in "$@"; do fail "$n" "needs root (run: sudo make test)"; done
+		exit 1
 	elif [[ ! -r /sys/kernel/btf/vmlinux ]]; then
-		why="kernel has no BTF"
-	fi
-	if [[ -n $why ]]; then
-		for n in "$@"; do skip "$n" "$why"; done
+		for n in "$@"; do skip "$n" "kernel has no BTF"; done
 		exit 0
 	fi
 }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # lifecycle.sh — processes that go away, and recordings that are stopped:
 # a process that exits and whose binary is deleted mid-recording is still
-# named; SIGINT and SIGTERM stop a recording and leave a valid profile; a
-# program that execs mid-recording is named after each image.
+# named; SIGINT and SIGTERM stop a recording and leave a valid profile
+# with the workload's samples, also with `-- command` (which then exits
+# with the command's status: killed by the signal passed on); a command
+# killed by a signal gives 128 + its number; a program that execs
+# mid-recording (same pid) is named after each image, under -p and
+# `-- command`.
 source "$(dirname "$0")/lib.sh"
-need_root deleted_binary sigint_valid sigterm_valid exec_new_image dlopen_late dlopen_late_exited
+need_root deleted_binary sigint_valid sigterm_valid sigint_command child_killed exec_new_image \
+	exec_new_image_command dlopen_late dlopen_late_exited
 
 # The victim: a private copy of serial, deleted while it runs, gone
 # before pmubpf writes.
@@ -29,8 +34,12 @@ for sig in INT TERM; do
 		wait $RECORDER_PID; rc=$?
 		if [[ $rc -ne 0 ]]; then
 			fail $name "exit status $rc after SIG$sig"
+		elif out=$(valid_profile "$TMP/$sig.pb.gz" 2>&1); then
+			# Not just a valid (possibly empty) file: the second of
+			# the workload that was recorded.
+			check $name $CHECK expect "$TMP/$sig.pb.gz" --pid $w --func f10 --min-samples 50
 		else
-			check $name valid_profile "$TMP/$sig.pb.gz"
+			fail $name "$out"
 		fi
 		if ls "$TMP"/$sig.pb.gz.tmp* >/dev/null 2>&1; then
 			fail ${name}_no_tmp "temporary file left behind"
@@ -43,12 +52,60 @@ for sig in INT TERM; do
 	kill $w 2>/dev/null; wait $w 2>/dev/null
 done
 
-# exec: the shell runs serial for a second, then execs demo in the same
-# process. Both images must be named in that one pid.
-if "$PMUBPF" -F 999 -o "$TMP/exec.pb.gz" -- sh -c "'$B/serial' 1 /dev/null; exec '$B/demo' 1 >/dev/null" 2>"$TMP/exec.err"; then
-	check exec_new_image $CHECK expect "$TMP/exec.pb.gz" --func f10 --func handle_request
+# SIGINT with `-- command`: the profile is written, the command gets the
+# signal (it would run 30 s), and pmubpf exits with its status (130).
+if start_recorder "$TMP/cint.err" -F 999 -o "$TMP/cint.pb.gz" -- "$B/serial" 30 /dev/null; then
+	sleep 1
+	kill -INT $RECORDER_PID
+	timeout 20 tail --pid=$RECORDER_PID -f /dev/null
+	wait $RECORDER_PID; rc=$?
+	if [[ $rc -ne 130 ]]; then
+		fail sigint_command "exit status $rc, want 130 (the command killed by SIGINT)"
+	else
+		check sigint_command $CHECK expect "$TMP/cint.pb.gz" --func f10 --min-samples 50 --tag comm=serial
+	fi
 else
-	fail exec_new_image "pmubpf failed: $(tail -n1 "$TMP/exec.err")"
+	fail sigint_command "pmubpf did not start: $(tail -n1 "$TMP/cint.err")"
+fi
+
+# A command killed by a signal: pmubpf exits 128 + the signal, profile
+# written with what ran before.
+"$PMUBPF" -F 999 -o "$TMP/segv.pb.gz" -- sh -c "'$B/serial' 0.5 /dev/null; kill -SEGV \$\$" 2>"$TMP/segv.err"
+rc=$?
+if [[ $rc -eq 139 ]]; then
+	check child_killed $CHECK expect "$TMP/segv.pb.gz" --func f10
+else
+	fail child_killed "exit status $rc, want 139 (128 + SIGSEGV): $(tail -n1 "$TMP/segv.err")"
+fi
+
+# exec: exec_work spins in before_exec(), then execs demo in the same
+# process (not a fork: same pid). Recorded with -p (attached before it
+# starts) and as `-- command`: both images named in that one pid, each
+# with its own comm.
+rm -f "$TMP/go"
+"$B/exec_work" 1 "$TMP/go" "$B/demo" 1 >/dev/null & ep=$!
+if start_recorder "$TMP/exec.err" -F 999 -p $ep -o "$TMP/exec.pb.gz"; then
+	touch "$TMP/go"
+	wait $ep
+	timeout 20 tail --pid=$RECORDER_PID -f /dev/null # -p: stops once the target exited
+	wait $RECORDER_PID
+	check exec_new_image $CHECK expect "$TMP/exec.pb.gz" --only-pid $ep --func before_exec --func handle_request \
+		--tag comm=exec_work --tag comm=demo
+else
+	fail exec_new_image "pmubpf did not start: $(tail -n1 "$TMP/exec.err")"
+	touch "$TMP/go"; wait $ep
+fi
+if "$PMUBPF" -F 999 -o "$TMP/execc.pb.gz" -- "$B/exec_work" 1 - "$B/demo" 1 >/dev/null 2>"$TMP/execc.err"; then
+	exec_command() {
+		$CHECK expect "$TMP/execc.pb.gz" --func before_exec --func handle_request --tag comm=exec_work --tag comm=demo || return 1
+		# One pid: the exec kept it.
+		local n
+		n=$($DUMP "$TMP/execc.pb.gz" | python3 -c 'import json, sys; print(len({s["labels"]["pid"] for s in json.load(sys.stdin)["samples"]}))')
+		[[ $n -eq 1 ]] || { echo "$n pids, want 1 (exec keeps the pid)"; return 1; }
+	}
+	check exec_new_image_command exec_command
+else
+	fail exec_new_image_command "pmubpf failed: $(tail -n1 "$TMP/execc.err")"
 fi
 
 # dlopen: a library mapped half a second after the process's first

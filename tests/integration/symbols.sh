@@ -4,14 +4,14 @@
 # frames checked. An inlined callee is its own frame with the right
 # file:line, and go tool pprof -lines/-list show it; a stripped binary is
 # fully named from its debug file (by build-id under --debuginfo-dir, by
-# .gnu_debuglink in .debug/, from MiniDebugInfo, from a local debuginfod
+# .gnu_debuglink in .debug/ and under /usr/lib/debug/DIR, from MiniDebugInfo, from a local debuginfod
 # server); a binary and its debug file that exist only inside another
 # mount namespace are named, and so is JIT code (perf map) there and
 # here; the vDSO is named; C++ is demangled with the mangled name kept;
 # --no-symbol writes addresses only and go tool pprof re-symbolizes them.
 source "$(dirname "$0")/lib.sh"
 CHECKS="inline_frames inline_valid inline_start_line inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
- stripped_build_id_dir debuglink_dot_debug minidebuginfo mntns_binary mntns_debug_file
+ stripped_build_id_dir debuglink_dot_debug debuglink_usr_lib_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
  no_symbol_resymbolize debuginfod"
 need_root $CHECKS
@@ -105,6 +105,25 @@ else
 	fail debuglink_dot_debug "$out"
 fi
 
+# .gnu_debuglink under /usr/lib/debug/DIR (DIR: the binary's directory),
+# in a private mount namespace whose /usr/lib/debug is an empty tmpfs
+# (pmubpf runs in it too): nothing beside the binary, no build-id file.
+mkdir -p "$TMP/linked2"
+cp "$TMP/stripped" "$TMP/linked2/stripped"
+cat >"$TMP/libdebug.sh" <<EOF
+set -e
+[ -d /usr/lib/debug ] || mkdir -p /usr/lib/debug
+mount -t tmpfs pmubpf-libdebug /usr/lib/debug
+mkdir -p "/usr/lib/debug$TMP/linked2"
+cp "$TMP/inline.debug" "/usr/lib/debug$TMP/linked2/inline.debug"
+exec "$PMUBPF" -F 999 -o "$TMP/libdebug.pb.gz" -- "$TMP/linked2/stripped" 1
+EOF
+if unshare -m --propagation private sh "$TMP/libdebug.sh" >/dev/null 2>"$TMP/libdebug.err"; then
+	check debuglink_usr_lib_debug $SYMCHECK frame "$TMP/libdebug.pb.gz" static_spin --file symbols/inline.c
+else
+	fail debuglink_usr_lib_debug "pmubpf (or the namespace set-up) failed: $(tail -n1 "$TMP/libdebug.err")"
+fi
+
 # MiniDebugInfo: .gnu_debugdata = xz(an ELF holding only .symtab).
 objcopy --strip-debug "$TMP/inline.debug" "$TMP/mini.elf" &&
 	xz -c "$TMP/mini.elf" >"$TMP/mini.xz" &&
@@ -190,7 +209,7 @@ fi
 # --- debuginfod: a real server on 127.0.0.1, in a private network --------
 # namespace (only a loopback there), serving the debug file.
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
-	skip debuginfod "debuginfod not installed (tools/deps.sh installs it)"
+	fail debuginfod "debuginfod or debuginfod-find not installed (tools/deps.sh installs them)"
 else
 	mkdir -p "$TMP/dserve" "$TMP/dcache"
 	cp "$TMP/inline.debug" "$TMP/dserve/"
@@ -215,7 +234,7 @@ EOF
 	case $? in
 	0) check debuginfod $SYMCHECK frame "$TMP/dinfod.pb.gz" static_spin --file symbols/inline.c ;;
 	3) skip debuginfod "cannot bring up loopback in a network namespace" ;;
-	4 | 5) skip debuginfod "local debuginfod server did not start or serve: $(tail -n1 "$TMP/debuginfod.log")" ;;
+	4 | 5) fail debuginfod "local debuginfod server did not start or serve: $(tail -n1 "$TMP/debuginfod.log")" ;;
 	124) fail debuginfod "timed out after 60 s" ;;
 	*) fail debuginfod "pmubpf failed: $(tail -n1 "$TMP/dinfod.err" 2>/dev/null)" ;;
 	esac

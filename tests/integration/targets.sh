@@ -23,8 +23,9 @@ fi
 "$B/serial" 3 /dev/null & p1=$!
 "$B/demo" 3 >/dev/null & p2=$!
 if "$PMUBPF" -a -F 999 -d 2 -o "$TMP/all.pb.gz" 2>"$TMP/all.err"; then
-	check all_two_procs $CHECK expect "$TMP/all.pb.gz" --pid $p1 --func f10
-	check all_two_procs_demo $CHECK expect "$TMP/all.pb.gz" --pid $p2 --func handle_request --func main
+	# Each process's samples carry its own comm label (and only that).
+	check all_two_procs $CHECK expect "$TMP/all.pb.gz" --pid $p1 --func f10 --only-tag comm=serial
+	check all_two_procs_demo $CHECK expect "$TMP/all.pb.gz" --pid $p2 --func handle_request --func main --only-tag comm=demo
 	check all_kernel_frames $CHECK expect "$TMP/all.pb.gz" --kernel-frames 3
 else
 	for n in all_two_procs all_two_procs_demo all_kernel_frames; do
@@ -34,25 +35,51 @@ fi
 wait $p1 $p2
 
 # Idle: the idle task's samples (pid 0) are left out of -a profiles and
-# counted; --include-idle keeps them. Whether a CPU idles during the run
-# depends on the machine's load, so those two checks skip on a busy one.
-if "$PMUBPF" -a -F 999 -d 1 -o "$TMP/idle.pb.gz" 2>"$TMP/idle.err" &&
-	"$PMUBPF" -a -F 999 -d 1 --include-idle -o "$TMP/idle2.pb.gz" 2>>"$TMP/idle.err"; then
+# counted; --include-idle keeps them. Whether a CPU idles depends on the
+# machine's load, so the idle time is measured (/proc/stat) inside each
+# recording's window: with at least 50 ms of it (~50 idle samples
+# expected at 999 Hz, P(none) = e^-50) the idle samples must be there;
+# with less the check is skipped (a machine that did not idle). The
+# counted ones must also be at least the idle time x 999 Hz (Poisson
+# lower bound; the recording is longer than the measured window).
+idle_jiffies() { awk '$1 == "cpu" { print $5 }' /proc/stat; }
+idle_run() { # OUT ARGS...: record -a for ~1 s, sets IDLE_MS (idle inside)
+	local out=$1 i0 i1
+	shift
+	start_recorder "$TMP/$out.err" -a -F 999 -o "$TMP/$out.pb.gz" "$@" || return 1
+	i0=$(idle_jiffies)
+	sleep 1
+	i1=$(idle_jiffies)
+	kill -INT $RECORDER_PID
+	wait $RECORDER_PID || return 1
+	IDLE_MS=$(((i1 - i0) * 1000 / $(getconf CLK_TCK)))
+}
+if idle_run idle; then
 	check all_idle_left_out $CHECK expect "$TMP/idle.pb.gz" --no-pid 0
-	if $CHECK expect "$TMP/idle.pb.gz" --comment '^left out: [1-9][0-9]* idle samples' >/dev/null 2>&1; then
+	n=$(sed -nE 's/^pmubpf: cpu-clock: left out ([0-9]+) idle samples .*/\1/p' "$TMP/idle.err")
+	if [[ $IDLE_MS -lt 50 ]]; then
+		skip all_idle_counted "CPUs idled only $IDLE_MS ms during the run (busy machine)"
+	elif ! $CHECK expect "$TMP/idle.pb.gz" --comment '^left out: [1-9][0-9]* idle samples' >"$TMP/idlec.out" 2>&1; then
+		fail all_idle_counted "CPUs idled $IDLE_MS ms, but: $(tail -n1 "$TMP/idlec.out")"
+	elif [[ -z $n ]]; then
+		fail all_idle_counted "CPUs idled $IDLE_MS ms, stderr does not say how many idle samples were left out"
+	elif awk -v n="$n" -v ms="$IDLE_MS" 'BEGIN { l = ms * 0.999; exit !(n >= l - 3.29 * sqrt(l)) }'; then
 		pass all_idle_counted
 	else
-		skip all_idle_counted "no CPU went idle during the run (busy machine)"
-	fi
-	if $CHECK expect "$TMP/idle2.pb.gz" --pid 0 >/dev/null 2>&1; then
-		pass all_idle_included
-	elif grep -q 'left out: [1-9]' "$TMP/idle.err"; then
-		fail all_idle_included "--include-idle profile has no pid 0 samples"
-	else
-		skip all_idle_included "no CPU went idle during the run (busy machine)"
+		fail all_idle_counted "$n idle samples left out, but CPUs idled $IDLE_MS ms (~$((IDLE_MS * 999 / 1000)) samples)"
 	fi
 else
 	fail all_idle_left_out "pmubpf failed: $(tail -n1 "$TMP/idle.err")"
+	fail all_idle_counted "pmubpf failed"
+fi
+if idle_run idle2 --include-idle; then
+	if [[ $IDLE_MS -lt 50 ]]; then
+		skip all_idle_included "CPUs idled only $IDLE_MS ms during the run (busy machine)"
+	else
+		check all_idle_included $CHECK expect "$TMP/idle2.pb.gz" --pid 0 --tag comm=swapper
+	fi
+else
+	fail all_idle_included "pmubpf --include-idle failed: $(tail -n1 "$TMP/idle2.err")"
 fi
 
 # -- command: a shell that starts two workload processes.

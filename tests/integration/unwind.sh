@@ -24,17 +24,26 @@ fi
 
 ANC="$CHECK ancestors --min-fraction 0.95"
 
-# rec NAME ARGS... -- WORKLOAD ARGS: record, PASS/FAIL later by checks.
+# rec NAME ARGS... -- WORKLOAD ARGS: record, PASS/FAIL later by checks;
+# rec_ok NAME: that recording exited 0 (else says how, and fails).
 rec() {
 	local name=$1
 	shift
 	"$PMUBPF" -v -F 999 -o "$TMP/$name.pb.gz" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	echo $? >"$TMP/$name.rc"
+}
+rec_ok() {
+	local rc
+	rc=$(cat "$TMP/$1.rc" 2>/dev/null)
+	[[ $rc == 0 ]] || { echo "pmubpf exited ${rc:-?}: $(tail -n1 "$TMP/$1.err" 2>/dev/null)"; return 1; }
 }
 
 ancestors() { # check NAME PROFILE LEAF ANCESTOR [flags]
 	local name=$1 prof=$2 leaf=$3 anc=$4
 	shift 4
-	if [[ -s $prof ]]; then
+	if [[ -f $TMP/$name.rc ]] && ! out=$(rec_ok "$name"); then
+		fail "$name" "$out"
+	elif [[ -s $prof ]]; then
 		check "$name" $ANC "$prof" --leaf "$leaf" --ancestor "$anc" "$@"
 	else
 		fail "$name" "no profile: $(tail -n1 "$TMP/${name}.err" 2>/dev/null)"
@@ -60,6 +69,7 @@ ancestors syscall_regs "$TMP/syscall_regs.pb.gz" syscall main --user-leaf --kern
 # walked by frame pointer there, counted, and on to main.
 rec jit_by_fp --call-graph dwarf -- "$B/jit" 2
 jit_by_fp() {
+	rec_ok jit_by_fp || return 1
 	$ANC "$TMP/jit_by_fp.pb.gz" --leaf jitted_hot_loop --ancestor main || return 1
 	$CHECK expect "$TMP/jit_by_fp.pb.gz" --comment 'frame pointer: no CFI covers the pc'
 }
@@ -78,6 +88,7 @@ fi
 if [[ $(uname -m) == x86_64 ]]; then
 	rec default_dwarf -- "$B/nofp_qsort" 2
 	default_dwarf() {
+		rec_ok default_dwarf || return 1
 		$CHECK expect "$TMP/default_dwarf.pb.gz" --comment '^call graph: dwarf' || return 1
 		$ANC "$TMP/default_dwarf.pb.gz" --leaf hot_compare --ancestor main
 	}
@@ -92,6 +103,7 @@ qpid=$!
 sleep 0.5
 if start_recorder "$TMP/attach_pid.err" --call-graph dwarf -F 999 -p $qpid -d 3 -o "$TMP/attach_pid.pb.gz"; then
 	wait $RECORDER_PID
+	echo $? >"$TMP/attach_pid.rc"
 	ancestors attach_pid "$TMP/attach_pid.pb.gz" hot_compare main
 else
 	fail attach_pid "pmubpf did not start: $(tail -n1 "$TMP/attach_pid.err")"
@@ -103,6 +115,7 @@ wait $qpid 2>/dev/null
 rec tables_shared --call-graph dwarf -- sh -c "'$B/nofp_qsort' 2 & '$B/nofp_qsort' 2; wait"
 tables_shared() {
 	local n
+	rec_ok tables_shared || return 1
 	n=$(grep -c 'unwind: libc.so.6:' "$TMP/tables_shared.err")
 	[[ $n -eq 1 ]] || { echo "libc's table built $n times"; return 1; }
 	$CHECK expect "$TMP/tables_shared.pb.gz" --pids-at-least 2 \
@@ -123,7 +136,12 @@ check valid valid_profile "$TMP/sort_lambda.pb.gz"
 # share on frame-pointer-less code is printed for comparison.
 rec fp_mode --call-graph fp -- "$B/nofp_qsort" 2
 fp_mode() {
+	local out
+	rec_ok fp_mode || return 1
 	$CHECK expect "$TMP/fp_mode.pb.gz" --func hot_compare --comment '^call graph: fp' || return 1
-	$CHECK ancestors "$TMP/fp_mode.pb.gz" --leaf hot_compare --ancestor main --min-fraction 0 | head -n1
+	# Its status, not head's: at least --min-samples of hot_compare.
+	out=$($CHECK ancestors "$TMP/fp_mode.pb.gz" --leaf hot_compare --ancestor main --min-fraction 0 2>&1) ||
+		{ echo "$out"; return 1; }
+	head -n1 <<<"$out"
 }
 check fp_mode fp_mode

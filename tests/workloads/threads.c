@@ -7,7 +7,10 @@
  * Threads wait on a start flag until argv[3] exists (if given), so a
  * profiler can attach first; with argv[4] = "late" they are not even
  * created before then (a profiler attached with -p must pick up threads
- * created after it started).
+ * created after it started). With argv[5] = "ramp" thread K runs for
+ * K/10 of argv[1] seconds instead of all of it, so the threads' shares
+ * are far from equal (from ~2% to ~20%): a profiler that spread samples
+ * evenly over the threads would fail a shares check.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,6 +24,7 @@
 
 static volatile uint64_t sink;
 static double secs = 3;
+static bool ramp;
 static int64_t truth[10];
 static pthread_barrier_t start;
 
@@ -40,7 +44,7 @@ static inline __attribute__((always_inline)) void spin(int k)
 	printf("tid %d %ld\n", k + 1, (long)syscall(SYS_gettid));
 	fflush(stdout);
 	pthread_barrier_wait(&start);
-	end = ns(CLOCK_MONOTONIC) + (int64_t)(secs * 1e9);
+	end = ns(CLOCK_MONOTONIC) + (int64_t)(secs * (ramp ? (k + 1) / 10.0 : 1.0) * 1e9);
 	while (ns(CLOCK_MONOTONIC) < end)
 		for (int i = 0; i < 10000; i++) {
 			x ^= x << 13;
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		secs = atof(argv[1]);
 	bool late = argc > 4 && !strcmp(argv[4], "late");
+
+	ramp = argc > 5 && !strcmp(argv[5], "ramp");
 
 	pthread_barrier_init(&start, NULL, 11);
 	for (int k = 0; k < 10 && !late; k++)
