@@ -21,7 +21,9 @@
 
 int httpd__parse_addr(const char *s, struct httpd_addr *a)
 {
-	char host[48];
+	/* Two bytes short of a->host: an IPv6 host is announced as "[%s]".
+	 * The longest literal (INET6_ADDRSTRLEN 46 with its NUL) still fits. */
+	char host[sizeof(((struct httpd_addr *)0)->host) - 2];
 	const char *colon, *h = s;
 	size_t hl;
 	char *end;
