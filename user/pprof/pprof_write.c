@@ -1,5 +1,6 @@
 /* pprof_write.c — encode a profile with protobuf-c and write it gzipped,
- * atomically: a temp file next to the target, fsync, rename.
+ * atomically where the output is a file (lib/outfile.h: an unnamed temp
+ * file next to the target, fsync, link/rename; a device or FIFO in place).
  *
  * The profile's arrays (pprof_int.h) are the message structs already;
  * encoding points protobuf-c's repeated fields at them and packs the
@@ -8,6 +9,7 @@
  */
 #include "pprof.h"
 #include "pprof_int.h"
+#include "lib/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,59 +187,27 @@ out:
 	return err;
 }
 
-/* Best effort: make the rename itself durable. */
-static void fsync_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-			  : strdup(".");
-	if (!dir)
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
 int pprof__write(struct pprof *p, const char *path)
 {
+	struct outfile o;
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	char *tmp = NULL;
-	int fd, err;
+	int err;
 
 	if (!path || !*path)
 		return -EINVAL;
 	err = encode(p, &buf, &len);
-	if (err)
-		return err;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (fchmod(fd, 0644))
-		err = -errno;
 	if (!err)
-		err = gzip_to_fd(fd, buf, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+		err = outfile__open(&o, path);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	err = gzip_to_fd(o.fd, buf, len);
 	if (err)
-		unlink(tmp);
+		outfile__abort(&o);
 	else
-		fsync_parent(path);
-out:
-	free(tmp);
+		err = outfile__commit(&o);
 	free(buf);
 	return err;
 }
