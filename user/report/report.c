@@ -440,13 +440,13 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 					(int64_t)((double)d[PMUBPF_DROP_COUNTS_FULL].period * scale), NULL, 0);
 	}
 	report__output_path(cfg, ev, path, sizeof(path));
-	if (!ret)
-		ret = pprof__write(p, path);
-	if (ret) {
+	/* Name the step that failed: building is not writing. */
+	if (ret)
+		snprintf(err, errlen, "building the %s profile: %s", e->name, strerror(-ret));
+	else if ((ret = pprof__write(p, path)))
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
-	} else if (in->samples) {
+	else if (in->samples)
 		*in->samples += nsamples;
-	}
 	if (!ret && !in->quiet) {
 		fprintf(stderr, "pmubpf: %s: %llu samples (%zu distinct) -> %s\n", e->name,
 			(unsigned long long)nsamples, es->n, path);
