@@ -375,8 +375,8 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 	}
 	session__catch_signals();
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (int i = 0; i < SESSION_NSTOP_SIGNALS; i++)
+		sigaddset(&block, session__stop_signals[i]);
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
 	fprintf(stderr, "pmubpf: serving pprof on http://%s:%u/debug/pprof/\n", s.addr.host, s.addr.port);
 

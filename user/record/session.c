@@ -39,6 +39,10 @@
  * server, the server too. Never cleared: a stopped process stays stopping. */
 static volatile sig_atomic_t stop_signal;
 
+/* The signals that end a recording and still write its profile: Ctrl-C,
+ * kill, a hung-up terminal (a dropped ssh session), Ctrl-\. */
+const int session__stop_signals[SESSION_NSTOP_SIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
@@ -49,10 +53,15 @@ void session__catch_signals(void)
 	/* No SA_RESTART: a blocking poll or accept returns EINTR and its
 	 * loop sees stop_signal. */
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&ign.sa_mask);
+	for (size_t i = 0; i < sizeof(session__stop_signals) / sizeof(int); i++)
+		sigaction(session__stop_signals[i], &sa, NULL);
+	/* A dropped ssh session can take stderr's reader with it: a message
+	 * must fail (EPIPE), not kill us before the profile is written. */
+	sigaction(SIGPIPE, &ign, NULL);
 }
 
 int session__stop_signal(void)
@@ -78,6 +87,17 @@ static int errorf(const char *fmt, ...)
 	}
 	va_end(ap);
 	return 1;
+}
+
+/* Said once the recording ends on a signal, so that a SIGHUP'ed or
+ * SIGQUIT'ed run does not end in silence. */
+static void say_stop_signal(void)
+{
+	int sig = stop_signal;
+
+	if (sig && !result)
+		fprintf(stderr, "pmubpf: SIG%s: ending the recording, writing the profile\n",
+			sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 }
 
 static int verbosity;
@@ -394,6 +414,7 @@ int session__record(const struct config *cfg, struct session_result *res,
 		}
 	}
 	__atomic_store_n(&skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
+	say_stop_signal();
 	int64_t t_end = mono_ns();
 	bool fired = timekeeper__fired(tk);
 	timekeeper__stop(tk, &tk_st);

@@ -180,8 +180,12 @@ pid_t targets__start_command(char **argv, int *go_fd, int *err_fd)
 
 		close(go[1]);
 		close(errp[0]);
+		/* pmubpf's handlers and ignored SIGPIPE are not the command's. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* pmubpf gave up before starting us */
 		execvp(argv[0], argv);
