@@ -298,6 +298,8 @@ int session__record(const struct config *cfg, struct session_result *res,
 			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
 		procs__set_debuginfo(procs, dbg);
 	}
+	if (procs)
+		procs__set_verbose(procs, cfg->verbose);
 	if (procs && dwarf) {
 		uwm.rows_fd = bpf_map__fd(skel->maps.unwind_rows);
 		uwm.tables_fd = bpf_map__fd(skel->maps.unwind_tables);

@@ -357,6 +357,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 				   (unsigned long long)ps->label_sets,
 				   (unsigned long long)ps->label_sets_stale,
 				   (unsigned long long)ps->label_sets_bad);
+	if (ps->jit_maps_refused)
+		pprof__add_comment(p, "symbols: %llu perf maps (/tmp/perf-PID.map) refused for their owner, type or size: those processes' JIT frames stay addresses (-v names them)",
+				   (unsigned long long)ps->jit_maps_refused);
 }
 
 static int write_event(const struct report_in *in, int ev, struct entries *es,
