@@ -43,7 +43,7 @@ else
 	fail out_full_device "rc $rc, $(ls -l "$TMP/full"): $(cat "$TMP/f.err")"
 fi
 mkfifo "$TMP/fifo"
-cat "$TMP/fifo" >"$TMP/fifo.out" &
+timeout 30 cat "$TMP/fifo" >"$TMP/fifo.out" & # a writer that never opens it must not hang us
 READER=$!
 "$PMUBPF" -a -d 0.3 -o "$TMP/fifo" 2>"$TMP/fifo.err"
 rc=$?
