@@ -37,7 +37,8 @@
  *       terminated key, value, key, value, ..., NULL pairs. A key already
  *       in parent (or repeated in the list) takes the last value, keeping
  *       its position; new keys are appended in order. Returns NULL when
- *       malloc fails or a key has no value (odd count). The strings are
+ *       malloc fails, a key has no value (odd count) or a key is empty
+ *       ("": pprof has no empty label keys; values may be). The strings are
  *       copied; the parent may be freed afterwards. Thread-safe; NOT
  *       async-signal-safe (malloc).
  *   const pmubpf_labels *pmubpf_labels_set(const pmubpf_labels *labels);
@@ -398,9 +399,9 @@ static inline const pmubpf_labels *pmubpf_labels_new(const pmubpf_labels *parent
 	for (ks = key; ks; ks = va_arg(ap, const char *)) {
 		const char *vs = va_arg(ap, const char *);
 		struct pmubpf__str kx, vx;
-		if (!vs) {
+		if (!vs || !*ks) {
 			va_end(ap);
-			return NULL; /* odd number of arguments */
+			return NULL; /* odd number of arguments, or an empty key */
 		}
 		if (pmubpf__clip(&kx, ks, PMUBPF_LABELS_MAX_KEY_LEN))
 			flags |= PMUBPF_LABELS_F_TRUNCATED;

@@ -162,6 +162,19 @@ static bool odd_args_null(void)
 	return true;
 }
 
+/* pprof has no empty label keys: the header refuses one (NULL), like an
+ * odd count, wherever it is in the list. */
+static bool empty_key_null(void)
+{
+	CHECK(pmubpf_labels_new(NULL, "", "v", NULL) == NULL);
+	CHECK(pmubpf_labels_new(NULL, "a", "1", "", "v", NULL) == NULL);
+	const pmubpf_labels *p = pmubpf_labels_new(NULL, "a", "", NULL); /* empty value: fine */
+	CHECK(p && p->count == 1 && p->labels[0].value_len == 0);
+	CHECK(pmubpf_labels_new(p, "", "x", NULL) == NULL);
+	pmubpf_labels_free(p);
+	return true;
+}
+
 static bool ids_unique(void)
 {
 	uint64_t ids[64];
@@ -715,6 +728,11 @@ static bool hostile_sets(void)
 	f->labels[1].key_len = f->labels[0].key_len;
 	CHECK_EQ_INT(labels__read_set(me, fa, id, &set, &why), -EPROTO);
 	CHECK_STR(why, "duplicate label key");
+	f = fake_set(real); /* empty key: the writer refuses one, so must we */
+	f->labels[1].key_len = 0;
+	fake.b[f->labels[1].key_off] = 0;
+	CHECK_EQ_INT(labels__read_set(me, fa, id, &set, &why), -EPROTO);
+	CHECK_STR(why, "empty label key");
 	f = fake_set(real);
 	f->total_size = 0xffffffffu;
 	CHECK_EQ_INT(labels__read_set(me, fa, id, &set, &why), -EPROTO);
@@ -757,6 +775,7 @@ TEST_MAIN("labels",
 	TEST(new_basic),
 	TEST(new_parent_override),
 	TEST(odd_args_null),
+	TEST(empty_key_null),
 	TEST(ids_unique),
 	TEST(set_current_restore_nesting),
 	TEST(do_sets_and_restores),

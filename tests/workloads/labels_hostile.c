@@ -8,6 +8,8 @@
  *              accepted, every label read fails in BPF and is counted
  *   badset     valid record and TLS word, but the "set" it points to has
  *              1000 labels: the set is rejected, samples say [unread]
+ *   emptykey   a well-formed set but for its one key, "" (pprof has no
+ *              empty keys): rejected, samples say [unread], profile kept
  * It does not include <pmubpf/labels.h>: it forges the ABI by hand.
  */
 #include <stdint.h>
@@ -52,6 +54,14 @@ int main(int argc, char **argv)
 		fake_set[0] = 0x1234567;    /* id */
 		fake_set[1] = 0x5445534c | (1000ULL << 32); /* magic, count=1000 */
 		fake_set[2] = 152;          /* total_size */
+		word = fake_set;
+	} else if (!strcmp(mode, "emptykey")) {
+		fake_set[0] = 0x1234567;    /* id */
+		fake_set[1] = 0x5445534c | (1ULL << 32); /* magic, count=1 */
+		fake_set[2] = 155;          /* total_size: header + "\0v\0" */
+		/* labels[0]: key at 152 (length 0), value "v" at 153 */
+		fake_set[3] = 152 | (153ULL << 32) | (1ULL << 48);
+		fake_set[19] = (uint64_t)'v' << 8; /* bytes 152..154: 0 'v' 0 */
 		word = fake_set;
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);

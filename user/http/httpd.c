@@ -2,10 +2,12 @@
  *
  * The main thread accepts; each connection gets a thread that reads one
  * bounded request (HTTPD_MAX_REQUEST bytes within HTTPD_READ_TIMEOUT_MS),
- * answers it and closes, so a slow client holds only its own thread. A
+ * answers it and closes, so a slow client holds only its own thread. At
+ * MAX_CONNS a new connection evicts the oldest one still reading its
+ * head, so slow or silent clients cannot lock the others out. A
  * profile request's thread runs the recording itself (session__record)
  * while the others keep answering: 503 to a second profile request, the
- * index, errors. SIGINT/SIGTERM are blocked in every thread but the main
+ * index, errors. The stop signals are blocked in every thread but the main
  * thread's ppoll, whose handler sets the session's stop flag: a recording
  * under way ends, is still answered, and then the server stops.
  */
@@ -31,7 +33,11 @@
 #include "httpd.h"
 #include "record/session.h"
 
-#define MAX_CONNS 16      /* connection threads at once; more get 503 */
+#define MAX_CONNS 16      /* connections served at once */
+/* Threads at once, evicted ones still closing included: past MAX_CONNS a
+ * new connection evicts the oldest one still reading its request head
+ * (whose thread ends at once), and only when none is left gets 503. */
+#define MAX_THREADS (2 * MAX_CONNS)
 #define SEND_TIMEOUT_S 10 /* a client that stops reading is dropped */
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -51,12 +57,17 @@ struct server {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	int conns;                  /* connection threads alive (lock) */
+	int evicted;                /* of which evicted, still closing (lock) */
+	struct conn *live[MAX_THREADS]; /* the connections alive (lock) */
 };
 
 struct conn {
 	struct server *srv;
 	int fd;
 	char peer[64];
+	int64_t since;              /* accepted, CLOCK_MONOTONIC ms */
+	bool reading;               /* still reading its head (srv->lock) */
+	bool evicted;               /* shut down for a newer one (srv->lock) */
 };
 
 static void remove_dir(const char *dir)
@@ -239,8 +250,16 @@ static void *conn_main(void *arg)
 	struct server *s = c->srv;
 	char buf[HTTPD_MAX_REQUEST + 1];
 	ssize_t n = httpd__read_request(c->fd, s->stop_fd, buf);
+	bool evicted;
 
-	if (n == -ETIMEDOUT || n == -E2BIG) {
+	pthread_mutex_lock(&s->lock);
+	c->reading = false; /* from now on it is served, never evicted */
+	evicted = c->evicted;
+	pthread_mutex_unlock(&s->lock);
+	if (evicted) {
+		fprintf(stderr, "pmubpf: %s: (incomplete request) -> dropped for a newer connection (%d at once)\n",
+			c->peer, MAX_CONNS);
+	} else if (n == -ETIMEDOUT || n == -E2BIG) {
 		int code = n == -E2BIG ? 431 : 408;
 
 		httpd__respond_line(c->fd, code, NULL, code == 408 ? "no complete request in time"
@@ -249,13 +268,42 @@ static void *conn_main(void *arg)
 	} else if (n > 0) {
 		handle(c, buf);
 	}
-	httpd__linger_close(c->fd);
-	free(c);
+	if (evicted)
+		close(c->fd); /* shut down already: nothing to linger for */
+	else
+		httpd__linger_close(c->fd);
 	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < MAX_THREADS; i++)
+		if (s->live[i] == c)
+			s->live[i] = NULL;
+	s->evicted -= evicted;
 	if (--s->conns == 0)
 		pthread_cond_broadcast(&s->idle);
 	pthread_mutex_unlock(&s->lock);
+	free(c);
 	return NULL;
+}
+
+/* At the connection limit: shut down the oldest connection still reading
+ * its request head (lock held). A client that sends slowly, or nothing,
+ * then holds a slot only until MAX_CONNS newer connections come, instead
+ * of locking everyone out until its read timeout. False if none reads. */
+static bool evict_oldest_reader(struct server *s)
+{
+	struct conn *old = NULL;
+
+	for (int i = 0; i < MAX_THREADS; i++) {
+		struct conn *c = s->live[i];
+
+		if (c && c->reading && !c->evicted && (!old || c->since < old->since))
+			old = c;
+	}
+	if (!old)
+		return false;
+	old->evicted = true;
+	s->evicted++;
+	shutdown(old->fd, SHUT_RDWR); /* its poll and recv return at once */
+	return true;
 }
 
 static void start_conn(struct server *s, int fd, const struct sockaddr_storage *peer)
@@ -273,18 +321,27 @@ static void start_conn(struct server *s, int fd, const struct sockaddr_storage *
 
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	pthread_mutex_lock(&s->lock);
-	if (c && s->conns < MAX_CONNS) {
+	if (c && s->conns - s->evicted >= MAX_CONNS && s->conns < MAX_THREADS)
+		evict_oldest_reader(s);
+	if (c && s->conns - s->evicted < MAX_CONNS && s->conns < MAX_THREADS) {
 		inet_ntop(peer->ss_family, src, ip, sizeof(ip));
 		snprintf(c->peer, sizeof(c->peer), peer->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
 			 ip, port);
 		c->srv = s;
 		c->fd = fd;
+		c->since = mono_ms();
+		c->reading = true;
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		/* The thread inherits this thread's mask: signals blocked. */
 		ok = !pthread_create(&th, &attr, conn_main, c);
 		pthread_attr_destroy(&attr);
 		s->conns += ok;
+		for (int i = 0; ok && i < MAX_THREADS; i++)
+			if (!s->live[i]) {
+				s->live[i] = c;
+				break;
+			}
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!ok) {
@@ -374,8 +431,8 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 	}
 	session__catch_signals();
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (int i = 0; i < SESSION_NSTOP_SIGNALS; i++)
+		sigaddset(&block, session__stop_signals[i]);
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
 	fprintf(stderr, "pmubpf: serving pprof on http://%s:%u/debug/pprof/\n", s.addr.host, s.addr.port);
 

@@ -2,8 +2,8 @@
  *
  * Last stage of the pipeline: the session adds mappings, locations (with
  * their functions and lines) and samples; pprof__write encodes with
- * protobuf-c, compresses with zlib, writes a temp file next to the target
- * and renames it, so a crash never leaves a partial profile.
+ * protobuf-c, compresses with zlib and writes it through lib/outfile.h,
+ * so a crash never leaves a partial profile.
  *
  * Ids are 1-based and unique; string 0 is "". Locations are deduplicated
  * by (mapping_id, address), functions by (name, system_name, filename),
@@ -85,9 +85,11 @@ uint64_t pprof__location_address(struct pprof *p, uint64_t loc);
 /* File name of location loc's mapping; NULL if none or no name. */
 const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
 
-/* Encode, gzip, write to path via path.tmp.XXXXXX + fsync + rename;
- * path "-": to stdout (-o -), once encoded.
- * Returns 0 or -errno; on failure no file is left at path or tmp. */
+/* Encode, gzip, write to path as lib/outfile.h says: a new or regular
+ * file is replaced whole (unnamed temp file, fsync, link/rename), a
+ * character device or FIFO written in place, anything else refused.
+ * Returns 0 or -errno; on failure no file is left and an old one is
+ * intact. */
 int pprof__write(struct pprof *p, const char *path);
 
 #endif

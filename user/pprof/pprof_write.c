@@ -1,5 +1,6 @@
 /* pprof_write.c — encode a profile with protobuf-c and write it gzipped,
- * atomically: a temp file next to the target, fsync, rename.
+ * atomically where the output is a file (lib/outfile.h: an unnamed temp
+ * file next to the target, fsync, link/rename; a device or FIFO in place).
  *
  * The profile's arrays (pprof_int.h) are the message structs already;
  * encoding points protobuf-c's repeated fields at them and packs the
@@ -8,6 +9,7 @@
  */
 #include "pprof.h"
 #include "pprof_int.h"
+#include "lib/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,22 +28,12 @@ static void *alloc_n(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/* The id mapping `id` gets in the file: the main mapping becomes 1 and
- * those before it move up by one, so ids stay 1..n in file order. */
-static uint64_t file_map_id(const struct pprof *p, uint64_t id)
-{
-	if (!p->main_map || !id || id > p->main_map)
-		return id;
-	return id == p->main_map ? 1 : id + 1;
-}
-
 /* Build the Profile message over our arrays and pack it into a new buffer. */
 static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_value_type *st[2] = { &p->sample_type[0], &p->sample_type[1] };
 	pb_mapping **mapp = alloc_n(p->nmaps, sizeof(*mapp));
-	pb_mapping *mapm = alloc_n(p->nmaps, sizeof(*mapm));
 	pb_function **funcp = alloc_n(p->nfuncs, sizeof(*funcp));
 	pb_location *locm = alloc_n(p->nlocs, sizeof(*locm));
 	pb_location **locp = alloc_n(p->nlocs, sizeof(*locp));
@@ -53,16 +45,11 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 	size_t size;
 	int err = -ENOMEM;
 
-	if (!mapp || !mapm || !funcp || !locm || !locp || !linep || !smpm ||
-	    !smpp || !labp)
+	if (!mapp || !funcp || !locm || !locp || !linep || !smpm || !smpp ||
+	    !labp)
 		goto out;
-	for (size_t i = 0; i < p->nmaps; i++) {
-		uint64_t fid = file_map_id(p, i + 1);
-
-		mapm[fid - 1] = p->maps[i];
-		mapm[fid - 1].id = fid;
-		mapp[fid - 1] = &mapm[fid - 1];
-	}
+	for (size_t i = 0; i < p->nmaps; i++)
+		mapp[i] = &p->maps[i];
 	for (size_t i = 0; i < p->nfuncs; i++)
 		funcp[i] = &p->funcs[i];
 	for (size_t i = 0; i < p->nlines; i++)
@@ -71,7 +58,7 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 		const struct pprof_loc *l = &p->locs[i];
 		perftools__profiles__location__init(&locm[i]);
 		locm[i].id = i + 1;
-		locm[i].mapping_id = file_map_id(p, l->mapping_id);
+		locm[i].mapping_id = l->mapping_id;
 		locm[i].address = l->address;
 		locm[i].n_line = l->nlines;
 		locm[i].line = l->nlines ? &linep[l->line_off] : NULL;
@@ -125,7 +112,6 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 	err = 0;
 out:
 	free(mapp);
-	free(mapm);
 	free(funcp);
 	free(locm);
 	free(locp);
@@ -201,64 +187,32 @@ out:
 	return err;
 }
 
-/* Best effort: make the rename itself durable. */
-static void fsync_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-			  : strdup(".");
-	if (!dir)
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
 int pprof__write(struct pprof *p, const char *path)
 {
+	struct outfile o;
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	char *tmp = NULL;
-	int fd, err;
+	int err;
 
 	if (!path || !*path)
 		return -EINVAL;
 	err = encode(p, &buf, &len);
-	if (err)
-		return err;
-	if (!strcmp(path, "-")) { /* -o -: the whole profile, encoded first */
+	if (!err && !strcmp(path, "-")) { /* -o -: the whole profile, encoded first */
 		err = gzip_to_fd(STDOUT_FILENO, buf, len);
 		free(buf);
 		return err;
 	}
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (fchmod(fd, 0644))
-		err = -errno;
 	if (!err)
-		err = gzip_to_fd(fd, buf, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+		err = outfile__open(&o, path);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	err = gzip_to_fd(o.fd, buf, len);
 	if (err)
-		unlink(tmp);
+		outfile__abort(&o);
 	else
-		fsync_parent(path);
-out:
-	free(tmp);
+		err = outfile__commit(&o);
 	free(buf);
 	return err;
 }

@@ -148,6 +148,11 @@ int labels__parse_set(const void *buf, size_t len, uint64_t id, struct label_set
 		const unsigned char *r = b + 24 + 8 * i;
 		uint32_t koff = get16(r), klen = get16(r + 2);
 		uint32_t voff = get16(r + 4), vlen = get16(r + 6);
+		/* pprof has no empty label keys (our builder refuses one): a
+		 * set with one is malformed, so that it costs only its own
+		 * samples their labels, never the profile. */
+		if (!klen)
+			return fail(why, "empty label key", -EPROTO);
 		if ((bad = check_str(b, total, koff, klen, LABELS_KEY_MAX - 1)) ||
 		    (bad = check_str(b, total, voff, vlen, LABELS_VALUE_MAX - 1)))
 			return fail(why, bad, -EPROTO);

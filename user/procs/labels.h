@@ -50,7 +50,7 @@ int labels__read_record(pid_t pid, uint64_t addr, struct labels_record_info *out
 			const char **why);
 
 struct label_pair {
-	char key[LABELS_KEY_MAX];     /* NUL-terminated (may be empty) */
+	char key[LABELS_KEY_MAX];     /* NUL-terminated, never empty */
 	char value[LABELS_VALUE_MAX]; /* NUL-terminated, may be empty */
 };
 

@@ -96,6 +96,29 @@ void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg)
 	p->dbg = dbg;
 }
 
+void procs__set_verbose(struct procs *p, int verbose)
+{
+	p->verbose = verbose;
+}
+
+/* A perf map refused for its owner, type or size would otherwise make
+ * JIT frames addresses in silence: count it once per process, say it
+ * with -v. */
+static void note_jit_refusal(struct procs *p, struct proc *pr)
+{
+	int e = -pr->jit_refused;
+
+	if (!pr->jit_refused || pr->jit_refusal_noted)
+		return;
+	pr->jit_refusal_noted = true;
+	p->st.jit_maps_refused++;
+	if (p->verbose)
+		fprintf(stderr, "pmubpf: pid %u (%s): perf map /tmp/perf-%u.map refused: %s\n",
+			pr->tgid, pr->comm, pr->jit_src.nspid,
+			e == EPERM ? "neither root's nor the process user's file, or a symbolic link" :
+			e == EFBIG ? "larger than 64 MiB" : "not a regular file");
+}
+
 const struct procs_stats *procs__stats(const struct procs *p)
 {
 	return &p->st;
@@ -296,6 +319,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 	}
 	procmaps__free(&pr->reported); /* the fresh read has them */
 	procsyms__jit_refresh(pr);
+	note_jit_refusal(p, pr);
 	if (merge_maps(p, pr, &fresh) == 0) {
 		p->st.rescans++;
 		if (p->maps_hook)
@@ -333,6 +357,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
 	read_exe(pr);
 	procsyms__jit_snapshot(pr);
+	note_jit_refusal(p, pr);
 	pr->snapshotted = true;
 	pr->next_rescan = mono_ns() + rescan_delay(0);
 	if (p->maps_hook)
@@ -471,6 +496,7 @@ int procs__tick(struct procs *p)
 				rescan(p, pr, false);
 			pending += pr->report_due != 0;
 			procsyms__jit_poll(pr, now_ms);
+			note_jit_refusal(p, pr);
 		}
 		if (pr->label_state == LABELS_PENDING) {
 			procs_labels_retry(p, pr);

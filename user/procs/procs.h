@@ -50,6 +50,9 @@ struct proc {
 	struct perfmap *jit;      /* its /tmp/perf-PID.map, NULL if none */
 	int64_t jit_read_ms;      /* last read, CLOCK_MONOTONIC ms */
 	int jit_reads;
+	int jit_refused;          /* -errno: its map was refused (owner,
+	                           * type, size), 0 if not */
+	bool jit_refusal_noted;   /* counted (and said with -v) */
 };
 
 struct procs_stats {
@@ -68,6 +71,7 @@ struct procs_stats {
 	uint64_t over_cap;         /* processes not recorded: max_procs reached */
 	uint64_t collected;        /* dead processes forgotten (procs__gc) */
 	size_t max_procs;
+	uint64_t jit_maps_refused; /* processes whose perf map was refused */
 };
 
 /* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1;
@@ -84,6 +88,8 @@ struct debuginfo;
 /* Note each new object's debug sources with dbg at snapshot (debuginfo.h);
  * without it objects get ELF symbols only. */
 void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
+/* verbose > 0: say on stderr what is refused per process (perf maps). */
+void procs__set_verbose(struct procs *p, int verbose);
 void procs__free(struct procs *p);
 /* Called with each process whose maps were just read (first snapshot) or
  * changed (a re-read merged something in): --call-graph dwarf loads its

@@ -36,6 +36,7 @@ struct procs {
 	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
 	struct hashtab *set_index; /* (proc, id) -> index in sets */
 	struct procs_stats st;
+	int verbose;
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
 	void *maps_hook_ctx;
 	int64_t last_tick;     /* procs__tick's last pass, and its result */

@@ -45,10 +45,15 @@ static void jit_read(struct proc *pr, bool if_changed)
 {
 	struct perfmap *m = NULL;
 
+	int err;
+
 	pr->jit_read_ms = mono_ms();
-	if (perfmap__read(&pr->jit_src, if_changed, &m) == 0) {
+	err = perfmap__read(&pr->jit_src, if_changed, &m);
+	if (err == 0) {
 		perfmap__free(pr->jit);
 		pr->jit = m;
+	} else if (err == -EPERM || err == -EINVAL || err == -EFBIG) {
+		pr->jit_refused = err; /* procs.c counts it */
 	}
 }
 

@@ -41,6 +41,10 @@
  * server, the server too. Never cleared: a stopped process stays stopping. */
 static volatile sig_atomic_t stop_signal;
 
+/* The signals that end a recording and still write its profile: Ctrl-C,
+ * kill, a hung-up terminal (a dropped ssh session), Ctrl-\. */
+const int session__stop_signals[SESSION_NSTOP_SIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
@@ -51,10 +55,15 @@ void session__catch_signals(void)
 	/* No SA_RESTART: a blocking poll or accept returns EINTR and its
 	 * loop sees stop_signal. */
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&ign.sa_mask);
+	for (size_t i = 0; i < sizeof(session__stop_signals) / sizeof(int); i++)
+		sigaction(session__stop_signals[i], &sa, NULL);
+	/* A dropped ssh session can take stderr's reader with it: a message
+	 * must fail (EPIPE), not kill us before the profile is written. */
+	sigaction(SIGPIPE, &ign, NULL);
 }
 
 int session__stop_signal(void)
@@ -347,6 +356,7 @@ int session__build(struct session *s)
 	if (!s->procs)
 		return fail(s, "setting up the process registry: %s", strerror(errno));
 	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
+	procs__set_verbose(s->procs, cfg->verbose);
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
 	if (!cfg->no_symbol) {
 		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
@@ -474,6 +484,17 @@ enum session_end session__step(struct session *s)
 	return stop_signal ? SESSION_SIGNAL : SESSION_GOING;
 }
 
+/* Said once the recording ends on a signal, so that a SIGHUP'ed or
+ * SIGQUIT'ed run does not end in silence. */
+static void say_stop_signal(const struct session *s)
+{
+	int sig = stop_signal;
+
+	if (sig && !s->quiet)
+		fprintf(stderr, "pmubpf: SIG%s: ending the recording, writing the profile\n",
+			sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+}
+
 void session__stop(struct session *s)
 {
 	int64_t t_end;
@@ -483,6 +504,7 @@ void session__stop(struct session *s)
 		return;
 	s->stopped = true;
 	__atomic_store_n(&s->skel->bss->recording, 0, __ATOMIC_RELEASE); /* and closes */
+	say_stop_signal(s);
 	t_end = mono_ns();
 	fired = timekeeper__fired(s->tk);
 	timekeeper__stop(s->tk, &s->tk_st);

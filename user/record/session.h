@@ -121,10 +121,14 @@ int session__record(const struct config *cfg, struct session_result *res,
 int session__check(const struct config *cfg, int **cpus, int *ncpus,
 		   char *err, size_t errlen);
 
-/* SIGINT/SIGTERM from now on end the recording under way (or the next
- * one) instead of the process; session__stop_signal says which arrived,
- * 0 if none. session__start installs this itself once the events are
- * attached; a caller that must hear signals earlier calls it first. */
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT (session__stop_signals) from now
+ * on end the recording under way (or the next one) instead of the
+ * process, and SIGPIPE is ignored; session__stop_signal says which
+ * arrived, 0 if none. session__start installs this itself once the
+ * events are attached; a caller that must hear signals earlier calls it
+ * first (and blocks session__stop_signals in its other threads). */
+#define SESSION_NSTOP_SIGNALS 4
+extern const int session__stop_signals[SESSION_NSTOP_SIGNALS];
 void session__catch_signals(void);
 int session__stop_signal(void);
 

@@ -2,12 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "config/values.h"
+#include "lib/outfile.h"
+#include "report/report.h"
 #include "targets.h"
 
 int targets__online_cpus(int **cpus, int *n)
@@ -60,8 +63,36 @@ bool targets__alive(const struct config *cfg)
 	return false;
 }
 
-/* The output's directory must be writable before we spend the duration. */
-int targets__check_output_dir(const char *out, char *err, size_t errlen)
+/* Every file the recording will write, checked before anything loads:
+ * a bad path found after the recording would cost the recording. */
+int targets__check_outputs(const struct config *cfg, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	int ret;
+
+	/* Several events write NAME.EVENT.pb.gz next to -o: next to a device
+	 * or FIFO (/dev/null) those would be new files in its directory. */
+	if (cfg->nevents > 1 && outfile__check(cfg->output, NULL, 0) == OUTFILE_IN_PLACE) {
+		snprintf(err, errlen, "cannot write '%s': it is not a regular file, and %d events write one file each (NAME.EVENT.pb.gz): give a file name",
+			 cfg->output, cfg->nevents);
+		return -EINVAL;
+	}
+	for (int ev = 0; ev < cfg->nevents; ev++) {
+		report__output_path(cfg, ev, path, sizeof(path));
+		if (strlen(path) >= PATH_MAX) {
+			snprintf(err, errlen, "cannot write '%s': %s", cfg->output, strerror(ENAMETOOLONG));
+			return -ENAMETOOLONG;
+		}
+		ret = outfile__check(path, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The directory the output would go to is writable (the HTTP server's
+ * check at start: each request writes into a new private directory). */
+static int check_output_dir(const char *out, char *err, size_t errlen)
 {
 	char *copy, *dir;
 	int ret = 0;
@@ -99,7 +130,8 @@ int targets__check(const struct config *cfg, int **cpus, int *ncpus,
 			snprintf(err, errlen, "no such thread: %d (-t)", cfg->tids[i]);
 			return -ESRCH;
 		}
-	ret = targets__check_output_dir(cfg->output, err, errlen);
+	ret = cfg->http ? check_output_dir(cfg->output, err, errlen)
+			: targets__check_outputs(cfg, err, errlen);
 	if (ret)
 		return ret;
 	ret = targets__online_cpus(&online, &n);
@@ -155,8 +187,12 @@ pid_t targets__start_command(char **argv, int *go_fd, int *err_fd)
 
 		close(go[1]);
 		close(errp[0]);
+		/* pmubpf's handlers and ignored SIGPIPE are not the command's. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* pmubpf gave up before starting us */
 		execvp(argv[0], argv);

@@ -16,11 +16,14 @@ int targets__online_cpus(int **cpus, int *n);
 bool targets__exists(pid_t pid);
 /* -p/-t: is any target still alive? (like perf, stop when none is) */
 bool targets__alive(const struct config *cfg);
-/* 0 if the output's directory is writable, else -errno and a one-line
- * reason in err. */
-int targets__check_output_dir(const char *out, char *err, size_t errlen);
+/* 0 if every profile the recording writes (-o, or NAME.EVENT.pb.gz per
+ * event) can be written (lib/outfile.h: a new or regular file in a
+ * writable directory, or one character device/FIFO), else -errno and a
+ * one-line reason in err. */
+int targets__check_outputs(const struct config *cfg, char *err, size_t errlen);
 /* What cfg names must exist before anything loads: every -p process and
- * -t thread alive, the output directory writable, every -C CPU online.
+ * -t thread alive, the outputs writable (targets__check_outputs; with
+ * --http only the directory), every -C CPU online.
  * With cpus non-NULL, *cpus (malloc'ed) and *ncpus are the CPUs to open
  * the events on: -C, else every online CPU. 0, or -errno with a one-line
  * reason in err. */

@@ -66,6 +66,9 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,
 		     LABEL_BYTES_PER_PROC >> 20, LABEL_SETS_MAX, LABEL_BYTES_MAX >> 20,
 		     (unsigned long long)(ps->label_bytes >> 10), PROCS_LABELS_KEY);
+	if (ps && ps->jit_maps_refused)
+		note(out, true, "symbols: %llu perf maps (/tmp/perf-PID.map) refused for their owner, type or size: those processes' JIT frames stay addresses (-v names them)",
+		     (unsigned long long)ps->jit_maps_refused);
 	if (ps && ps->over_cap)
 		note(out, true, "processes: %llu not recorded, over the cap of %zu process records (the counts map size): their samples are kept, comm [unknown], user frames unsymbolized",
 		     (unsigned long long)ps->over_cap, ps->max_procs);
