@@ -28,12 +28,22 @@ static void *alloc_n(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
+/* The id mapping `id` gets in the file: the main mapping becomes 1 and
+ * those before it move up by one, so ids stay 1..n in file order. */
+static uint64_t file_map_id(const struct pprof *p, uint64_t id)
+{
+	if (!p->main_map || !id || id > p->main_map)
+		return id;
+	return id == p->main_map ? 1 : id + 1;
+}
+
 /* Build the Profile message over our arrays and pack it into a new buffer. */
 static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_value_type *st[2] = { &p->sample_type[0], &p->sample_type[1] };
 	pb_mapping **mapp = alloc_n(p->nmaps, sizeof(*mapp));
+	pb_mapping *mapm = alloc_n(p->nmaps, sizeof(*mapm));
 	pb_function **funcp = alloc_n(p->nfuncs, sizeof(*funcp));
 	pb_location *locm = alloc_n(p->nlocs, sizeof(*locm));
 	pb_location **locp = alloc_n(p->nlocs, sizeof(*locp));
@@ -45,11 +55,16 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 	size_t size;
 	int err = -ENOMEM;
 
-	if (!mapp || !funcp || !locm || !locp || !linep || !smpm || !smpp ||
-	    !labp)
+	if (!mapp || !mapm || !funcp || !locm || !locp || !linep || !smpm ||
+	    !smpp || !labp)
 		goto out;
-	for (size_t i = 0; i < p->nmaps; i++)
-		mapp[i] = &p->maps[i];
+	for (size_t i = 0; i < p->nmaps; i++) {
+		uint64_t fid = file_map_id(p, i + 1);
+
+		mapm[fid - 1] = p->maps[i];
+		mapm[fid - 1].id = fid;
+		mapp[fid - 1] = &mapm[fid - 1];
+	}
 	for (size_t i = 0; i < p->nfuncs; i++)
 		funcp[i] = &p->funcs[i];
 	for (size_t i = 0; i < p->nlines; i++)
@@ -58,7 +73,7 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 		const struct pprof_loc *l = &p->locs[i];
 		perftools__profiles__location__init(&locm[i]);
 		locm[i].id = i + 1;
-		locm[i].mapping_id = l->mapping_id;
+		locm[i].mapping_id = file_map_id(p, l->mapping_id);
 		locm[i].address = l->address;
 		locm[i].n_line = l->nlines;
 		locm[i].line = l->nlines ? &linep[l->line_off] : NULL;
@@ -112,6 +127,7 @@ static int encode(struct pprof *p, uint8_t **out, size_t *outlen)
 	err = 0;
 out:
 	free(mapp);
+	free(mapm);
 	free(funcp);
 	free(locm);
 	free(locp);
