@@ -145,19 +145,36 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
 
-# libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
-# MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
-FUZZ_SRCS := $(addprefix user/symbols/,elfsym.c elfsym_tab.c elfutil.c dwarf.c \
-               perfmap.c debuginfo.c demangle.c) \
-             $(addprefix user/unwind/,ehframe.c ehframe_cfa.c ehframe_elf.c)
-$(OUT)/fuzz:
-	$(Q)mkdir -p $@
-$(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
+# --- fuzzing: `make fuzz` ------------------------------------------------
+# One libFuzzer target per parser of outside input (tests/fuzz/fuzz_*.c,
+# seeds in tests/fuzz/corpus/TARGET/). They link a copy of libpmubpf
+# built with clang, ASan, UBSan and libFuzzer's coverage, so a target
+# pulls in only the objects its parser needs. tests/integration/fuzz.sh
+# runs each for a few seconds and replays the corpus; tools/fuzz.sh runs
+# them for longer.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(OUT)/fuzz/,$(FUZZ_TARGETS))
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
+               -I$(OUT) -Iuser -Ibpf -Iinclude -MMD -MP
+FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS))) \
+             $(OUT)/fuzz/obj/profile.pb-c.o
+$(OUT)/fuzz/obj/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Wall -Wextra -Werror -c $< -o $@
+$(OUT)/fuzz/obj/profile.pb-c.o: $(OUT)/profile.pb-c.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(OUT)/fuzz/libpmubpf.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(OUT)/fuzz/libpmubpf.a
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf $^ \
-		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
-fuzz: $(OUT)/fuzz/fuzz_symbols
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wall -Wextra -Werror $< \
+		$(OUT)/fuzz/libpmubpf.a $(LDLIBS) -o $@
+fuzz: $(FUZZ_BINS)
 
 # Symbolization bench: docs/benchmarks.md's "## Symbolization" section.
 $(OUT)/tools:
@@ -175,7 +192,7 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
+test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS)
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build
@@ -249,4 +266,5 @@ install: pmubpf
 clean:
 	rm -rf $(OUT) pmubpf
 
--include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d \
+            $(OUT)/fuzz/*.d $(OUT)/fuzz/obj/*/*.d)
