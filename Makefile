@@ -15,7 +15,19 @@ else
   $(error unsupported architecture '$(ARCH_UNAME)': pmubpf supports x86_64 and aarch64)
 endif
 
-OUT      := build
+# make SANITIZE=1 [TARGET]: the same build with AddressSanitizer and
+# UBSan, into build-san/ (the binary is build-san/pmubpf), so build/ and
+# ./pmubpf stay as they are. `make SANITIZE=1 test` runs every test
+# against it; plain `make test` also runs the unit tests under it.
+ifeq ($(SANITIZE),1)
+  OUT      := build-san
+  BIN      := $(OUT)/pmubpf
+  SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+               -fno-omit-frame-pointer
+else
+  OUT      := build
+  BIN      := pmubpf
+endif
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -24,7 +36,7 @@ PREFIX   ?= /usr/local
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-            -I$(OUT) -Iuser -Ibpf -Iinclude
+            -I$(OUT) -Iuser -Ibpf -Iinclude $(SAN_FLAGS)
 LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lpthread -llzma -lstdc++ -ldl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
               -Ivmlinux -Ibpf -MMD -MP
@@ -40,7 +52,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind
 
-all: pmubpf
+all: $(BIN)
 
 deps:
 	$(Q)tools/deps.sh
@@ -93,7 +105,7 @@ $(OUT)/libpmubpf.a: $(USER_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-pmubpf: $(OUT)/user/main.o $(OUT)/libpmubpf.a
+$(BIN): $(OUT)/user/main.o $(OUT)/libpmubpf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -192,17 +204,28 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS)
+# The fuzz targets are sanitized already: build/fuzz/ only.
+test-build: $(BIN) $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o \
+            $(if $(filter 1,$(SANITIZE)),,$(FUZZ_BINS))
+
+# The tests find the build through these (tests/run.sh, lib.sh, check.py).
+TEST_ENV := PMUBPF_BUILD=$(OUT) PMUBPF=$(abspath $(BIN))
+# What CI runs (make test) includes the unit tests under ASan+UBSan: the
+# unit binaries of build-san/, run by tests/run.sh as san.* checks.
+SAN_UNIT := $(if $(filter 1,$(SANITIZE)),,PMUBPF_SAN_UNIT=build-san/tests)
+san-unit-build:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 $(patsubst build/%,build-san/%,$(UNIT_BINS))
+.PHONY: san-unit-build test-build
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory test-build
-	$(Q)tests/run.sh
+	$(Q)$(MAKE) --no-print-directory test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh
 
-unit-test: test-build
-	$(Q)tests/run.sh unit
+unit-test: test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh unit
 
 integration-test: test-build
-	$(Q)tests/run.sh integration
+	$(Q)$(TEST_ENV) tests/run.sh integration
 
 # --- run: profile the bundled demo ---------------------------------------
 run: deps
@@ -264,7 +287,7 @@ install: pmubpf
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
 
 clean:
-	rm -rf $(OUT) pmubpf
+	rm -rf build build-san pmubpf
 
 -include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d \
             $(OUT)/fuzz/*.d $(OUT)/fuzz/obj/*/*.d)

@@ -3,6 +3,9 @@
 # Every test prints PASS/FAIL/SKIP lines; this prints them, then one line
 #   N passed, N failed, N skipped
 # and exits non-zero if anything failed (or a test binary crashed).
+# PMUBPF_BUILD names the build directory (build, or build-san for `make
+# SANITIZE=1 test`); PMUBPF_SAN_UNIT, a directory of unit tests built
+# with the sanitizers, runs those too, as san.* checks (`make test`).
 set -u
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -22,10 +25,17 @@ run_one() { # name, command...
 }
 
 if [[ $which == all || $which == unit ]]; then
-	for t in build/tests/test_*; do
+	for t in "${PMUBPF_BUILD:-build}"/tests/test_*; do
 		[[ -x $t ]] || continue
 		run_one "$(basename "$t")" "$t"
 	done
+	if [[ -n ${PMUBPF_SAN_UNIT:-} ]]; then
+		for t in "$PMUBPF_SAN_UNIT"/test_*; do
+			[[ -x $t ]] || continue
+			run_one "san.$(basename "$t")" \
+				bash -c 'set -o pipefail; "$1" 2>&1 | sed -E "s/^(PASS|FAIL|SKIP) /\1 san./"' _ "$t"
+		done
+	fi
 fi
 if [[ $which == all || $which == integration ]]; then
 	for t in tests/integration/*.sh; do
