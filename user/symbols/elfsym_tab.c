@@ -153,10 +153,15 @@ static bool build_tables(struct symcache *c, struct elfobj *o, struct cand *v,
 		bool code = is_code(v[i].type);
 		bool head = !code || i == 0 || !is_code(v[i - 1].type) ||
 			    v[i - 1].addr != v[i].addr;
+		/* Stop at the first match: once marked, v[i].len is SIZE_MAX,
+		 * and comparing on would memcmp that many bytes against an
+		 * earlier duplicate (also marked SIZE_MAX). */
 		for (size_t j = i; !head && j-- > 0 && i - j <= DUP_WINDOW &&
 		     v[j].addr == v[i].addr && is_code(v[j].type);)
-			if (v[j].len == v[i].len && !memcmp(v[j].name, v[i].name, v[i].len))
+			if (v[j].len == v[i].len && !memcmp(v[j].name, v[i].name, v[i].len)) {
 				v[i].len = SIZE_MAX;
+				break;
+			}
 		if (v[i].len == SIZE_MAX)
 			continue;
 		*(code && head ? &nsyms : &nother) += 1;
