@@ -21,7 +21,9 @@ report() {
 		t=$(basename "$d")
 		[[ -f $d/cpu ]] || continue
 		# A target may have been run several times: sum them.
-		cpu=$(awk '{s += $1} END {printf "%.0f", s}' "$d/cpu")
+		# /usr/bin/time appends "USER SYS" per run (and a line of its
+		# own when the fuzzer exits non-zero: not numbers, skipped).
+		cpu=$(awk '$1 ~ /^[0-9.]+$/ {s += $1 + $2} END {printf "%.0f", s}' "$d/cpu")
 		ex=$(grep -h '^stat::number_of_executed_units' "$d"/log.* | awk '{s += $2} END {print s}')
 		last=$(grep -h -E '^#[0-9]+' "$d"/log.* | tail -n 1)
 		printf '%-10s %9s %12s %6s %6s %7s\n' "$t" "$cpu" "$ex" \
