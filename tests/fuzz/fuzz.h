@@ -63,7 +63,7 @@ static inline bool fuzz_bad_err(const char *err, const uint8_t *in, size_t n)
 
 /* ---- a fake sysfs PMU tree (events, CLI, HTTP targets) ---------------- */
 
-static char fuzz_sysfs_dir[64];
+static char fuzz_sysfs_dir[256];
 
 static inline int fuzz_rm(const char *path, const struct stat *st, int flag,
 			  struct FTW *ftw)
@@ -99,8 +99,9 @@ static inline void fuzz_put(const char *root, const char *rel, const char *conte
 
 /* The tree, made once per process and removed at exit: a "cpu" PMU with
  * Intel-like formats and aliases, a "software" PMU, an "odd" one with a
- * split field, a full-width field and a malformed format. In /dev/shm
- * where there is one: the pmu_sysfs target rewrites files per input. */
+ * split field, a full-width field and a malformed format. In $TMPDIR,
+ * else /dev/shm where there is one (the pmu_sysfs target rewrites files
+ * per input); a run killed by a crash leaves it behind. */
 static inline const char *fuzz_sysfs(void)
 {
 	static const char *const files[][2] = {
@@ -122,8 +123,11 @@ static inline const char *fuzz_sysfs(void)
 
 	if (fuzz_sysfs_dir[0])
 		return fuzz_sysfs_dir;
-	snprintf(fuzz_sysfs_dir, sizeof(fuzz_sysfs_dir), "%s/pmubpf-fuzz-sysfs.XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(fuzz_sysfs_dir, sizeof(fuzz_sysfs_dir), "%s/pmubpf-fuzz-sysfs.XXXXXX", tmp);
 	if (!mkdtemp(fuzz_sysfs_dir))
 		abort();
 	atexit(fuzz_sysfs_cleanup);

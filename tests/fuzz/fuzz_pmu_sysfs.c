@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"f/type", "f/format/a", "f/format/b", "f/format/c",
 		"f/events/x", "f/events/y",
 	};
-	static char root[64];
+	static char root[300];
 	struct perf_event_attr attr;
 	char err[256], *f[7];
 
