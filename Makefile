@@ -204,9 +204,8 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-# The fuzz targets are sanitized already: build/fuzz/ only.
 test-build: $(BIN) $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o \
-            $(if $(filter 1,$(SANITIZE)),,$(FUZZ_BINS))
+            $(FUZZ_BINS)
 
 # The tests find the build through these (tests/run.sh, lib.sh, check.py).
 TEST_ENV := PMUBPF_BUILD=$(OUT) PMUBPF=$(abspath $(BIN))

@@ -7,7 +7,7 @@
 # go to a scratch directory; the corpus stays as is. Longer runs:
 #   make fuzz && tools/fuzz.sh 600
 source "$(dirname "$0")/lib.sh"
-FUZZ=$ROOT/build/fuzz
+FUZZ=$ROOT/${PMUBPF_BUILD:-build}/fuzz
 CORPUS=$ROOT/tests/fuzz/corpus
 targets=()
 for f in "$ROOT"/tests/fuzz/fuzz_*.c; do
@@ -37,9 +37,9 @@ for t in "${targets[@]}"; do
 		tail -n 30 "$TMP/$t.log" | sed 's/^/    /'
 		for a in "$TMP/$t"-*; do
 			[[ -f $a ]] || continue
-			mkdir -p "$ROOT/build/fuzz/artifacts"
-			cp "$a" "$ROOT/build/fuzz/artifacts/"
-			echo "    artifact: build/fuzz/artifacts/${a##*/} (once fixed, add it to tests/fuzz/corpus/$t/ as crash-NAME)"
+			mkdir -p "$FUZZ/artifacts"
+			cp "$a" "$FUZZ/artifacts/"
+			echo "    artifact: $FUZZ/artifacts/${a##*/} (once fixed, add it to tests/fuzz/corpus/$t/ as crash-NAME)"
 		done
 	fi
 done
