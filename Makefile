@@ -16,7 +16,19 @@ else
   $(error unsupported architecture '$(ARCH_UNAME)': pmubpf supports x86_64 and aarch64)
 endif
 
-OUT      := build
+# make SANITIZE=1 [TARGET]: the same build with AddressSanitizer and
+# UBSan, into build-san/ (the binary is build-san/pmubpf), so build/ and
+# ./pmubpf stay as they are. `make SANITIZE=1 test` runs every test
+# against it; plain `make test` also runs the unit tests under it.
+ifeq ($(SANITIZE),1)
+  OUT      := build-san
+  BIN      := $(OUT)/pmubpf
+  SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+               -fno-omit-frame-pointer
+else
+  OUT      := build
+  BIN      := pmubpf
+endif
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
@@ -25,7 +37,7 @@ PREFIX   ?= /usr/local
 
 CFLAGS   ?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-            -I$(OUT) -Iuser -Ibpf -Iinclude
+            -I$(OUT) -Iuser -Ibpf -Iinclude $(SAN_FLAGS)
 LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lpthread -llzma -lstdc++ -ldl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
               -Ivmlinux -Ibpf -MMD -MP
@@ -41,7 +53,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind check-layers
 
-all: pmubpf
+all: $(BIN)
 
 deps:
 	$(Q)tools/deps.sh
@@ -94,7 +106,7 @@ $(OUT)/libpmubpf.a: $(USER_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-pmubpf: $(OUT)/user/main.o $(OUT)/libpmubpf.a
+$(BIN): $(OUT)/user/main.o $(OUT)/libpmubpf.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -146,20 +158,36 @@ $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
 
-# libFuzzer target for the symbol readers (ELF, DWARF, perf maps,
-# MiniDebugInfo): `make fuzz`; tests/integration/fuzz.sh runs it briefly.
-FUZZ_SRCS := $(addprefix user/symbols/,elfsym.c elfsym_tab.c elfutil.c dwarf.c \
-               perfmap.c debuginfo.c demangle.c) \
-             $(addprefix user/unwind/,ehframe.c ehframe_cfa.c ehframe_elf.c) \
-             user/lib/grow.c
-$(OUT)/fuzz:
-	$(Q)mkdir -p $@
-$(OUT)/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c $(FUZZ_SRCS) | $(OUT)/fuzz
+# --- fuzzing: `make fuzz` ------------------------------------------------
+# One libFuzzer target per parser of outside input (tests/fuzz/fuzz_*.c,
+# seeds in tests/fuzz/corpus/TARGET/). They link a copy of libpmubpf
+# built with clang, ASan, UBSan and libFuzzer's coverage, so a target
+# pulls in only the objects its parser needs. tests/integration/fuzz.sh
+# runs each for a few seconds and replays the corpus; tools/fuzz.sh runs
+# them for longer.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(OUT)/fuzz/,$(FUZZ_TARGETS))
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
+               -I$(OUT) -Iuser -Ibpf -Iinclude -MMD -MP
+FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS))) \
+             $(OUT)/fuzz/obj/profile.pb-c.o
+$(OUT)/fuzz/obj/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Wall -Wextra -Werror -c $< -o $@
+$(OUT)/fuzz/obj/profile.pb-c.o: $(OUT)/profile.pb-c.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(OUT)/fuzz/libpmubpf.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(OUT)/fuzz/libpmubpf.a
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf $^ \
-		-lelf -ldw -llzma -lz -lstdc++ -ldl -o $@
-fuzz: $(OUT)/fuzz/fuzz_symbols
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wall -Wextra -Werror $< \
+		$(OUT)/fuzz/libpmubpf.a $(LDLIBS) -o $@
+fuzz: $(FUZZ_BINS)
 
 # Symbolization bench: docs/benchmarks.md's "## Symbolization" section.
 $(OUT)/tools:
@@ -177,7 +205,8 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-test-build: pmubpf $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
+test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) \
+            $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS)
 
 # Includes and calls point down the layers, no circles (docs/architecture.md,
 # "Files"). It reads the objects, so it runs after the build; `make test`
@@ -185,16 +214,25 @@ test-build: pmubpf $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS
 check-layers: $(USER_OBJS) $(OUT)/user/main.o
 	$(Q)python3 tools/check_layers.py $(OUT)
 
-test: deps
-	$(Q)$(MAKE) --no-print-directory test-build
-	$(Q)$(MAKE) --no-print-directory check-layers
-	$(Q)tests/run.sh
+# The tests find the build through these (tests/run.sh, lib.sh, check.py).
+TEST_ENV := PMUBPF_BUILD=$(OUT) PMUBPF=$(abspath $(BIN))
+# What CI runs (make test) includes the unit tests under ASan+UBSan: the
+# unit binaries of build-san/, run by tests/run.sh as san.* checks.
+SAN_UNIT := $(if $(filter 1,$(SANITIZE)),,PMUBPF_SAN_UNIT=build-san/tests)
+san-unit-build:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 $(patsubst build/%,build-san/%,$(UNIT_BINS))
+.PHONY: san-unit-build test-build
 
-unit-test: test-build
-	$(Q)tests/run.sh unit
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(MAKE) --no-print-directory check-layers
+	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh
+
+unit-test: test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh unit
 
 integration-test: test-build
-	$(Q)tests/run.sh integration
+	$(Q)$(TEST_ENV) tests/run.sh integration
 
 # --- run: profile the bundled demo ---------------------------------------
 run: deps
@@ -267,6 +305,7 @@ install: pmubpf
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
 
 clean:
-	rm -rf $(OUT) pmubpf
+	rm -rf build build-san pmubpf
 
--include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d \
+            $(OUT)/fuzz/*.d $(OUT)/fuzz/obj/*/*.d)

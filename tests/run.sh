@@ -11,6 +11,9 @@
 # tests rather than letting them all skip into a green result.
 # PMUBPF_TEST_TIMEOUT (seconds, default 600) bounds each test binary and
 # script: one stuck wait cannot hang CI.
+# PMUBPF_BUILD names the build directory (build, or build-san for `make
+# SANITIZE=1 test`); PMUBPF_SAN_UNIT, a directory of unit tests built
+# with the sanitizers, runs those too, as san.* checks (`make test`).
 set -u
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -19,7 +22,8 @@ limit=${PMUBPF_TEST_TIMEOUT:-600}
 if [[ $(id -u) -ne 0 && $which != unit && -z ${PMUBPF_TEST_NO_SUDO:-} ]] &&
 	command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
 	echo "tests/run.sh: not root: re-running under sudo"
-	exec sudo -n env PMUBPF_TEST_TIMEOUT="$limit" "$PWD/tests/run.sh" "$which"
+	exec sudo -n env PMUBPF_TEST_TIMEOUT="$limit" PMUBPF_BUILD="${PMUBPF_BUILD:-build}" \
+		PMUBPF_SAN_UNIT="${PMUBPF_SAN_UNIT:-}" PMUBPF="${PMUBPF:-}" "$PWD/tests/run.sh" "$which"
 fi
 
 log=$(mktemp)
@@ -44,10 +48,17 @@ run_one() { # name, command...
 }
 
 if [[ $which == all || $which == unit ]]; then
-	for t in build/tests/test_*; do
+	for t in "${PMUBPF_BUILD:-build}"/tests/test_*; do
 		[[ -x $t ]] || continue
 		run_one "$(basename "$t")" "$t"
 	done
+	if [[ -n ${PMUBPF_SAN_UNIT:-} ]]; then
+		for t in "$PMUBPF_SAN_UNIT"/test_*; do
+			[[ -x $t ]] || continue
+			run_one "san.$(basename "$t")" \
+				bash -c 'set -o pipefail; "$1" 2>&1 | sed -E "s/^(PASS|FAIL|SKIP) /\1 san./"' _ "$t"
+		done
+	fi
 fi
 if [[ $which == all || $which == integration ]]; then
 	if [[ $(id -u) -ne 0 ]]; then

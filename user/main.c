@@ -35,6 +35,11 @@ int main(int argc, char **argv)
 		ret = httpd__serve(&cfg, SYSFS_PMUS);
 		break;
 	default:
+		/* Messages quote the input: a newline or escape in it would
+		 * break the one line a refusal is (tests/fuzz/fuzz_cli.c). */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		fprintf(stderr, "pmubpf: %s\n", err);
 		ret = 2;
 		break;

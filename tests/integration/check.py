@@ -41,7 +41,7 @@ reason on the last line. Subcommands:
 import argparse, json, math, os, re, statistics, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DUMP = os.path.join(ROOT, "build", "tests", "pprof_dump")
+DUMP = os.path.join(ROOT, os.environ.get("PMUBPF_BUILD", "build"), "tests", "pprof_dump")
 
 
 def load(path):

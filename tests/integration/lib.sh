@@ -5,8 +5,9 @@
 # every check of the script is skipped with the reason.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PMUBPF=$ROOT/pmubpf
-B=$ROOT/build/tests
+# make SANITIZE=1 test points these at build-san/ (Makefile, TEST_ENV).
+PMUBPF=${PMUBPF:-$ROOT/pmubpf}
+B=$ROOT/${PMUBPF_BUILD:-build}/tests
 DUMP=$B/pprof_dump
 CHECK="python3 $ROOT/tests/integration/check.py"
 SUITE=$(basename "$0" .sh)

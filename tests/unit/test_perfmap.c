@@ -218,7 +218,8 @@ static bool kernel_module_file(void)
 	close(ofd);
 	CHECK_EQ_INT(pprof__write(p, out), 0);
 	char cmd[256], line[4096] = "";
-	snprintf(cmd, sizeof(cmd), "build/tests/pprof_dump %s", out);
+	const char *build = getenv("PMUBPF_BUILD"); /* build-san: make SANITIZE=1 test */
+	snprintf(cmd, sizeof(cmd), "%s/tests/pprof_dump %s", build ? build : "build", out);
 	FILE *d = popen(cmd, "r");
 	CHECK(d);
 	size_t n = fread(line, 1, sizeof(line) - 1, d);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -209,13 +210,53 @@ fail:
 
 /* --- allocation failure injection ---------------------------------------
  * While fi_armed, the fi_countdown-th allocation fails (once) and fi_live
- * counts allocations minus frees, so a leak on any path shows as != 0. */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
+ * counts allocations minus frees, so a leak on any path shows as != 0.
+ * The wrappers forward to the next allocator (glibc's, or AddressSanitizer's
+ * under make SANITIZE=1: ASan also allocates behind strdup and others, so
+ * its blocks must be freed by it, never by __libc_free). dlsym may
+ * allocate while they are being looked up: those few bytes come from a
+ * static arena and are never freed. */
+static void *(*next_malloc)(size_t);
+static void *(*next_calloc)(size_t, size_t);
+static void *(*next_realloc)(void *, size_t);
+static void (*next_free)(void *);
 static bool fi_armed, fi_fired;
 static long fi_countdown, fi_live;
+static _Alignas(16) char boot[4096];
+static size_t boot_used;
+
+static bool in_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+}
+
+static void *boot_alloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (n > sizeof(boot) - boot_used)
+		abort();
+	boot_used += n;
+	return boot + boot_used - n; /* static storage: already zeroed */
+}
+
+static bool resolve(void)
+{
+	static bool busy;
+
+	if (next_free)
+		return true;
+	if (busy)
+		return false;
+	busy = true;
+	next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	next_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	busy = false;
+	if (!next_malloc || !next_calloc || !next_realloc || !next_free)
+		abort();
+	return true;
+}
 
 static bool fi_fail(void)
 {
@@ -228,29 +269,59 @@ static bool fi_fail(void)
 
 void *malloc(size_t n)
 {
-	void *r = fi_fail() ? NULL : __libc_malloc(n);
+	if (!resolve())
+		return boot_alloc(n);
+	void *r = fi_fail() ? NULL : next_malloc(n);
 	fi_live += r && fi_armed;
 	return r;
 }
 
 void *calloc(size_t n, size_t m)
 {
-	void *r = fi_fail() ? NULL : __libc_calloc(n, m);
+	if (!resolve())
+		return n && m > SIZE_MAX / n ? NULL : boot_alloc(n * m);
+	void *r = fi_fail() ? NULL : next_calloc(n, m);
 	fi_live += r && fi_armed;
 	return r;
 }
 
 void *realloc(void *p, size_t n)
 {
-	void *r = fi_fail() ? NULL : __libc_realloc(p, n);
+	if (!resolve() || in_boot(p))
+		abort(); /* not needed by dlsym; arena blocks never grow */
+	void *r = fi_fail() ? NULL : next_realloc(p, n);
 	fi_live += r && !p && fi_armed;
+	return r;
+}
+
+/* AddressSanitizer implements these itself, on its own heap, not through
+ * malloc: without wrappers their blocks would be freed here but never
+ * counted. */
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *r = malloc(n);
+	return r ? memcpy(r, s, n) : NULL;
+}
+
+char *strndup(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *r = malloc(n + 1);
+	if (r) {
+		memcpy(r, s, n);
+		r[n] = '\0';
+	}
 	return r;
 }
 
 void free(void *p)
 {
-	fi_live -= p && fi_armed;
-	__libc_free(p);
+	if (!p || in_boot(p))
+		return;
+	fi_live -= fi_armed;
+	resolve();
+	next_free(p);
 }
 
 /* --- tests -------------------------------------------------------------- */

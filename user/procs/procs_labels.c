@@ -193,11 +193,17 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 /* What the samples of a set not kept (over a cap) are labelled with. */
 static const struct proc_label_set *too_many(void)
 {
-	static struct {
+	/* A set of one pair, in storage sized for it (a flexible array
+	 * member cannot be initialized statically in ISO C). */
+	static union {
 		struct proc_label_set s;
-		struct label_kv kv[1];
-	} over = { .s = { .n = 1 }, .kv = { { PROCS_LABELS_KEY, "[too many sets]" } } };
+		char room[sizeof(struct proc_label_set) + sizeof(struct label_kv)];
+	} over;
 
+	if (!over.s.n) { /* idempotent: the same values every time */
+		over.s.pairs[0] = (struct label_kv){ PROCS_LABELS_KEY, "[too many sets]" };
+		over.s.n = 1;
+	}
 	return &over.s;
 }
 

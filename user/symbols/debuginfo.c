@@ -70,7 +70,11 @@ static void load_debuginfod(struct debuginfo *dbg)
 
 	if (!urls || !*urls)
 		return;
-	dbg->dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	/* NODELETE: libdebuginfod starts libcurl (and its TLS library),
+	 * whose global state lives until exit; unloading them under it at
+	 * debuginfo__free leaked that state (LeakSanitizer, make SANITIZE=1)
+	 * and is not safe with their exit handlers. */
+	dbg->dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!dbg->dl)
 		return;
 	*(void **)&dbg->d_begin = dlsym(dbg->dl, "debuginfod_begin");

@@ -273,7 +273,8 @@ int ehf__build(const struct ehf_input *in, struct ehf_table *out)
 	if (in->eh_frame.data && in->eh_frame.size)
 		err = do_section(in, &in->eh_frame, true, &b, &eh_ranges);
 	if (!err && in->debug_frame.data && in->debug_frame.size) {
-		qsort(eh_ranges.v, eh_ranges.n, sizeof(*eh_ranges.v), cmp_range);
+		if (eh_ranges.n) /* qsort(NULL, 0) is undefined */
+			qsort(eh_ranges.v, eh_ranges.n, sizeof(*eh_ranges.v), cmp_range);
 		err = do_section(in, &in->debug_frame, false, &b, &eh_ranges);
 	}
 	free(eh_ranges.v);
