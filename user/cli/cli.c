@@ -21,6 +21,7 @@ enum {
 	OPT_NO_SYMBOL = 300, OPT_DEBUGINFO_DIR,
 	OPT_CALL_GRAPH = 320, OPT_NO_DITHER,
 	OPT_HTTP = 340,
+	OPT_FORMAT = 360,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "counts-map-size", required_argument, NULL, OPT_COUNTS_MAP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ 0 },
 };
 
@@ -88,6 +90,9 @@ void cli__usage(FILE *f)
 "                        SIGTERM also stop and still write the profile\n"
 "  -o, --output FILE     profile path (default pmubpf.pb.gz); with several events\n"
 "                        the event goes into each name: FILE -> NAME.EVENT.pb.gz\n"
+"      --format FMT      pprof (default) or folded: one 'comm;outer;...;leaf WEIGHT'\n"
+"                        line per stack, for flamegraph.pl and inferno (default\n"
+"                        for -o NAME.folded; default output pmubpf.folded)\n"
 "      --no-kernel       no kernel stacks\n"
 "      --no-symbol       addresses and mappings (with build-ids) only: symbolize\n"
 "                        later, e.g. go tool pprof -symbolize=local\n"
@@ -345,6 +350,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 {
 	int opt, ret;
 	bool freq_given = false, period_given = false, output_given = false;
+	bool format_given = false;
 	uint64_t v;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -462,6 +468,15 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->http = optarg;
 			break;
 		}
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pprof"))
+				cfg->format = FORMAT_PPROF;
+			else if (!strcmp(optarg, "folded"))
+				cfg->format = FORMAT_FOLDED;
+			else
+				return cli__fail(err, errlen, "bad --format '%s': want pprof or folded", optarg);
+			format_given = true;
+			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 1, 1000, &v))
 				return cli__fail(err, errlen, "bad --top '%s': want 1..1000", optarg);
@@ -506,6 +521,15 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return cli__fail(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
 		return cli__fail(err, errlen, "-a excludes -p and -t");
+	/* -o NAME.folded asks for folded stacks; --format says it outright. */
+	if (!format_given && output_given) {
+		size_t n = strlen(cfg->output), k = strlen(FOLDED_SUFFIX);
+
+		if (n > k && !strcmp(cfg->output + n - k, FOLDED_SUFFIX))
+			cfg->format = FORMAT_FOLDED;
+	}
+	if (cfg->format == FORMAT_FOLDED && !output_given)
+		cfg->output = DEFAULT_OUTPUT_FOLDED;
 	if (cfg->http) {
 		/* Each request says how long, and gets its profile back. */
 		if (cfg->command)
@@ -516,6 +540,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return cli__fail(err, errlen, "--http excludes -o: each request gets its profile back");
 		if (cfg->top)
 			return cli__fail(err, errlen, "--http excludes --top: nothing is printed per request");
+		if (format_given)
+			return cli__fail(err, errlen, "--http excludes --format: requests get pprof profiles");
 		if (cfg->nevents > 1)
 			return cli__fail(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
 	}

@@ -4,7 +4,8 @@
  * The profile's arrays (pprof_int.h) are the message structs already;
  * encoding points protobuf-c's repeated fields at them and packs the
  * Profile into one buffer, which zlib compresses in chunks to the temp
- * file. A failure at any step leaves no file behind.
+ * file. A failure at any step leaves no file behind. pprof_folded.c's
+ * text goes to disk through the same pprof__write_atomic.
  */
 #include "pprof.h"
 #include "pprof_int.h"
@@ -201,22 +202,16 @@ static void fsync_parent(const char *path)
 	free(dir);
 }
 
-int pprof__write(struct pprof *p, const char *path)
+/* The one way a profile reaches the disk, whatever its format. */
+int pprof__write_atomic(const char *path, const uint8_t *buf, size_t len, bool gzip)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0;
 	char *tmp = NULL;
-	int fd, err;
+	int fd, err = 0;
 
 	if (!path || !*path)
 		return -EINVAL;
-	err = encode(p, &buf, &len);
-	if (err)
-		return err;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		free(buf);
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
 		return -ENOMEM;
-	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -225,7 +220,7 @@ int pprof__write(struct pprof *p, const char *path)
 	if (fchmod(fd, 0644))
 		err = -errno;
 	if (!err)
-		err = gzip_to_fd(fd, buf, len);
+		err = gzip ? gzip_to_fd(fd, buf, len) : write_all(fd, buf, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
@@ -238,6 +233,20 @@ int pprof__write(struct pprof *p, const char *path)
 		fsync_parent(path);
 out:
 	free(tmp);
+	return err;
+}
+
+int pprof__write(struct pprof *p, const char *path)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!path || !*path)
+		return -EINVAL;
+	err = encode(p, &buf, &len);
+	if (!err)
+		err = pprof__write_atomic(path, buf, len, true);
 	free(buf);
 	return err;
 }

@@ -127,8 +127,9 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 		snprintf(buf, len, "%s", out);
 		return;
 	}
-	const char *ext = strstr(base, ".pb.gz");
-	if (ext && ext[6] == '\0')
+	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
+	const char *ext = strstr(base, want);
+	if (ext && ext[strlen(want)] == '\0')
 		stem = (size_t)(ext - out);
 	else
 		stem = strlen(out), ext = "";
@@ -406,6 +407,7 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
 
 		struct pprof_label labels[3 + 16];
+		char keys[16][LABELS_PROFILE_KEY_MAX]; /* reserved keys renamed */
 		size_t nl = 0;
 		labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->k.tgid };
 		labels[nl++] = (struct pprof_label){ .key = "tid", .num = en->k.tid };
@@ -417,7 +419,7 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 			if (!ls)
 				labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
 			for (uint32_t j = 0; ls && j < ls->n && j < 16; j++)
-				labels[nl++] = (struct pprof_label){ .key = ls->pairs[j].key,
+				labels[nl++] = (struct pprof_label){ .key = labels__profile_key(ls->pairs[j].key, keys[j]),
 								     .str = ls->pairs[j].value };
 		}
 		int64_t w = (int64_t)((double)en->v.period * scale);
@@ -441,7 +443,8 @@ static int write_event(const struct report_in *in, int ev, struct entries *es,
 	}
 	report__output_path(cfg, ev, path, sizeof(path));
 	if (!ret)
-		ret = pprof__write(p, path);
+		ret = cfg->format == FORMAT_FOLDED ? pprof__write_folded(p, path, "comm")
+						   : pprof__write(p, path);
 	if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
 	} else if (in->samples) {
