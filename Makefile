@@ -4,7 +4,7 @@
 #   sudo make test  deps + build + check-layers + every test (unit, then integration)
 #   make check-layers  includes and calls point down user/'s layers
 #   make bench      benchmarks, results in docs/benchmarks.md
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it)
 # Quiet by default; V=1 prints full commands.
 
 ARCH_UNAME := $(shell uname -m)
@@ -51,7 +51,7 @@ else
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run test unit-test integration-test bench install clean fuzz bench-unwind check-layers
+.PHONY: all deps run test unit-test integration-test bench install uninstall clean fuzz bench-unwind check-layers
 
 all: $(BIN)
 
@@ -86,7 +86,7 @@ $(OUT)/profile.pb-c.c $(OUT)/profile.pb-c.h: proto/profile.proto | $(OUT)
 
 $(OUT)/profile.pb-c.o: $(OUT)/profile.pb-c.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(filter-out -Werror -Wextra,$(CFLAGS)) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(filter-out -Werror -Wextra,$(CFLAGS)) -c $< -o $@
 
 # --- userspace -----------------------------------------------------------
 # user/LAYER/*.c: one folder per stage of the pipeline (docs/architecture.md,
@@ -100,15 +100,17 @@ USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/profile.pb
 $(OUT)/user/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/profile.pb-c.h $(OUT)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libpmubpf.a: $(USER_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# CPPFLAGS and LDFLAGS come from the caller (dpkg-buildflags under
+# debian/rules: fortify, relro, bindnow).
 $(BIN): $(OUT)/user/main.o $(OUT)/libpmubpf.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT) $(OUT)/user $(OUT)/tests:
 	$(Q)mkdir -p $@
@@ -299,10 +301,30 @@ soak: deps
 .PHONY: bench-build bench-report $(addprefix bench-,$(BENCH_PARTS))
 -include $(wildcard $(OUT)/bench/*.d)
 
+# The labels header is header-only and arch-independent, so its
+# pkg-config file goes to share/pkgconfig (pkg-config --cflags
+# pmubpf-labels); its version is the header's own. The .pc is written
+# straight into place: PREFIX may differ per install.
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
+LABELS_VERSION = $(shell sed -n 's/^\#define PMUBPF_LABELS_VERSION_\(MAJOR\|MINOR\) \([0-9]*\).*/\2/p' \
+                   include/pmubpf/labels.h | paste -sd.)
+INSTALLED := $(PREFIX)/bin/pmubpf $(PREFIX)/include/pmubpf/labels.h \
+             $(PREFIX)/share/man/man1/pmubpf.1 $(PKGCONFIGDIR)/pmubpf-labels.pc
+
 install: pmubpf
 	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf
 	install -D -m 0644 include/pmubpf/labels.h $(DESTDIR)$(PREFIX)/include/pmubpf/labels.h
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
+	install -d $(DESTDIR)$(PKGCONFIGDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LABELS_VERSION)|' \
+		include/pmubpf-labels.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/pmubpf-labels.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/pmubpf-labels.pc
+
+# Removes what install put there, and the pmubpf/ include directory once
+# empty; nothing else (the other directories are shared).
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/include/pmubpf 2>/dev/null
 
 clean:
 	rm -rf build build-san pmubpf

@@ -21,6 +21,9 @@ PKGS=(
   elfutils                       # eu-addr2line: symbolization bench comparison
   libclang-rt-dev                # libFuzzer + sanitizer runtimes (make fuzz, tests/integration/fuzz.sh)
   iproute2                       # ip: loopback of the debuginfod test's network namespace
+  mandoc                         # mandoc -Tlint of the man page (tests/integration/manpage.sh)
+  pkg-config                     # pkg-config --cflags pmubpf-labels after make install
+  dpkg-dev debhelper lintian     # dpkg-buildpackage of debian/ and lintian (tests/integration/packaging.sh)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)

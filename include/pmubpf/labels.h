@@ -80,6 +80,9 @@
  *     record never becomes ready. Needs ELF TLS; tested with glibc.
  *   - After fork() the child has copies of the parent's sets and the
  *     forking thread's current set; ids stay unique within each process.
+ *   - Reserved keys: pid, tid, comm and pmubpf_* are pmubpf's own sample
+ *     labels. Such a key is accepted here, and the profile shows it as
+ *     pmubpf_app_KEY (docs/labels-abi.md, "Reserved label names").
  *
  * LINKING (one TLS word and one record per process)
  *   Everything is static inline or a weak default-visibility definition, so

@@ -332,6 +332,42 @@ static bool symbol_options(void)
 	return true;
 }
 
+/* --format, and the -o suffix that implies it (issue 14). */
+static bool output_format(void)
+{
+	struct config c;
+	char err[256], buf[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("-d", "1")), CLI_RECORD);
+	CHECK_EQ_INT(c.format, FORMAT_PPROF);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--format", "folded")), CLI_RECORD);
+	CHECK_EQ_INT(c.format, FORMAT_FOLDED);
+	CHECK_STR(c.output, "pmubpf.folded");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-o", "/tmp/x.folded")), CLI_RECORD);
+	CHECK_EQ_INT(c.format, FORMAT_FOLDED);
+	config__free(&c);
+	/* Said outright, the format wins over the suffix. */
+	CHECK_EQ_INT(parse(&c, err, ARGS("--format", "pprof", "-o", "/tmp/x.folded")), CLI_RECORD);
+	CHECK_EQ_INT(c.format, FORMAT_PPROF);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-o", ".folded2")), CLI_RECORD);
+	CHECK_EQ_INT(c.format, FORMAT_PPROF);
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("-e", "cpu-clock,task-clock", "-o", "/tmp/x.folded")), CLI_RECORD);
+	report__output_path(&c, 1, buf, sizeof(buf));
+	CHECK_STR(buf, "/tmp/x.task-clock.folded");
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--format", "svg")), -EINVAL);
+	CHECK(strstr(err, "--format 'svg'") && strstr(err, "pprof or folded"));
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("--http", ":0", "--format", "folded")), -EINVAL);
+	CHECK(strstr(err, "--http excludes --format"));
+	config__free(&c);
+	return true;
+}
+
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
-	  TEST(perf_habits))
+	  TEST(perf_habits), TEST(output_format))

@@ -769,7 +769,39 @@ static bool hostile_sets(void)
 	return true;
 }
 
+/* pmubpf's own label names are reserved: a program's pid, tid, comm or
+ * pmubpf_* label is renamed, into names no other program key can have. */
+static bool reserved_keys_renamed(void)
+{
+	char buf[LABELS_PROFILE_KEY_MAX], buf2[LABELS_PROFILE_KEY_MAX];
+	char longkey[LABELS_KEY_MAX];
+	const char *own[] = { "pid", "tid", "comm", "pmubpf_labels", "pmubpf_app_pid" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		CHECK(labels__key_reserved(own[i]));
+		CHECK(labels__profile_key(own[i], buf) == buf);
+		CHECK(!strncmp(buf, LABELS_APP_PREFIX, strlen(LABELS_APP_PREFIX)));
+		CHECK_STR(buf + strlen(LABELS_APP_PREFIX), own[i]);
+		CHECK(labels__key_reserved(buf)); /* never meets an unreserved key */
+	}
+	const char *app[] = { "phase", "pids", "Pid", "app_pid", "pmubpf", "" };
+	for (size_t i = 0; i < sizeof(app) / sizeof(app[0]); i++) {
+		CHECK(!labels__key_reserved(app[i]));
+		CHECK(labels__profile_key(app[i], buf) == app[i]);
+	}
+	/* The longest key a set can hold still fits, whole. */
+	memset(longkey, 'k', sizeof(longkey) - 1);
+	memcpy(longkey, "pmubpf_", 7);
+	longkey[sizeof(longkey) - 1] = '\0';
+	CHECK_EQ_INT(strlen(labels__profile_key(longkey, buf)),
+		     strlen(LABELS_APP_PREFIX) + LABELS_KEY_MAX - 1);
+	/* Distinct reserved keys stay distinct. */
+	CHECK(strcmp(labels__profile_key("pid", buf), labels__profile_key("tid", buf2)));
+	return true;
+}
+
 TEST_MAIN("labels",
+	TEST(reserved_keys_renamed),
 	TEST(record_valid_before_first_call),
 	TEST(tls_offset_same_in_threads),
 	TEST(new_basic),

@@ -22,6 +22,7 @@ enum {
 	OPT_HTTP = 340,
 	OPT_EVERY = 341,
 	OPT_KEEP = 342,
+	OPT_FORMAT = 360,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +51,7 @@ static const struct option long_opts[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "every", required_argument, NULL, OPT_EVERY },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ 0 },
 };
 
@@ -96,6 +98,9 @@ void cli__usage(FILE *f)
 "                        NAME.EVENT.YYYYMMDDTHHMMSSZ.pb.gz (the window's start,\n"
 "                        UTC); -o DIR/ puts them in DIR as pmubpf.EVENT.*\n"
 "      --keep N          with --every: keep the newest N profiles per event\n"
+"      --format FMT      pprof (default) or folded: one 'comm;outer;...;leaf WEIGHT'\n"
+"                        line per stack, for flamegraph.pl and inferno (default\n"
+"                        for -o NAME.folded; default output pmubpf.folded)\n"
 "      --no-kernel       no kernel stacks\n"
 "      --no-symbol       addresses and mappings (with build-ids) only: symbolize\n"
 "                        later, e.g. go tool pprof -symbolize=local\n"
@@ -110,7 +115,8 @@ void cli__usage(FILE *f)
 "                        BPF map sizes (default: from -F, -d and CPUs)\n"
 "  -g                    accepted for perf's habit: stacks are always recorded\n"
 "  -v, --verbose         libbpf and debug output (repeat for more)\n"
-"  -h, --help            this text;  --version  the version\n"
+"  -h, --help            this text\n"
+"      --version         the version\n"
 "\n"
 "Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
 "      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
@@ -300,6 +306,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 {
 	int opt, ret;
 	bool freq_given = false, period_given = false, output_given = false;
+	bool format_given = false;
 	uint64_t v;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -425,6 +432,15 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->http = optarg;
 			break;
 		}
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pprof"))
+				cfg->format = FORMAT_PPROF;
+			else if (!strcmp(optarg, "folded"))
+				cfg->format = FORMAT_FOLDED;
+			else
+				return errmsg(err, errlen, "bad --format '%s': want pprof or folded", optarg);
+			format_given = true;
+			break;
 		case OPT_TOP:
 			if (values__parse_u64(optarg, 1, 1000, &v))
 				return errmsg(err, errlen, "bad --top '%s': want 1..1000", optarg);
@@ -469,6 +485,15 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return errmsg(err, errlen, "a command excludes -p, -t and -a");
 	if ((cfg->npids || cfg->ntids) && cfg->all)
 		return errmsg(err, errlen, "-a excludes -p and -t");
+	/* -o NAME.folded asks for folded stacks; --format says it outright. */
+	if (!format_given && output_given) {
+		size_t n = strlen(cfg->output), k = strlen(FOLDED_SUFFIX);
+
+		if (n > k && !strcmp(cfg->output + n - k, FOLDED_SUFFIX))
+			cfg->format = FORMAT_FOLDED;
+	}
+	if (cfg->format == FORMAT_FOLDED && !output_given)
+		cfg->output = DEFAULT_OUTPUT_FOLDED;
 	if (cfg->http) {
 		/* Each request says how long, and gets its profile back. */
 		if (cfg->command)
@@ -479,6 +504,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return errmsg(err, errlen, "--http excludes -o: each request gets its profile back");
 		if (cfg->top)
 			return errmsg(err, errlen, "--http excludes --top: nothing is printed per request");
+		if (format_given)
+			return errmsg(err, errlen, "--http excludes --format: requests get pprof profiles");
 		if (cfg->nevents > 1)
 			return errmsg(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
 	}

@@ -26,6 +26,14 @@ enum call_graph {
 #endif
 #define DEFAULT_OUTPUT "pmubpf.pb.gz"
 
+/* What the profile file holds (--format, else the -o suffix). */
+enum output_format {
+	FORMAT_PPROF = 0, /* gzipped profile.proto */
+	FORMAT_FOLDED,    /* folded stacks for FlameGraph/inferno, rooted by comm */
+};
+#define FOLDED_SUFFIX ".folded"
+#define DEFAULT_OUTPUT_FOLDED "pmubpf" FOLDED_SUFFIX
+
 struct config {
 	struct pmubpf_event events[PMUBPF_MAX_EVENTS];
 	int nevents;
@@ -46,6 +54,7 @@ struct config {
 	int keep;                 /* --keep N: with --every, the newest N
 	                           * profiles per event stay on disk (0: all) */
 	const char *output;       /* -o; "-": stdout (one event only) */
+	int format;               /* enum output_format */
 	bool no_kernel, no_user, include_idle;
 	bool no_dither;           /* --no-dither: timer periods stay fixed */
 	int call_graph;           /* --call-graph: enum call_graph */

@@ -92,4 +92,15 @@ const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
  * intact. */
 int pprof__write(struct pprof *p, const char *path);
 
+/* The same profile as folded stacks (pprof_folded.c), the input of
+ * FlameGraph's flamegraph.pl and inferno: one line per distinct stack,
+ * "ROOT;outer;...;leaf WEIGHT", frames root first with inlined functions
+ * expanded, WEIGHT the summed value[1] (the event's weight), lines sorted.
+ * ROOT is the sample's label root_key (e.g. "comm", so that a whole-system
+ * graph is rooted by process); samples without it, and every sample when
+ * root_key is NULL, start at their outermost frame. ';' and control
+ * characters in names become '_'. Written like pprof__write (atomic, no
+ * partial file); 0 or -errno. */
+int pprof__write_folded(struct pprof *p, const char *path, const char *root_key);
+
 #endif

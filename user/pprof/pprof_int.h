@@ -12,6 +12,7 @@
 #ifndef PMUBPF_PPROF_INT_H
 #define PMUBPF_PPROF_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,5 +73,11 @@ struct pprof {
 	int64_t *comments;
 	size_t ncomments, cap_comments;
 };
+
+/* Write len bytes of buf to path (gzipped if gzip) via path.tmp.XXXXXX +
+ * fsync + rename: every output format's writer ends here, so each gets
+ * the same no-partial-file guarantee. 0 or -errno; on failure no file is
+ * left at path or tmp. */
+int pprof__write_atomic(const char *path, const uint8_t *buf, size_t len, bool gzip);
 
 #endif

@@ -5,7 +5,8 @@
  * The profile's arrays (pprof_int.h) are the message structs already;
  * encoding points protobuf-c's repeated fields at them and packs the
  * Profile into one buffer, which zlib compresses in chunks to the temp
- * file. A failure at any step leaves no file behind.
+ * file. A failure at any step leaves no file behind. pprof_folded.c's
+ * text goes to disk through the same pprof__write_atomic.
  */
 #include "pprof.h"
 #include "pprof_int.h"
@@ -203,9 +204,31 @@ out:
 	return err;
 }
 
-int pprof__write(struct pprof *p, const char *path)
+/* The one way a profile reaches its output, whatever its format: "-" is
+ * stdout (-o -); a path goes through lib/outfile.h (a file replaced
+ * whole, never half-written; a device or FIFO written in place). */
+int pprof__write_atomic(const char *path, const uint8_t *buf, size_t len, bool gzip)
 {
 	struct outfile o;
+	int err;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (!strcmp(path, "-"))
+		return gzip ? gzip_to_fd(STDOUT_FILENO, buf, len) : write_all(STDOUT_FILENO, buf, len);
+	err = outfile__open(&o, path);
+	if (err)
+		return err;
+	err = gzip ? gzip_to_fd(o.fd, buf, len) : write_all(o.fd, buf, len);
+	if (err)
+		outfile__abort(&o);
+	else
+		err = outfile__commit(&o);
+	return err;
+}
+
+int pprof__write(struct pprof *p, const char *path)
+{
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int err;
@@ -213,22 +236,8 @@ int pprof__write(struct pprof *p, const char *path)
 	if (!path || !*path)
 		return -EINVAL;
 	err = encode(p, &buf, &len);
-	if (!err && !strcmp(path, "-")) { /* -o -: the whole profile, encoded first */
-		err = gzip_to_fd(STDOUT_FILENO, buf, len);
-		free(buf);
-		return err;
-	}
 	if (!err)
-		err = outfile__open(&o, path);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	err = gzip_to_fd(o.fd, buf, len);
-	if (err)
-		outfile__abort(&o);
-	else
-		err = outfile__commit(&o);
+		err = pprof__write_atomic(path, buf, len, true);
 	free(buf);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "labels.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -211,4 +212,23 @@ int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *ou
 		return fail(why, "set freed while read", -ESTALE);
 	*out = tmp;
 	return 0;
+}
+
+bool labels__key_reserved(const char *key)
+{
+	static const char *const own[] = { "pid", "tid", "comm" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(key, own[i]))
+			return true;
+	return !strncmp(key, "pmubpf_", 7);
+}
+
+const char *labels__profile_key(const char *key, char buf[LABELS_PROFILE_KEY_MAX])
+{
+	if (!labels__key_reserved(key))
+		return key;
+	/* Keys of a parsed set fit LABELS_KEY_MAX; a longer one is cut. */
+	snprintf(buf, LABELS_PROFILE_KEY_MAX, "%s%s", LABELS_APP_PREFIX, key);
+	return buf;
 }

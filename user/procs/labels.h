@@ -69,6 +69,20 @@ struct label_set {
 int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *out,
 		     const char **why);
 
+/* Keys pmubpf itself puts on samples are reserved: pid, tid, comm, and
+ * every key that starts with "pmubpf_" (pmubpf_labels=[unread]). A
+ * program's label with a reserved key would mix with pmubpf's own and
+ * count twice in `go tool pprof -tags`, so the profile gets it renamed to
+ * LABELS_APP_PREFIX + key (pid -> pmubpf_app_pid). The new name is in the
+ * reserved namespace and distinct keys stay distinct, so it never
+ * collides with another key of the set. */
+#define LABELS_APP_PREFIX "pmubpf_app_"
+#define LABELS_PROFILE_KEY_MAX (sizeof(LABELS_APP_PREFIX) - 1 + LABELS_KEY_MAX)
+bool labels__key_reserved(const char *key);
+/* key as the profile writes it: key itself, or buf holding the renamed
+ * reserved key. */
+const char *labels__profile_key(const char *key, char buf[LABELS_PROFILE_KEY_MAX]);
+
 /* Validate and decode a copy of a set (buf, len bytes: what BPF copied out
  * of the sampled thread), checking that its id is id. Same returns as
  * labels__read_set except the ones about reading memory. */

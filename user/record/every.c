@@ -20,13 +20,15 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Is name PREFIXBASE + stamp + ".pb.gz", the stamp made of digits, T, Z? */
+/* Is name PREFIXBASE + stamp + ".pb.gz" (or ".folded"), the stamp made of
+ * digits, T and Z? */
 static bool is_window_file(const char *name, const char *base, size_t blen)
 {
 	size_t n = strlen(name);
 
-	if (n != blen + REPORT_STAMP_LEN + 6 || strncmp(name, base, blen) ||
-	    strcmp(name + blen + REPORT_STAMP_LEN, ".pb.gz"))
+	if (n <= blen + REPORT_STAMP_LEN || strncmp(name, base, blen) ||
+	    (strcmp(name + blen + REPORT_STAMP_LEN, ".pb.gz") &&
+	     strcmp(name + blen + REPORT_STAMP_LEN, FOLDED_SUFFIX)))
 		return false;
 	for (size_t i = blen; i < blen + REPORT_STAMP_LEN; i++)
 		if (!strchr("0123456789TZ", name[i]))

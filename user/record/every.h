@@ -19,7 +19,7 @@
 int every__run(const struct config *cfg);
 
 /* --keep: of the files in prefix's directory named PREFIX + a stamp of
- * REPORT_STAMP_LEN characters + ".pb.gz" (report__window_path), remove
+ * REPORT_STAMP_LEN characters + ".pb.gz" or ".folded" (report__window_path), remove
  * all but the newest keep (by stamp). Returns how many were removed, or
  * -errno. Exposed for tests. */
 int every__prune(const char *prefix, int keep);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "build.h"
+#include "procs/labels.h"
 #include "perf/perfev.h"
 #include "mainexe.h"
 #include "symbolize.h"
@@ -100,8 +101,11 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 }
 
 /* One sample's labels: pid, tid, comm, then its label set's pairs. */
+/* Reserved names (pid, tid, comm, pmubpf_*) in a program's labels come
+ * out renamed into keys[] (labels.h, labels__profile_key). */
 static size_t sample_labels(const struct report_in *in, const struct report_entry *en,
-			    struct proc *pr, struct pprof_label *labels)
+			    struct proc *pr, struct pprof_label *labels,
+			    char keys[][LABELS_PROFILE_KEY_MAX])
 {
 	size_t nl = 0;
 
@@ -115,8 +119,9 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 		if (!ls)
 			labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
 		for (uint32_t j = 0; ls && j < ls->n && j < MAX_LABELS; j++)
-			labels[nl++] = (struct pprof_label){ .key = ls->pairs[j].key,
-							     .str = ls->pairs[j].value };
+			labels[nl++] = (struct pprof_label){
+				.key = labels__profile_key(ls->pairs[j].key, keys[j]),
+				.str = ls->pairs[j].value };
 	}
 	return nl;
 }
@@ -132,6 +137,7 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 		const struct report_entry *en = &es->v[i];
 		struct proc *pr = en->k.tgid ? procs__get(in->procs, en->k.tgid, en->k.pgen) : NULL;
 		struct pprof_label labels[4 + MAX_LABELS];
+		char keys[MAX_LABELS][LABELS_PROFILE_KEY_MAX];
 		size_t n = 0, nl;
 		int ret;
 
@@ -139,7 +145,7 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, locs, n, st);
 		if (!n)
 			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
-		nl = sample_labels(in, en, pr, labels);
+		nl = sample_labels(in, en, pr, labels, keys);
 		int64_t w = (int64_t)((double)en->v.period * scale);
 		ret = pprof__add_sample(p, locs, n, (int64_t)en->v.count, w, labels, nl);
 		if (!ret && top)

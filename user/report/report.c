@@ -21,8 +21,9 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 		snprintf(buf, len, "%s", out);
 		return;
 	}
-	const char *ext = strstr(base, ".pb.gz");
-	if (ext && ext[6] == '\0')
+	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
+	const char *ext = strstr(base, want);
+	if (ext && ext[strlen(want)] == '\0')
 		stem = (size_t)(ext - out);
 	else
 		stem = strlen(out), ext = "";
@@ -33,12 +34,13 @@ void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *
 			 char *prefix, size_t prefix_len)
 {
 	const char *out = cfg->output, *slash = strrchr(out, '/');
-	const char *base = slash ? slash + 1 : out, *ext = strstr(base, ".pb.gz");
+	const char *suffix = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
+	const char *base = slash ? slash + 1 : out, *ext = strstr(base, suffix);
 	char pre[4096], st[REPORT_STAMP_LEN + 1];
 	time_t secs = (time_t)(stamp / 1000000000);
 	struct tm tm;
 	struct stat sb;
-	size_t stem = ext && ext[6] == '\0' ? (size_t)(ext - out) : strlen(out);
+	size_t stem = ext && ext[strlen(suffix)] == '\0' ? (size_t)(ext - out) : strlen(out);
 
 	if (!*base || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)))
 		snprintf(pre, sizeof(pre), "%s%spmubpf.%s.", out, *base ? "/" : "",
@@ -47,7 +49,7 @@ void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *
 		snprintf(pre, sizeof(pre), "%.*s.%s.", (int)stem, out, cfg->events[ev].file_tag);
 	gmtime_r(&secs, &tm);
 	strftime(st, sizeof(st), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(buf, len, "%s%s.pb.gz", pre, st);
+	snprintf(buf, len, "%s%s%s", pre, st, suffix);
 	if (prefix)
 		snprintf(prefix, prefix_len, "%s", pre);
 }
@@ -87,7 +89,8 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 		report__window_path(cfg, ev, in->file_stamp, path, sizeof(path), NULL, 0);
 	else
 		report__output_path(cfg, ev, path, sizeof(path));
-	ret = pprof__write(b.p, path);
+	ret = cfg->format == FORMAT_FOLDED ? pprof__write_folded(b.p, path, "comm")
+					   : pprof__write(b.p, path);
 	if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
 	} else {

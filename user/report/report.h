@@ -43,7 +43,8 @@ struct report_in {
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with
- * several, "DIR/NAME.TAG.pb.gz" from "DIR/NAME.pb.gz" (or NAME.TAG). */
+ * several, "DIR/NAME.TAG.pb.gz" from "DIR/NAME.pb.gz" (or NAME.TAG;
+ * NAME.TAG.folded from NAME.folded for --format folded). */
 void report__output_path(const struct config *cfg, int ev, char *buf, size_t len);
 
 /* --every's name for event ev's profile of the window that started at
