@@ -353,25 +353,36 @@ def top(args):
     hdr = [i for i, l in enumerate(text) if l.startswith("Top ")]
     if len(hdr) != 1:
         sys.exit("want one 'Top N functions' header, got %d in %r" % (len(hdr), text[:5]))
-    m = re.match(r"Top (\d+) functions for (\S+) \(flat (\S+), % of (-?\d+)\):$", text[hdr[0]])
+    # pprof's units: "7.93s", "255.26ms", "350us", "12ns"; counts "1.20M",
+    # "3.40k", "17": two decimals, so a printed value is exact to half a
+    # unit of its last digit.
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "": 1}
+    def val(t):
+        mm = re.match(r"^(-?[\d.]+)(ns|us|ms|s|k|M|G|T|)$", t)
+        if not mm:
+            sys.exit("bad value %r in the table" % t)
+        return float(mm.group(1)) * scale[mm.group(2)], 0.005 * scale[mm.group(2)] + 0.5
+    m = re.match(r"Top (\d+) functions for (\S+) \((\S+); 100% = (\S+)\):$", text[hdr[0]])
     if not m:
         sys.exit("bad header: %r" % text[hdr[0]])
-    n, event, unit, total = int(m.group(1)), m.group(2), m.group(3), int(m.group(4))
+    n, event, vtype = int(m.group(1)), m.group(2), m.group(3)
+    total, total_tol = val(m.group(4))
     rows = []
     for l in text[hdr[0] + 2:]:
-        r = re.match(r"\s*(-?\d+)\s+([\d.]+)%\s+(-?\d+)\s+([\d.]+)%  (.+)$", l)
+        r = re.match(r"\s*(\S+)\s+([\d.]+)%\s+(\S+)\s+([\d.]+)%  (.+)$", l)
         if not r:
             break
-        rows.append((int(r.group(1)), float(r.group(2)), int(r.group(3)), float(r.group(4)), r.group(5)))
+        (f, ftol), (c, ctol) = val(r.group(1)), val(r.group(3))
+        rows.append((f, float(r.group(2)), c, float(r.group(4)), r.group(5), ftol, ctol))
     errs = []
     if n != args.n:
         errs.append("header says top %d, asked %d" % (n, args.n))
-    want_unit = prof["sample_type"][1][1]
-    if unit != want_unit:
-        errs.append("unit %s, profile's %s" % (unit, want_unit))
+    want_type = prof["sample_type"][1][0]
+    if vtype != want_type:
+        errs.append("value type %s, profile's %s" % (vtype, want_type))
     ptotal = sum(s["values"][1] for s in prof["samples"])
-    if total != ptotal:
-        errs.append("table total %d, profile's %d" % (total, ptotal))
+    if abs(total - ptotal) > total_tol:
+        errs.append("table total %g, profile's %d" % (total, ptotal))
     files = {m_["id"]: m_["file"] for m_ in prof["mappings"]}
     def name_of(loc):
         if loc["frames"]:
@@ -386,25 +397,25 @@ def top(args):
             flat[name] = flat.get(name, 0) + (s["values"][1] if i == 0 else 0)
     if len(rows) != min(n, len(flat)):
         errs.append("%d rows, want %d" % (len(rows), min(n, len(flat))))
-    for i, (f, fp, c, cp, name) in enumerate(rows):
-        if name not in flat or flat[name] != f:
-            errs.append("%s: flat %d, profile %s" % (name, f, flat.get(name)))
-        if total and abs(fp - 100.0 * f / total) > 0.006:
-            errs.append("%s: flat%% %.2f, want %.2f" % (name, fp, 100.0 * f / total))
-        if not f <= c <= total:
-            errs.append("%s: cum %d not within [flat %d, total %d]" % (name, c, f, total))
-        if i and f > rows[i - 1][0]:
+    for i, (f, fp, c, cp, name, ftol, ctol) in enumerate(rows):
+        if name not in flat or abs(flat[name] - f) > ftol:
+            errs.append("%s: flat %g, profile %s" % (name, f, flat.get(name)))
+        if ptotal and name in flat and abs(fp - 100.0 * flat[name] / ptotal) > 0.006:
+            errs.append("%s: flat%% %.2f, want %.2f" % (name, fp, 100.0 * flat[name] / ptotal))
+        if not f - ftol <= c + ctol and c - ctol <= total + total_tol:
+            errs.append("%s: cum %g not within [flat %g, total %g]" % (name, c, f, total))
+        if i and f > rows[i - 1][0] + ftol:
             errs.append("rows not sorted by flat: %s after %s" % (name, rows[i - 1][4]))
     if rows:
         shown = {r[4] for r in rows}
-        hotter = [k for k, v in flat.items() if k not in shown and v > rows[-1][0]]
+        hotter = [k for k, v in flat.items() if k not in shown and v > rows[-1][0] + rows[-1][5]]
         if hotter:
             errs.append("left out of the table but hotter than its last row: %s" % hotter[:5])
     if args.func and args.func not in [r[4] for r in rows]:
         errs.append("%s not in the table" % args.func)
     if errs:
         sys.exit("; ".join(errs))
-    print("top %d of %s: %d rows agree with the profile (total %d %s)" % (n, event, len(rows), total, unit))
+    print("top %d of %s: %d rows agree with the profile (total %g, %s)" % (n, event, len(rows), total, vtype))
 
 
 def main():

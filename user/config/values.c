@@ -124,7 +124,9 @@ int values__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, 
 
 int values__parse_listen(const char *s, struct listen_addr *a)
 {
-	char host[48];
+	/* Two bytes short of a->host: an IPv6 host is announced as "[%s]".
+	 * The longest literal (INET6_ADDRSTRLEN 46 with its NUL) still fits. */
+	char host[sizeof(((struct listen_addr *)0)->host) - 2];
 	const char *colon, *h = s;
 	size_t hl;
 	char *end;

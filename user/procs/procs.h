@@ -155,6 +155,7 @@ struct proc_label_set {
 	uint64_t id;
 	uint32_t n;
 	bool truncated;
+	bool ours;          /* pmubpf's own (e.g. [too many sets]): keys as they are */
 	struct label_kv pairs[];
 };
 /* The label set `id` of proc, or NULL if it was never read. A process

@@ -121,6 +121,7 @@ static struct proc_label_set *pack(const struct label_set *set, size_t *bytes)
 	ps->id = set->id;
 	ps->n = set->n;
 	ps->truncated = set->truncated;
+	ps->ours = false;
 	s = (char *)&ps->pairs[set->n];
 	for (uint32_t i = 0; i < set->n; i++) {
 		size_t k = strlen(set->pairs[i].key) + 1, v = strlen(set->pairs[i].value) + 1;
@@ -202,6 +203,7 @@ static const struct proc_label_set *too_many(void)
 
 	if (!over.s.n) { /* idempotent: the same values every time */
 		over.s.pairs[0] = (struct label_kv){ PROCS_LABELS_KEY, "[too many sets]" };
+		over.s.ours = true;
 		over.s.n = 1;
 	}
 	return &over.s;

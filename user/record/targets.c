@@ -72,13 +72,19 @@ int targets__check_outputs(const struct config *cfg, char *err, size_t errlen)
 
 	/* Several events write NAME.EVENT.pb.gz next to -o: next to a device
 	 * or FIFO (/dev/null) those would be new files in its directory. */
-	if (cfg->nevents > 1 && outfile__check(cfg->output, NULL, 0) == OUTFILE_IN_PLACE) {
-		snprintf(err, errlen, "cannot write '%s': it is not a regular file, and %d events write one file each (NAME.EVENT.pb.gz): give a file name",
-			 cfg->output, cfg->nevents);
+	if ((cfg->nevents > 1 || cfg->every > 0) &&
+	    outfile__check(cfg->output, NULL, 0) == OUTFILE_IN_PLACE) {
+		snprintf(err, errlen, "cannot write '%s': it is not a regular file, and %s (NAME.EVENT...pb.gz): give a file name",
+			 cfg->output, cfg->every > 0 ? "--every writes a file per window" : "several events write one file each");
 		return -EINVAL;
 	}
 	for (int ev = 0; ev < cfg->nevents; ev++) {
-		report__output_path(cfg, ev, path, sizeof(path));
+		/* --every: the names its windows will have (a directory -o
+		 * is theirs to fill). */
+		if (cfg->every > 0)
+			report__window_path(cfg, ev, 1, path, sizeof(path), NULL, 0);
+		else
+			report__output_path(cfg, ev, path, sizeof(path));
 		if (strlen(path) >= PATH_MAX) {
 			snprintf(err, errlen, "cannot write '%s': %s", cfg->output, strerror(ENAMETOOLONG));
 			return -ENAMETOOLONG;

@@ -120,7 +120,8 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 			labels[nl++] = (struct pprof_label){ .key = "pmubpf_labels", .str = "[unread]" };
 		for (uint32_t j = 0; ls && j < ls->n && j < MAX_LABELS; j++)
 			labels[nl++] = (struct pprof_label){
-				.key = labels__profile_key(ls->pairs[j].key, keys[j]),
+				.key = ls->ours ? ls->pairs[j].key
+						: labels__profile_key(ls->pairs[j].key, keys[j]),
 				.str = ls->pairs[j].value };
 	}
 	return nl;
