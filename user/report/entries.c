@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/hashtab.h"
 #include "entries.h"
+#include "lib/grow.h"
 
 static bool stack_eq(const void *key, uint64_t idx, void *ctx)
 {
@@ -27,29 +28,13 @@ void report_data__free(struct report_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Room for one more element in a doubling array of `elem`-sized items. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : first;
-	if (nc < *cap || nc > SIZE_MAX / elem)
-		return -ENOMEM;
-	void *a = realloc(*arr, nc * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = nc;
-	return 0;
-}
-
 int report_data__add_entry(struct report_data *d, const struct pmubpf_key *k,
 			   const struct pmubpf_val *v)
 {
 	if (k->event >= PMUBPF_MAX_EVENTS)
 		return -EINVAL;
 	struct report_event *ev = &d->ev[k->event];
-	if (grow((void **)&ev->v, &ev->cap, ev->n, sizeof(*ev->v), 4096))
+	if (GROW(ev->v, ev->cap, ev->n, 1))
 		return -ENOMEM;
 	ev->v[ev->n++] = (struct report_entry){ .k = *k, .v = *v };
 	return 0;
@@ -64,16 +49,11 @@ int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmu
 		return -EINVAL;
 	if (hashtab__find(d->stack_index, h, &key, &idx))
 		return 0;
-	/* Two arrays of one capacity: grow both before committing it. */
-	if (grow((void **)&d->stacks, &cap, d->nstacks, sizeof(*d->stacks), 1024))
+	/* Two arrays of one capacity: both grow before it is committed. */
+	size_t kcap = cap;
+	if (GROW(d->stacks, cap, d->nstacks, 1) || GROW(d->stack_keys, kcap, d->nstacks, cap - d->nstacks))
 		return -ENOMEM;
-	if (cap != d->cap_stacks) {
-		uint64_t *nk = realloc(d->stack_keys, cap * sizeof(*nk));
-		if (!nk)
-			return -ENOMEM;
-		d->stack_keys = nk;
-		d->cap_stacks = cap;
-	}
+	d->cap_stacks = cap < kcap ? cap : kcap;
 	if (hashtab__insert(d->stack_index, h, d->nstacks))
 		return -ENOMEM;
 	d->stacks[d->nstacks] = *st;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/hashtab.h"
 #include "mainexe.h"
+#include "lib/grow.h"
 
 struct exe_row {
 	struct proc *pr;
@@ -81,15 +82,8 @@ int mainexe__add(struct mainexe *m, struct proc *pr, uint32_t tid, int64_t w)
 	if (!pr)
 		return 0;
 	if (!hashtab__find(m->index, h, pr, &idx)) {
-		if (m->n == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 64;
-			struct exe_row *nv = realloc(m->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			m->v = nv;
-			m->cap = cap;
-		}
+		if (GROW(m->v, m->cap, m->n, 1))
+			return -ENOMEM;
 		if (hashtab__insert(m->index, h, m->n))
 			return -ENOMEM;
 		m->v[m->n] = (struct exe_row){ .pr = pr, .exe = mainexe__of(pr) };

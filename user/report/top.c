@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/hashtab.h"
 #include "top.h"
+#include "lib/grow.h"
 
 struct top_row {
 	const char *name;
@@ -50,15 +51,8 @@ static struct top_row *top_row(struct top *t, const char *name)
 
 	if (hashtab__find(t->index, h, name, &idx))
 		return &t->v[idx];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct top_row *nv = realloc(t->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		t->v = nv;
-		t->cap = cap;
-	}
+	if (GROW(t->v, t->cap, t->n, 1))
+		return NULL;
 	if (hashtab__insert(t->index, h, t->n))
 		return NULL;
 	t->v[t->n] = (struct top_row){ .name = name };
