@@ -22,6 +22,7 @@ enum {
 	OPT_HTTP = 340,
 	OPT_EVERY = 341,
 	OPT_KEEP = 342,
+	OPT_WINDOW = 343,
 	OPT_FORMAT = 360,
 };
 
@@ -51,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "every", required_argument, NULL, OPT_EVERY },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ 0 },
 };
@@ -98,6 +100,8 @@ void cli__usage(FILE *f)
 "                        NAME.EVENT.YYYYMMDDTHHMMSSZ.pb.gz (the window's start,\n"
 "                        UTC); -o DIR/ puts them in DIR as pmubpf.EVENT.*\n"
 "      --keep N          with --every: keep the newest N profiles per event\n"
+"      --window SEC      with --every: empty the kernel's maps every SEC seconds\n"
+"                        (default 10, at most --every; the maps are sized for it)\n"
 "      --format FMT      pprof (default) or folded: one 'comm;outer;...;leaf WEIGHT'\n"
 "                        line per stack, for flamegraph.pl and inferno (default\n"
 "                        for -o NAME.folded; default output pmubpf.folded)\n"
@@ -416,6 +420,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			if (values__parse_seconds(optarg, 1, 31536000, &cfg->every))
 				return errmsg(err, errlen, "bad window '--every %s': want seconds >= 1, e.g. 60", optarg);
 			break;
+		case OPT_WINDOW:
+			if (values__parse_seconds(optarg, 0.1, 3600, &cfg->window))
+				return errmsg(err, errlen, "bad window '--window %s': want seconds from 0.1 to 3600, e.g. 10", optarg);
+			break;
 		case OPT_KEEP: {
 			uint64_t n;
 
@@ -511,6 +519,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	}
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
+	if (cfg->window > 0 && cfg->every <= 0 && !cfg->http)
+		return errmsg(err, errlen, "--window needs --every or --http (it is how often a long recording empties the kernel's maps)");
 	if (cfg->every > 0 && cfg->http)
 		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window)");
 	if (!cfg->command && !cfg->npids && !cfg->ntids)

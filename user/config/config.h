@@ -51,6 +51,8 @@ struct config {
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
 	double every;             /* --every SEC: a profile per window of SEC
 	                           * seconds (0: one for the whole recording) */
+	double window;            /* --window SEC: with --every, how often the
+	                           * kernel's maps are emptied (0: 10 s) */
 	int keep;                 /* --keep N: with --every, the newest N
 	                           * profiles per event stay on disk (0: all) */
 	const char *output;       /* -o; "-": stdout (one event only) */

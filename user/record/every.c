@@ -74,37 +74,72 @@ out:
 	return ret ? ret : removed;
 }
 
-/* Close the window under way and write its profiles. */
-static int write_window(struct session *s, const struct config *cfg)
+/* One --every run: what was drained since the last profiles. */
+struct every {
+	struct session *s;
+	const struct config *cfg;
+	struct report_data d;   /* the drained windows, not written yet */
+	bool have;              /* d holds at least one drained window */
+	int64_t start_wall;     /* the first one's start (wall ns) */
+	int64_t duration;       /* their length together (ns) */
+	int64_t end;            /* the last one's end (CLOCK_MONOTONIC ns) */
+	int profiles;           /* sets of profiles written */
+};
+
+/* Close the window under way and add it to what the next profiles hold:
+ * the maps are emptied every --window seconds, however long --every is. */
+static int drain(struct every *e)
 {
-	struct report_data d;
 	struct session_span span;
+
+	if (!e->have && report_data__init(&e->d)) {
+		fprintf(stderr, "pmubpf: out of memory\n");
+		return -1;
+	}
+	if (!e->have) {
+		e->have = true;
+		e->duration = 0;
+		e->start_wall = 0;
+	}
+	if (session__drain_window(e->s, &e->d, &span)) {
+		fprintf(stderr, "pmubpf: %s\n", session__error(e->s));
+		return -1;
+	}
+	if (!e->start_wall)
+		e->start_wall = span.start_wall;
+	e->duration += span.duration;
+	e->end = span.end;
+	return 0;
+}
+
+/* Write the drained windows' profiles (one per event), then forget what
+ * they needed. */
+static int write_profiles(struct every *e)
+{
+	const struct config *cfg = e->cfg;
+	struct session_span span = { e->start_wall, e->duration, e->end };
 	struct report_in in;
 	char err[512], prefix[4096], path[4096];
 	int ret;
 
-	if (report_data__init(&d)) {
-		fprintf(stderr, "pmubpf: out of memory\n");
-		return -1;
-	}
-	ret = session__drain_window(s, &d, &span);
-	if (ret) {
-		fprintf(stderr, "pmubpf: %s\n", session__error(s));
-		goto out;
-	}
-	session__report_in(s, &span, &in);
+	if (!e->have)
+		return 0;
+	session__report_in(e->s, &span, &in);
 	in.file_stamp = span.start_wall;
-	ret = report__write_data(&in, &d, stderr, stdout, err, sizeof(err));
+	ret = report__write_data(&in, &e->d, stderr, stdout, err, sizeof(err));
+	report_data__free(&e->d);
+	e->have = false;
 	if (ret) {
 		fprintf(stderr, "pmubpf: %s\n", err);
 		goto out;
 	}
+	e->profiles++;
 	/* Everything before the window now under way is written. */
-	size_t tracked, forgotten = session__gc(s, span.end, &tracked);
+	size_t tracked, forgotten = session__gc(e->s, span.end, &tracked);
 	if (cfg->verbose) {
 		struct symcache_stats ss;
 
-		session__symcache_stats(s, &ss);
+		session__symcache_stats(e->s, &ss);
 		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects, %zu symbols, %zu KiB\n",
 			tracked, forgotten, ss.objects, ss.syms, ss.bytes >> 10);
 	}
@@ -117,7 +152,6 @@ static int write_window(struct session *s, const struct config *cfg)
 				prefix, strerror(-r));
 	}
 out:
-	report_data__free(&d);
 	/* Building a window's profiles peaks at many times what the
 	 * recording holds between windows (symbols, the stack table, the
 	 * pprof tables): give the freed heap back, so that RSS between
@@ -128,58 +162,67 @@ out:
 
 int every__run(const struct config *cfg)
 {
-	struct session *s = session__new(cfg, false);
+	struct every e = { .cfg = cfg };
 	enum session_end end;
-	int64_t next, step = (int64_t)(cfg->every * 1e9);
-	int ret, windows = 0;
+	int64_t next_write, next_drain, now;
+	int64_t write_step = (int64_t)(cfg->every * 1e9);
+	int64_t drain_step = (int64_t)(session__window(cfg) * 1e9);
+	int ret;
 
-	if (!s) {
+	e.s = session__new(cfg, false);
+	if (!e.s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
 		return 1;
 	}
-	if (session__open(s) || session__build(s) || session__start(s)) {
-		fprintf(stderr, "pmubpf: %s\n", session__error(s));
-		ret = session__status(s);
+	if (session__open(e.s) || session__build(e.s) || session__start(e.s)) {
+		fprintf(stderr, "pmubpf: %s\n", session__error(e.s));
+		ret = session__status(e.s);
 		goto out;
 	}
-	next = mono_ns() + step;
+	now = mono_ns();
+	next_write = now + write_step;
+	next_drain = now + drain_step;
 	ret = 0;
-	windows = 1; /* the last one */
-	while ((end = session__step(s)) == SESSION_GOING) {
-		int64_t now = mono_ns();
-
-		if (now < next)
+	while ((end = session__step(e.s)) == SESSION_GOING) {
+		now = mono_ns();
+		if (now < next_drain && now < next_write)
 			continue;
-		if (write_window(s, cfg)) {
+		if (drain(&e) || (now >= next_write && write_profiles(&e))) {
 			ret = 1;
 			break;
 		}
-		windows++;
-		/* A late window does not make the next ones short. */
-		next += step;
-		if (next <= now)
-			next = now + step;
+		/* Late by a busy step: the next ones keep their length. */
+		next_drain = now + drain_step;
+		if (now >= next_write) {
+			next_write += write_step;
+			if (next_write <= now)
+				next_write = now + write_step;
+		}
+		if (next_drain > next_write)
+			next_drain = next_write;
 	}
 	if (end == SESSION_ERROR) {
-		fprintf(stderr, "pmubpf: %s\n", session__error(s));
+		fprintf(stderr, "pmubpf: %s\n", session__error(e.s));
 		ret = 1;
 	}
-	session__stop(s);
-	if (write_window(s, cfg)) /* the last, shorter one */
+	session__stop(e.s);
+	if (drain(&e) || write_profiles(&e)) /* the last, shorter one */
 		ret = 1;
 	/* What the windows add up to: each sample is in exactly one of them
 	 * (as a sample, a lost one, or an idle one left out). */
 	for (int ev = 0; ev < cfg->nevents; ev++) {
 		uint64_t n, period;
 
-		if (!session__totals(s, ev, &n, &period))
+		if (!session__totals(e.s, ev, &n, &period))
 			fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
-				cfg->events[ev].name, (unsigned long long)n, windows);
+				cfg->events[ev].name, (unsigned long long)n, e.profiles);
 	}
-	int st = session__end(s);
+	int st = session__end(e.s);
 	if (!ret)
 		ret = st;
 out:
-	session__free(s);
+	if (e.have)
+		report_data__free(&e.d);
+	session__free(e.s);
 	return ret;
 }

@@ -1,9 +1,11 @@
 /* every.h — `pmubpf --every SEC`: one recording, a profile per event per
  * window, for as long as it runs.
  *
- * BPF is loaded and attached once; every SEC seconds the window under way
- * is closed and drained (session__drain_window: every sample in exactly
- * one window), its profiles written (temp file + rename: complete before
+ * BPF is loaded and attached once; every --window seconds (10 by
+ * default) the window under way is closed and drained into memory
+ * (session__drain_window: every sample in exactly one window), so the BPF
+ * maps hold at most one window's keys however long --every is; every SEC
+ * seconds what was drained since the last profiles is written (temp file + rename: complete before
  * they appear) under names carrying the event and the window's start, and
  * with --keep N the oldest beyond N per event removed. Ends as a
  * recording does (-d, a signal, the command's or the targets' end), with

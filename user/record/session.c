@@ -97,6 +97,13 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+double session__window(const struct config *cfg)
+{
+	double w = cfg->window > 0 ? cfg->window : SESSION_WINDOW;
+
+	return cfg->every > 0 && cfg->every < w ? cfg->every : w;
+}
+
 void session__map_sizes(const struct config *cfg, int ncpus,
 			uint32_t *stack_entries, uint32_t *count_entries)
 {
@@ -110,7 +117,7 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * bytes, so there is one per expected sample, the worst case; stack
 	 * map entries cost ~1 KiB each (127 frames), so they get half and
 	 * are capped lower. */
-	double secs = cfg->every > 0 ? cfg->every : cfg->duration > 0 ? cfg->duration : 60;
+	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
 

@@ -132,6 +132,12 @@ extern const int session__stop_signals[SESSION_NSTOP_SIGNALS];
 void session__catch_signals(void);
 int session__stop_signal(void);
 
+/* A windowed recording's window: --window (default SESSION_WINDOW s), at
+ * most --every. Its maps are emptied that often and sized for that many
+ * seconds of samples. */
+#define SESSION_WINDOW 10.0
+double session__window(const struct config *cfg);
+
 /* Map sizes derived from -F/-c, -d and the number of CPUs (exposed for
  * tests). */
 void session__map_sizes(const struct config *cfg, int ncpus,
