@@ -25,7 +25,7 @@ PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
             -I$(OUT) -Iuser -Ibpf -Iinclude
-LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lpthread -llzma -lstdc++ -ldl
+LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lmicrohttpd -lpthread -llzma -lstdc++ -ldl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
               -Ivmlinux -Ibpf -MMD -MP
 

@@ -22,6 +22,8 @@ enum {
 	OPT_HTTP = 340,
 	OPT_EVERY = 341,
 	OPT_KEEP = 342,
+	OPT_WINDOW = 343,
+	OPT_HTTP_TOKEN = 344,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +52,8 @@ static const struct option long_opts[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "every", required_argument, NULL, OPT_EVERY },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN },
 	{ 0 },
 };
 
@@ -113,15 +117,20 @@ void cli__usage(FILE *f)
 "  -h, --help            this text;  --version  the version\n"
 "\n"
 "Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
-"      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
-"                        (default 30, 1..3600) with the options given here and\n"
-"                        answers with the profile; &event=EVENT and &hz=N\n"
-"                        replace -e and -F; one recording at a time. HOST empty\n"
-"                        or localhost: 127.0.0.1 (0.0.0.0 for every interface);\n"
-"                        PORT 0: any free one. Excludes -d, -o, --top and a\n"
-"                        command. No authentication: whoever can connect can\n"
-"                        profile this machine. e.g. pmubpf --http :6060 -a, then\n"
+"      --http HOST:PORT  record on (every -e event at once) and answer\n"
+"                        GET /debug/pprof/profile?seconds=N (default 30,\n"
+"                        1..3600; &event=EVENT, &nosymbol=1) and\n"
+"                        /debug/pprof/EVENT with the next N seconds' profile,\n"
+"                        any number of clients at once; /metrics for\n"
+"                        Prometheus. HOST empty or localhost: 127.0.0.1; PORT\n"
+"                        0: any free one. Excludes -d, -o, --top, --every and\n"
+"                        a command. e.g. pmubpf --http :6060 -a, then\n"
 "                        go tool pprof http://127.0.0.1:6060/debug/pprof/profile\n"
+"      --window SEC      drain the BPF maps at least every SEC s (default 10;\n"
+"                        sizes them)\n"
+"      --http-token-file FILE  clients must send Authorization: Bearer TOKEN,\n"
+"                        TOKEN the file's first line; needed to listen on an\n"
+"                        address other than loopback\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
@@ -417,6 +426,13 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->keep = (int)n;
 			break;
 		}
+		case OPT_WINDOW:
+			if (values__parse_seconds(optarg, 1, 3600, &cfg->window))
+				return errmsg(err, errlen, "bad window '--window %s': want seconds from 1 to 3600, e.g. 10", optarg);
+			break;
+		case OPT_HTTP_TOKEN:
+			cfg->http_token_file = optarg;
+			break;
 		case OPT_HTTP: {
 			struct listen_addr a;
 
@@ -479,8 +495,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return errmsg(err, errlen, "--http excludes -o: each request gets its profile back");
 		if (cfg->top)
 			return errmsg(err, errlen, "--http excludes --top: nothing is printed per request");
-		if (cfg->nevents > 1)
-			return errmsg(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+	} else if (cfg->window > 0 || cfg->http_token_file) {
+		return errmsg(err, errlen, "%s needs --http", cfg->window > 0 ? "--window" : "--http-token-file");
 	}
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");

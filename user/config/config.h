@@ -58,6 +58,9 @@ struct config {
 	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
+	double window;            /* --window SEC: with --http, the longest the
+	                           * maps go undrained (0: the default, 10 s) */
+	const char *http_token_file; /* --http-token-file: bearer token */
 	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 };
 

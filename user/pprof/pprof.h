@@ -90,4 +90,8 @@ const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
  * Returns 0 or -errno; on failure no file is left at path or tmp. */
 int pprof__write(struct pprof *p, const char *path);
 
+/* Encode and gzip (fastest level) into memory (the HTTP server's answers): *out is
+ * malloc'd, *len its size. 0 or -errno (nothing allocated then). */
+int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *len);
+
 #endif

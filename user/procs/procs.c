@@ -93,6 +93,11 @@ const struct procs_stats *procs__stats(const struct procs *p)
 	return &p->st;
 }
 
+size_t procs__count(const struct procs *p)
+{
+	return p->n;
+}
+
 /* Open the file behind one mapping. map_files works for deleted files
  * and other mount namespaces; /proc/PID/root/PATH is the fallback. */
 static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
