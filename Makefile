@@ -176,7 +176,15 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
-test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols
+# The scrapers' checks with the pprof parser Parca and Alloy use
+# (tests/http_client): Debian's golang-github-google-pprof-dev, built
+# offline in GOPATH mode (its module would want the network).
+HTTPCLIENT_GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
+$(OUT)/tests/pprof_scrape: tests/http_client/main.go | $(OUT)/tests
+	$(call msg,GO,$@)
+	$(Q)cd tests/http_client && $(HTTPCLIENT_GOENV) go build -o $(abspath $@) .
+
+test-build: pmubpf $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) $(OUT)/pmubpf.arm64.bpf.o $(OUT)/fuzz/fuzz_symbols $(OUT)/tests/pprof_scrape
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build
@@ -246,6 +254,8 @@ install: pmubpf
 	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf
 	install -D -m 0644 include/pmubpf/labels.h $(DESTDIR)$(PREFIX)/include/pmubpf/labels.h
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/pmubpf.service.in >$(DESTDIR)$(PREFIX)/lib/systemd/system/pmubpf.service
 
 clean:
 	rm -rf $(OUT) pmubpf

@@ -21,6 +21,9 @@ PKGS=(
   elfutils                       # eu-addr2line: symbolization bench comparison
   libclang-rt-dev                # libFuzzer + sanitizer runtimes (make fuzz, tests/integration/fuzz.sh)
   iproute2                       # ip: loopback of the debuginfod test's network namespace
+  libmicrohttpd-dev              # --http's server
+  golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
+  prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)
