@@ -131,6 +131,7 @@ static void build(struct recorder *r, struct recorder_job *j)
 
 	session__report_in(r->s, &span, &in);
 	jc.cmdline = j->comment;
+	jc.no_symbol = r->cfg.no_symbol || j->rq.nosymbol; /* the comments say so */
 	in.cfg = &jc;
 	in.quiet = true;
 	/* Per request: this thread alone symbolizes, so the option can be
@@ -283,6 +284,18 @@ static int drain(struct recorder *r, bool final)
 	return 0;
 }
 
+static void start_job(struct recorder *r, struct recorder_job *j)
+{
+	if (r->cfg.verbose > 1)
+		fprintf(stderr, "pmubpf: %.3f job %p: started, %.1f s\n", mono_ns() / 1e9, (void *)j, j->rq.seconds);
+	j->d_ok = !report_data__init(&j->d);
+	pthread_mutex_lock(&r->lock);
+	j->state = JOB_RUNNING;
+	j->next = r->running;
+	r->running = j;
+	pthread_mutex_unlock(&r->lock);
+}
+
 /* Close a window when a job arrived, one is due, or the window is full
  * (final: always), then start the arrivals with the window that just
  * opened. Cheap: called again between two builds, so that one slow
@@ -295,6 +308,12 @@ static int advance(struct recorder *r, bool final)
 
 	for (j = r->running; j && !due; j = j->next)
 		due = !j->ended && j->deadline <= now;
+	/* Stopping: a request that has just come gets the window under way
+	 * (what there is), not a refusal. */
+	for (j = arr; final && j; j = arr) {
+		arr = j->next;
+		start_job(r, j);
+	}
 	if (due && drain(r, final)) {
 		for (j = arr; j; j = arr) {
 			arr = j->next;
@@ -304,19 +323,8 @@ static int advance(struct recorder *r, bool final)
 	}
 	for (j = arr; j; j = arr) {
 		arr = j->next;
-		if (final) {
-			job_fail(r, j, 503, "the server is stopping");
-			continue;
-		}
 		j->deadline = r->flipped + (int64_t)(j->rq.seconds * 1e9);
-		if (r->cfg.verbose > 1)
-			fprintf(stderr, "pmubpf: %.3f job %p: started, %.1f s\n", mono_ns() / 1e9, (void *)j, j->rq.seconds);
-		j->d_ok = !report_data__init(&j->d);
-		pthread_mutex_lock(&r->lock);
-		j->state = JOB_RUNNING;
-		j->next = r->running;
-		r->running = j;
-		pthread_mutex_unlock(&r->lock);
+		start_job(r, j);
 	}
 	return 0;
 }
