@@ -273,4 +273,4 @@ EOF
 	fi
 fi
 kill $w 2>/dev/null
-wait $w 2>/dev/null
+wait $w 2>/dev/null || true
