@@ -38,7 +38,7 @@ PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
             -I$(OUT) -Iuser -Ibpf -Iinclude $(SAN_FLAGS)
-LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lpthread -llzma -lstdc++ -ldl
+LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lmicrohttpd -lpthread -llzma -lstdc++ -ldl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
               -Ivmlinux -Ibpf -MMD -MP
 
@@ -207,8 +207,16 @@ bench-symbolize: deps
 bench-unwind: test-build
 	$(Q)tools/bench/unwind_bench.sh
 
+# The scrapers' checks with the pprof parser Parca and Alloy use
+# (tests/http_client): Debian's golang-github-google-pprof-dev, built
+# offline in GOPATH mode (its module would want the network).
+HTTPCLIENT_GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
+$(OUT)/tests/pprof_scrape: tests/http_client/main.go | $(OUT)/tests
+	$(call msg,GO,$@)
+	$(Q)cd tests/http_client && $(HTTPCLIENT_GOENV) go build -o $(abspath $@) .
+
 test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) \
-            $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS)
+            $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS) $(OUT)/tests/pprof_scrape
 
 # Includes and calls point down the layers, no circles (docs/architecture.md,
 # "Files"). It reads the objects, so it runs after the build; `make test`
@@ -315,6 +323,8 @@ install: pmubpf
 	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf
 	install -D -m 0644 include/pmubpf/labels.h $(DESTDIR)$(PREFIX)/include/pmubpf/labels.h
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/pmubpf.service.in >$(DESTDIR)$(PREFIX)/lib/systemd/system/pmubpf.service
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LABELS_VERSION)|' \
 		include/pmubpf-labels.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/pmubpf-labels.pc

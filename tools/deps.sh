@@ -24,6 +24,9 @@ PKGS=(
   mandoc                         # mandoc -Tlint of the man page (tests/integration/manpage.sh)
   pkg-config                     # pkg-config --cflags pmubpf-labels after make install
   dpkg-dev debhelper lintian     # dpkg-buildpackage of debian/ and lintian (tests/integration/packaging.sh)
+  libmicrohttpd-dev              # --http's server
+  golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
+  prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)

@@ -1,52 +1,50 @@
-/* fuzz_http.c — libFuzzer target: an HTTP request as --http reads it
- * (user/http/httpd_proto.c): the end of the header block, the request
- * line, the query string, percent-decoding and the profile parameters
- * (events against a fake sysfs tree). The input is the bytes received,
- * cut at HTTPD_MAX_REQUEST as the reader does. */
+/* fuzz_http.c — libFuzzer target: what --http parses of a request itself
+ * (libmicrohttpd parses the request line and headers): the profile
+ * parameters (seconds, event, nosymbol, hz, the EVENT of
+ * /debug/pprof/EVENT) against two recorded events, the Authorization
+ * header against a token, and the same bytes as a --http address. The
+ * input is split at NUL bytes into those fields. */
 #include "fuzz.h"
 #include "http/httpd.h"
 #include "config/values.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct config base, out;
-	struct httpd_params p;
-	struct httpd_req r;
+	const char *f[6] = { NULL };
+	struct config cfg;
+	struct httpd_profile out;
 	struct listen_addr a;
 	char err[512];
-
-	if (size > HTTPD_MAX_REQUEST)
-		size = HTTPD_MAX_REQUEST;
 	char *buf = fuzz_cstr(data, size);
-	size_t end = httpd__header_end(buf, size);
-	if (end > size)
-		abort();
-	if (end)
-		buf[end] = '\0';
-	memset(&r, 0, sizeof(r));
-	err[0] = '\0';
-	if (httpd__parse_request(buf, &r, err, sizeof(err)) == 0) {
-		if (!memchr(r.shown, 0, sizeof(r.shown)))
-			abort();
-		if (r.query) {
-			err[0] = '\0';
-			if (httpd__parse_query(r.query, &p, err, sizeof(err)) == 0) {
-				memset(&base, 0, sizeof(base));
-				base.freq = 999;
-				(void)httpd__profile_config(&base, &p, fuzz_sysfs(), &out,
-							    err, sizeof(err));
-			} else if (fuzz_bad_err(err, data, size)) {
-				abort();
-			}
-		}
-	} else if (fuzz_bad_err(err, data, size)) {
-		abort();
+	size_t i = 0;
+
+	/* Up to six NUL-separated fields; an empty one stands for "not given". */
+	for (int k = 0; k < 6 && i <= size; k++) {
+		f[k] = buf[i] ? buf + i : NULL;
+		i += strlen(buf + i) + 1;
 	}
-	free(buf);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nevents = 2;
+	snprintf(cfg.events[0].name, sizeof(cfg.events[0].name), "cpu-clock");
+	snprintf(cfg.events[0].file_tag, sizeof(cfg.events[0].file_tag), "cpu-clock");
+	snprintf(cfg.events[1].name, sizeof(cfg.events[1].name), "cache-misses:u");
+	snprintf(cfg.events[1].file_tag, sizeof(cfg.events[1].file_tag), "cache-misses_u");
+	err[0] = '\0';
+	if (httpd__profile_params(&cfg, f[0], f[1], f[2], f[3], f[4], &out, err, sizeof(err)) == 0) {
+		if (out.event < 0 || out.event >= cfg.nevents ||
+		    !(out.seconds >= 1 && out.seconds <= HTTPD_MAX_SECONDS))
+			abort(); /* accepted means in range */
+	} else if (fuzz_bad_err(err, data, size)) {
+		abort(); /* an error is one line, always given */
+	}
+	(void)httpd__find_event(&cfg, f[0] ? f[0] : "");
+	if (f[5])
+		(void)httpd__bearer_ok(f[5], "s3cr3t-token");
 	/* The same bytes as an --http address. */
+	free(buf);
 	buf = fuzz_cstr(data, size < 128 ? size : 128);
-	(void)values__parse_listen(buf, &a);
-	(void)httpd__percent_decode(buf);
+	if (values__parse_listen(buf, &a) == 0)
+		(void)httpd__is_loopback(&a);
 	free(buf);
 	return 0;
 }

@@ -200,7 +200,7 @@ static bool errors(void)
 		{ ARGS("--http", ":0", "-o", "x.pb.gz"), "--http excludes -o" },
 		{ ARGS("--http", ":0", "--top", "5"), "--http excludes --top" },
 		{ ARGS("--http", ":0", "--", "ls"), "--http excludes a command" },
-		{ ARGS("--http", ":0", "-e", "cycles", "-e", "instructions"), "--http takes one -e" },
+		{ ARGS("--http", ":0", "--window", "0"), "bad window '--window 0'" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config c;

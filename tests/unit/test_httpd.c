@@ -1,243 +1,234 @@
-/* test_httpd.c — the HTTP server's pure parts: where a
- * request's headers end, the request line, percent-decoding, query
- * strings, the recording a request asks for; and the wire helpers over a
- * socketpair (bounded reads, answers). Table-driven where it can be. */
-#include <arpa/inet.h>
+/* test_httpd.c — the HTTP server's pure parts: a profile request's
+ * parameters and events, the bearer token (file, header, comparison),
+ * loopback addresses, the --http options, and /metrics' text. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "http/httpd.h"
+#include "http/metrics.h"
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-static bool header_end(void)
+static int parse_cli(struct config *c, const char *const *args, char *err, size_t errlen)
 {
-	const char *crlf = "GET / HTTP/1.1\r\nHost: x\r\n\r\nBODY", *lf = "GET / HTTP/1.0\n\nX";
-
-	CHECK_EQ_INT(httpd__header_end(crlf, strlen(crlf)), strlen(crlf) - 4);
-	CHECK_EQ_INT(httpd__header_end(lf, strlen(lf)), strlen(lf) - 1);
-	CHECK_EQ_INT(httpd__header_end("GET / HTTP/1.1\r\n", 16), 0);
-	CHECK_EQ_INT(httpd__header_end("GET / HTTP/1.1\r\nHost: x\r\n\r", 27), 0);
-	CHECK_EQ_INT(httpd__header_end("", 0), 0);
-	return true;
-}
-
-static bool request_line(void)
-{
-	struct httpd_req r;
-	char err[256], buf[512];
-
-	strcpy(buf, "GET /debug/pprof/profile?seconds=5&x=%41 HTTP/1.1\r\nHost: h\r\n\r\n");
-	CHECK_EQ_INT(httpd__parse_request(buf, &r, err, sizeof(err)), 0);
-	CHECK_STR(r.method, "GET");
-	CHECK_STR(r.path, "/debug/pprof/profile");
-	CHECK_STR(r.query, "seconds=5&x=%41");
-	CHECK_STR(r.shown, "GET /debug/pprof/profile?seconds=5&x=%41");
-	strcpy(buf, "HEAD /debug/pprof/ HTTP/1.0\n\n");
-	CHECK_EQ_INT(httpd__parse_request(buf, &r, err, sizeof(err)), 0);
-	CHECK_STR(r.method, "HEAD");
-	CHECK_STR(r.path, "/debug/pprof/");
-	CHECK(!r.query);
-	strcpy(buf, "POST /x? HTTP/1.1\r\n\r\n"); /* any token is a method; 405 is the caller's */
-	CHECK_EQ_INT(httpd__parse_request(buf, &r, err, sizeof(err)), 0);
-	CHECK_STR(r.method, "POST");
-	CHECK_STR(r.query, "");
-
-	const char *bad[] = {
-		"\r\n\r\n", "GET\r\n\r\n", "GET /\r\n\r\n", "GET  / HTTP/1.1\r\n\r\n",
-		"GET / HTTP/2.0\r\n\r\n", "GET / HTTP/1.1 x\r\n\r\n", "GET / http/1.1\r\n\r\n",
-		"GET http://h/ HTTP/1.1\r\n\r\n", "GET * HTTP/1.1\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
-		"GET /a\tb HTTP/1.1\r\n\r\n", "GET /\x80 HTTP/1.1\r\n\r\n", " GET / HTTP/1.1\r\n\r\n",
-		"GET / HTTP/1.\r\n\r\n", "no newline at all",
-	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(buf, sizeof(buf), "%s", bad[i]);
-		err[0] = '\0';
-		if (httpd__parse_request(buf, &r, err, sizeof(err)) != -EINVAL || !err[0] ||
-		    strchr(err, '\n')) {
-			printf("  case %zu accepted or no one-line reason: '%s'\n", i, err);
-			return false;
-		}
-	}
-	/* What logs show is printable and bounded, whatever was sent. */
-	strcpy(buf, "GET /\x1b[31m HTTP/1.1\r\n\r\n");
-	CHECK(httpd__parse_request(buf, &r, err, sizeof(err)) < 0);
-	CHECK_STR(r.shown, "GET /?[31m HTTP/1.1");
-	memset(buf, 'a', 400);
-	memcpy(buf, "GET /", 5);
-	strcpy(buf + 400, " HTTP/1.1\r\n\r\n");
-	CHECK_EQ_INT(httpd__parse_request(buf, &r, err, sizeof(err)), 0);
-	CHECK_EQ_INT(strlen(r.shown), sizeof(r.shown) - 1);
-	CHECK(!strcmp(r.shown + sizeof(r.shown) - 4, "..."));
-	return true;
-}
-
-static bool percent_decoding(void)
-{
-	const struct { const char *in, *out; } good[] = {
-		{ "a%20b+c", "a b c" }, { "%41%6a%2F", "Aj/" }, { "cycles%3App", "cycles:pp" },
-		{ "", "" }, { "%e2%82%ac", "\xe2\x82\xac" }, { "plain", "plain" },
-	};
-	const char *bad[] = { "%", "%4", "%zz", "%4g", "100%", "%00", "%0a", "a%0Db", "%7f", "%1F" };
-	char buf[64];
-
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		strcpy(buf, good[i].in);
-		CHECK_EQ_INT(httpd__percent_decode(buf), 0);
-		CHECK_STR(buf, good[i].out);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		strcpy(buf, bad[i]);
-		if (httpd__percent_decode(buf) != -EINVAL) {
-			printf("  '%s' accepted\n", bad[i]);
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool queries(void)
-{
-	struct httpd_params p;
-	char err[256], q[256];
-
-	strcpy(q, "seconds=2.5&event=cycles%3App&hz=99&debug=1");
-	CHECK_EQ_INT(httpd__parse_query(q, &p, err, sizeof(err)), 0);
-	CHECK_STR(p.seconds, "2.5");
-	CHECK_STR(p.event, "cycles:pp");
-	CHECK_STR(p.hz, "99");
-	strcpy(q, "&&event=cpu/event=0x3c,umask=0x00/&seconds&");
-	CHECK_EQ_INT(httpd__parse_query(q, &p, err, sizeof(err)), 0);
-	CHECK_STR(p.event, "cpu/event=0x3c,umask=0x00/");
-	CHECK_STR(p.seconds, "");
-	CHECK(!p.hz);
-	CHECK_EQ_INT(httpd__parse_query(NULL, &p, err, sizeof(err)), 0);
-	CHECK(!p.seconds && !p.event && !p.hz);
-	strcpy(q, "seconds=1&seconds=2");
-	CHECK(httpd__parse_query(q, &p, err, sizeof(err)) < 0);
-	CHECK(strstr(err, "'seconds' given twice"));
-	strcpy(q, "event=a%0ab");
-	CHECK(httpd__parse_query(q, &p, err, sizeof(err)) < 0);
-	CHECK(strstr(err, "percent-encoding"));
-	strcpy(q, "x%zz=1");
-	CHECK(httpd__parse_query(q, &p, err, sizeof(err)) < 0);
-	return true;
-}
-
-static int parse_cli(struct config *c, const char *const *args)
-{
-	char *argv[16] = { (char *)"pmubpf" }, err[256];
+	char *argv[24] = { (char *)"pmubpf" };
 	int argc = 1;
 
 	while (args[argc - 1])
 		argv[argc] = (char *)args[argc - 1], argc++;
-	return cli__parse(argc, argv, SYSFS, c, err, sizeof(err));
+	return cli__parse(argc, argv, SYSFS, c, err, errlen);
 }
 
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
-/* Each request's recording: the server's config with the request's
- * seconds, event and rate, and the command line's messages. */
-static bool profile_config(void)
+/* Several events served at once, --window and --http-token-file taken
+ * only with --http. */
+static bool options(void)
 {
-	struct config base, out;
-	struct httpd_params p = { 0 };
+	struct config c;
 	char err[256];
 
-	CHECK_EQ_INT(parse_cli(&base, ARGS("--http", ":0", "-c", "1000000", "-p", "1")), CLI_SERVE);
-	CHECK_EQ_INT(httpd__profile_config(&base, &p, SYSFS, &out, err, sizeof(err)), 0);
-	CHECK(out.duration == HTTPD_DEFAULT_SECONDS);
-	CHECK_STR(out.events[0].name, "cpu-clock");
-	CHECK_EQ_INT(out.period, 1000000);
-	CHECK(out.pids == base.pids && out.npids == 1);
-	CHECK(!out.http && !out.top);
-
-	p = (struct httpd_params){ .seconds = "2.5", .event = "task-clock", .hz = "4999" };
-	CHECK_EQ_INT(httpd__profile_config(&base, &p, SYSFS, &out, err, sizeof(err)), 0);
-	CHECK(out.duration == 2.5);
-	CHECK_EQ_INT(out.nevents, 1);
-	CHECK_STR(out.events[0].name, "task-clock");
-	CHECK_EQ_INT(out.freq, 4999);
-	CHECK_EQ_INT(out.period, 0); /* hz= replaces -c too */
-	p.seconds = "3600";
-	CHECK_EQ_INT(httpd__profile_config(&base, &p, SYSFS, &out, err, sizeof(err)), 0);
-
-	const struct { struct httpd_params p; const char *want; } bad[] = {
-		{ { .seconds = "abc" }, "bad duration 'seconds=abc': want seconds from 1 to 3600" },
-		{ { .seconds = "0" }, "bad duration" }, { { .seconds = "0.5" }, "bad duration" },
-		{ { .seconds = "3600.5" }, "bad duration" }, { { .seconds = "nan" }, "bad duration" },
-		{ { .seconds = "inf" }, "bad duration" }, { { .seconds = "" }, "bad duration" },
-		{ { .seconds = "5s" }, "bad duration" },
-		{ { .hz = "0" }, "bad frequency 'hz=0': want 1..100000 Hz" },
-		{ { .hz = "100001" }, "bad frequency" }, { { .hz = "-5" }, "bad frequency" },
-		{ { .event = "cache-mises" }, "unknown event 'cache-mises' (did you mean 'cache-misses'" },
-		{ { .event = "cycles:x" }, "modifier" },
+	CHECK_EQ_INT(parse_cli(&c, ARGS("--http", ":0", "-e", "cpu-clock", "-e", "task-clock",
+					 "--window", "2.5", "--http-token-file", "/x"), err, sizeof(err)), CLI_SERVE);
+	CHECK_EQ_INT(c.nevents, 2);
+	CHECK(c.window == 2.5);
+	CHECK_STR(c.http_token_file, "/x");
+	config__free(&c);
+	const struct { const char *const *args; const char *want; } bad[] = {
+		{ ARGS("--window", "5", "-d", "1"), "--window needs --every or --http" },
+		{ ARGS("--http-token-file", "/x", "-d", "1"), "--http-token-file needs --http" },
+		{ ARGS("--http", ":0", "--window", "0"), "bad window '--window 0'" },
+		{ ARGS("--http", ":0", "--window", "3601"), "bad window" },
+		{ ARGS("--http", ":0", "--every", "5"), "--every excludes --http" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		if (httpd__profile_config(&base, &bad[i].p, SYSFS, &out, err, sizeof(err)) != -EINVAL ||
+		if (parse_cli(&c, bad[i].args, err, sizeof(err)) >= 0 || !strstr(err, bad[i].want)) {
+			printf("  case %zu: got '%s', want '%s'\n", i, err, bad[i].want);
+			return false;
+		}
+		config__free(&c);
+	}
+	return true;
+}
+
+/* seconds= (default 30), event= and /debug/pprof/EVENT among the
+ * recorded events, nosymbol=; each mistake one line. */
+static bool params(void)
+{
+	struct config c;
+	struct httpd_profile p;
+	char err[256];
+
+	CHECK_EQ_INT(parse_cli(&c, ARGS("--http", ":0", "-e", "cpu-clock", "-e", "task-clock:u"),
+			       err, sizeof(err)), CLI_SERVE);
+	CHECK_EQ_INT(httpd__profile_params(&c, NULL, NULL, NULL, NULL, NULL, &p, err, sizeof(err)), 0);
+	CHECK(p.seconds == HTTPD_DEFAULT_SECONDS && p.event == 0 && !p.nosymbol);
+	CHECK_EQ_INT(httpd__profile_params(&c, NULL, "2.5", "task-clock:u", "1", NULL, &p, err, sizeof(err)), 0);
+	CHECK(p.seconds == 2.5 && p.event == 1 && p.nosymbol);
+	/* The path's event, by name or by its file-name form. */
+	CHECK_EQ_INT(httpd__find_event(&c, "task-clock_u"), 1);
+	CHECK_EQ_INT(httpd__find_event(&c, "cpu-clock"), 0);
+	CHECK_EQ_INT(httpd__find_event(&c, "task-clock"), -1);
+	CHECK_EQ_INT(httpd__profile_params(&c, "task-clock_u", "3600", NULL, "0", NULL, &p, err, sizeof(err)), 0);
+	CHECK(p.seconds == 3600 && p.event == 1 && !p.nosymbol);
+	CHECK_EQ_INT(httpd__profile_params(&c, "task-clock_u", NULL, "task-clock:u", NULL, NULL, &p, err, sizeof(err)), 0);
+
+	const struct {
+		const char *path_event, *seconds, *event, *nosymbol, *hz, *want;
+	} bad[] = {
+		{ NULL, "abc", NULL, NULL, NULL, "bad duration 'seconds=abc': want seconds from 1 to 3600" },
+		{ NULL, "0", NULL, NULL, NULL, "bad duration" }, { NULL, "0.5", NULL, NULL, NULL, "bad duration" },
+		{ NULL, "3600.5", NULL, NULL, NULL, "bad duration" }, { NULL, "nan", NULL, NULL, NULL, "bad duration" },
+		{ NULL, "", NULL, NULL, NULL, "bad duration" }, { NULL, "5s", NULL, NULL, NULL, "bad duration" },
+		{ NULL, NULL, "cycles", NULL, NULL,
+		  "event 'cycles' is not recorded by this server (it records cpu-clock, task-clock:u;" },
+		{ "cpu-clock", NULL, "task-clock:u", NULL, NULL, "contradicts the path's event" },
+		{ NULL, NULL, NULL, "yes", NULL, "bad 'nosymbol=yes': want 1 or 0" },
+		{ NULL, NULL, NULL, NULL, "99", "hz= is not taken" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (httpd__profile_params(&c, bad[i].path_event, bad[i].seconds, bad[i].event,
+					  bad[i].nosymbol, bad[i].hz, &p, err, sizeof(err)) != -EINVAL ||
 		    !strstr(err, bad[i].want) || strchr(err, '\n')) {
 			printf("  case %zu: got '%s', want '%s'\n", i, err, bad[i].want);
 			return false;
 		}
 	}
-	config__free(&base);
+	config__free(&c);
 	return true;
 }
 
-/* The wire, over a socketpair: a request in pieces, the limits, the
- * server stopping, an answer's bytes. */
-static bool wire(void)
+static bool write_file(const char *path, const char *s, size_t n)
 {
-	char buf[HTTPD_MAX_REQUEST + 1], big[HTTPD_MAX_REQUEST];
-	int sv[2], stop = eventfd(0, EFD_CLOEXEC);
-	uint64_t one = 1;
-	ssize_t n;
+	FILE *f = fopen(path, "w");
 
-	CHECK(stop >= 0);
-	CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	CHECK_EQ_INT(write(sv[1], "GET / HTTP/1.0\r", 15), 15);
-	CHECK_EQ_INT(write(sv[1], "\n\r\n", 3), 3);
-	CHECK_EQ_INT(httpd__read_request(sv[0], stop, buf), 18);
-	CHECK_STR(buf, "GET / HTTP/1.0\r\n\r\n");
+	return f && fwrite(s, 1, n, f) == n && !fclose(f);
+}
 
-	memset(big, 'a', sizeof(big));
-	CHECK_EQ_INT(write(sv[1], big, sizeof(big)), sizeof(big));
-	CHECK_EQ_INT(httpd__read_request(sv[0], stop, buf), -E2BIG);
+/* The token file's first line; bad files refused with one line. */
+static bool token_file(void)
+{
+	char path[] = "/tmp/pmubpf-token-XXXXXX", tok[HTTPD_TOKEN_MAX + 2], err[256];
+	int fd = mkstemp(path);
+	static char big[HTTPD_TOKEN_MAX + 2];
 
-	httpd__respond_line(sv[0], 404, "X-A: b\r\n", "not here", false);
-	n = read(sv[1], buf, sizeof(buf) - 1);
-	CHECK(n > 0);
-	buf[n] = '\0';
-	CHECK(!strncmp(buf, "HTTP/1.0 404 Not Found\r\n", 24));
-	CHECK(strstr(buf, "\r\nContent-Length: 9\r\n"));
-	CHECK(strstr(buf, "\r\nConnection: close\r\nX-A: b\r\n\r\nnot here\n"));
-	httpd__respond(sv[0], 200, NULL, "body\n", true); /* HEAD: no body */
-	n = read(sv[1], buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	CHECK(strstr(buf, "Content-Length: 5\r\n"));
-	CHECK(!strcmp(buf + n - 4, "\r\n\r\n"));
-
-	CHECK_EQ_INT(write(stop, &one, sizeof(one)), sizeof(one));
-	CHECK_EQ_INT(httpd__read_request(sv[0], stop, buf), -ECANCELED);
-	close(stop);
-	stop = eventfd(0, EFD_CLOEXEC);
-	close(sv[1]);
-	CHECK_EQ_INT(httpd__read_request(sv[0], stop, buf), -ECONNRESET);
-	close(sv[0]);
-	close(stop);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(write_file(path, "s3cret-Token\nsecond line\n", 25));
+	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_STR(tok, "s3cret-Token");
+	CHECK(write_file(path, "crlf\r\n", 6));
+	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_STR(tok, "crlf");
+	CHECK(write_file(path, "no-newline", 10));
+	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_STR(tok, "no-newline");
+	memset(big, 'a', HTTPD_TOKEN_MAX);
+	CHECK(write_file(path, big, HTTPD_TOKEN_MAX));
+	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK(write_file(path, big, HTTPD_TOKEN_MAX + 1));
+	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "longer than"));
+	CHECK(write_file(path, "\n", 1));
+	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "no token"));
+	CHECK(write_file(path, "two words\n", 10));
+	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "printable"));
+	unlink(path);
+	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 &&
+	      strstr(err, "cannot read --http-token-file") && strstr(err, "No such file"));
 	return true;
 }
 
-TEST_MAIN("httpd",
-	  TEST(header_end),
-	  TEST(request_line),
-	  TEST(percent_decoding),
-	  TEST(queries),
-	  TEST(profile_config),
-	  TEST(wire))
+static bool bearer(void)
+{
+	const char *t = "s3cret-Token";
+
+	CHECK(httpd__bearer_ok("Bearer s3cret-Token", t));
+	CHECK(httpd__bearer_ok("bearer  s3cret-Token ", t));
+	CHECK(httpd__bearer_ok(" BEARER\ts3cret-Token", t));
+	const char *bad[] = {
+		NULL, "", "Bearer", "Bearer ", "Bearer s3cret-Toke", "Bearer s3cret-Tokenx",
+		"Bearer s3cret-token", "Basic s3cret-Token", "Bearers3cret-Token", "s3cret-Token",
+		"Bearer x3cret-Token", "Bearer s3cret-Token2", "Bearer s3cret Token",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (httpd__bearer_ok(bad[i], t)) {
+			printf("  case %zu ('%s') accepted\n", i, bad[i] ? bad[i] : "(null)");
+			return false;
+		}
+	return true;
+}
+
+static bool loopback(void)
+{
+	const struct { const char *s; bool lo; } cases[] = {
+		{ ":6060", true }, { "localhost:1", true }, { "127.0.0.1:1", true }, { "127.1.2.3:1", true },
+		{ "[::1]:1", true }, { "0.0.0.0:1", false }, { "[::]:1", false }, { "192.0.2.2:1", false },
+		{ "[::ffff:127.0.0.1]:1", true }, { "[::ffff:10.0.0.1]:1", false }, { "128.0.0.1:1", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct listen_addr a;
+
+		CHECK(values__parse_listen(cases[i].s, &a) == 0);
+		if (httpd__is_loopback(&a) != cases[i].lo) {
+			printf("  %s: loopback %d, want %d\n", cases[i].s, !cases[i].lo, cases[i].lo);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The text format: every sample line after its HELP and TYPE, label
+ * values escaped, one line per event and reason, nothing unnamed. */
+static bool metrics_text(void)
+{
+	struct metrics m = { .nevents = 2, .event = { "cpu-clock", "we\"ird\\ev\nent" },
+			     .samples = { 10, 20 }, .windows = 3, .window_seconds = 10,
+			     .bpf_stats = true, .nprogs = 1, .prog_name = { "on_sample" },
+			     .run_time_ns = { 2000 }, .run_cnt = { 4 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	m.drops[1][PMUBPF_DROP_COUNTS_FULL] = 7;
+	m.drops[0][PMUBPF_DROP_IDLE] = 5;
+	m.drops[0][PMUBPF_DROP_DWARF_TRUNCATED] = 2;
+	metrics__self(&m);
+	CHECK(f && metrics__format(&m, f) == 0 && !fclose(f));
+	CHECK(strstr(buf, "\npmubpf_samples_total{event=\"cpu-clock\"} 10\n"));
+	CHECK(strstr(buf, "\npmubpf_lost_samples_total{event=\"we\\\"ird\\\\ev\\nent\",reason=\"counts_map_full\"} 7\n"));
+	CHECK(strstr(buf, "\npmubpf_idle_samples_total{event=\"cpu-clock\"} 5\n"));
+	CHECK(strstr(buf, "\npmubpf_dwarf_incomplete_total{event=\"cpu-clock\",reason=\"truncated\"} 2\n"));
+	CHECK(strstr(buf, "\npmubpf_bpf_seconds_per_run{program=\"on_sample\"} 0.000000500\n"));
+	CHECK(strstr(buf, "\nprocess_resident_memory_bytes ") && !strstr(buf, "\nprocess_resident_memory_bytes 0\n"));
+	CHECK(m.cpu_seconds > 0 && m.threads >= 1 && m.start_time_seconds > 1e9);
+	/* Every reason lands in exactly one family, and none is unnamed. */
+	CHECK(!strstr(buf, "reason_"));
+	size_t lost = 0, dwarf = 0;
+	for (char *p = buf; (p = strstr(p, "\npmubpf_lost_samples_total{")); p++)
+		lost++;
+	for (char *p = buf; (p = strstr(p, "\npmubpf_dwarf_incomplete_total{")); p++)
+		dwarf++;
+	CHECK_EQ_INT(lost + dwarf + 2 /* idle, per event */, 2 * PMUBPF_DROP__MAX);
+	/* Each family's HELP and TYPE come before its samples, once. */
+	for (char *line = buf; *line; line = strchr(line, '\n') + 1) {
+		char name[128];
+
+		if (*line == '#')
+			continue;
+		CHECK(sscanf(line, "%127[a-z_]", name) == 1);
+		char want[200];
+		snprintf(want, sizeof(want), "# TYPE %s ", name);
+		char *type = strstr(buf, want);
+		CHECK(type && type < line);
+		CHECK(!strstr(type + 1, want));
+	}
+	free(buf);
+	return true;
+}
+
+TEST_MAIN("httpd", TEST(options), TEST(params), TEST(token_file), TEST(bearer), TEST(loopback),
+	  TEST(metrics_text))

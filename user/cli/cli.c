@@ -24,6 +24,7 @@ enum {
 	OPT_KEEP = 342,
 	OPT_WINDOW = 343,
 	OPT_FORMAT = 360,
+	OPT_HTTP_TOKEN = 344,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN },
 	{ 0 },
 };
 
@@ -100,8 +102,8 @@ void cli__usage(FILE *f)
 "                        NAME.EVENT.YYYYMMDDTHHMMSSZ.pb.gz (the window's start,\n"
 "                        UTC); -o DIR/ puts them in DIR as pmubpf.EVENT.*\n"
 "      --keep N          with --every: keep the newest N profiles per event\n"
-"      --window SEC      with --every: empty the kernel's maps every SEC seconds\n"
-"                        (default 10, at most --every; the maps are sized for it)\n"
+"      --window SEC      with --every or --http: empty the kernel's maps at least\n"
+"                        every SEC s (default 10, at most --every; sizes them)\n"
 "      --format FMT      pprof (default) or folded: one 'comm;outer;...;leaf WEIGHT'\n"
 "                        line per stack, for flamegraph.pl and inferno (default\n"
 "                        for -o NAME.folded; default output pmubpf.folded)\n"
@@ -123,15 +125,18 @@ void cli__usage(FILE *f)
 "      --version         the version\n"
 "\n"
 "Serving pprof over HTTP (like Go's net/http/pprof), until SIGINT/SIGTERM:\n"
-"      --http HOST:PORT  GET /debug/pprof/profile?seconds=N records N seconds\n"
-"                        (default 30, 1..3600) with the options given here and\n"
-"                        answers with the profile; &event=EVENT and &hz=N\n"
-"                        replace -e and -F; one recording at a time. HOST empty\n"
-"                        or localhost: 127.0.0.1 (0.0.0.0 for every interface);\n"
-"                        PORT 0: any free one. Excludes -d, -o, --top and a\n"
-"                        command. No authentication: whoever can connect can\n"
-"                        profile this machine. e.g. pmubpf --http :6060 -a, then\n"
+"      --http HOST:PORT  record on (every -e event at once) and answer\n"
+"                        GET /debug/pprof/profile?seconds=N (default 30,\n"
+"                        1..3600; &event=EVENT, &nosymbol=1) and\n"
+"                        /debug/pprof/EVENT with the next N seconds' profile,\n"
+"                        any number of clients at once; /metrics for\n"
+"                        Prometheus. HOST empty or localhost: 127.0.0.1; PORT\n"
+"                        0: any free one. Excludes -d, -o, --top, --every and\n"
+"                        a command. e.g. pmubpf --http :6060 -a, then\n"
 "                        go tool pprof http://127.0.0.1:6060/debug/pprof/profile\n"
+"      --http-token-file FILE  clients must send Authorization: Bearer TOKEN,\n"
+"                        TOKEN the file's first line; needed to listen on an\n"
+"                        address other than loopback\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
@@ -432,6 +437,9 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->keep = (int)n;
 			break;
 		}
+		case OPT_HTTP_TOKEN:
+			cfg->http_token_file = optarg;
+			break;
 		case OPT_HTTP: {
 			struct listen_addr a;
 
@@ -514,8 +522,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return errmsg(err, errlen, "--http excludes --top: nothing is printed per request");
 		if (format_given)
 			return errmsg(err, errlen, "--http excludes --format: requests get pprof profiles");
-		if (cfg->nevents > 1)
-			return errmsg(err, errlen, "--http takes one -e (one profile per request; ?event= picks another)");
+	} else if (cfg->http_token_file) {
+		return errmsg(err, errlen, "--http-token-file needs --http");
 	}
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");

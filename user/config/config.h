@@ -51,8 +51,9 @@ struct config {
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */
 	double every;             /* --every SEC: a profile per window of SEC
 	                           * seconds (0: one for the whole recording) */
-	double window;            /* --window SEC: with --every, how often the
-	                           * kernel's maps are emptied (0: 10 s) */
+	double window;            /* --window SEC: with --every or --http, the
+	                           * longest the kernel's maps go undrained
+	                           * (0: 10 s); they are sized for it */
 	int keep;                 /* --keep N: with --every, the newest N
 	                           * profiles per event stay on disk (0: all) */
 	const char *output;       /* -o; "-": stdout (one event only) */
@@ -69,6 +70,7 @@ struct config {
 	uint32_t counts_map_size; /* --counts-map-size, 0 = derived */
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
+	const char *http_token_file; /* --http-token-file: bearer token */
 	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 };
 

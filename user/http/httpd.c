@@ -1,22 +1,20 @@
-/* httpd.c — the server of `pmubpf --http` (see httpd.h).
+/* httpd.c — the HTTP side of `pmubpf --http` (see httpd.h): libmicrohttpd
+ * answers, the recorder (recorder.h) records.
  *
- * The main thread accepts; each connection gets a thread that reads one
- * bounded request (HTTPD_MAX_REQUEST bytes within HTTPD_READ_TIMEOUT_MS),
- * answers it and closes, so a slow client holds only its own thread. At
- * MAX_CONNS a new connection evicts the oldest one still reading its
- * head, so slow or silent clients cannot lock the others out. A
- * profile request's thread runs the recording itself (session__record)
- * while the others keep answering: 503 to a second profile request, the
- * index, errors. The stop signals are blocked in every thread but the main
- * thread's ppoll, whose handler sets the session's stop flag: a recording
- * under way ends, is still answered, and then the server stops.
+ * libmicrohttpd runs a thread per connection, at most HTTPD_MAX_CONNS of
+ * them (HTTPD_MAX_PER_IP from one address), each closed after
+ * HTTPD_IDLE_S seconds without traffic and bounded to HTTPD_CONN_MEMORY
+ * bytes of request: a client that sends slowly or nothing holds its own
+ * thread, not anyone else's. A profile request's thread submits a job
+ * and blocks until the recorder hands back the gzipped profile, checking
+ * meanwhile whether its client left. The main thread is the recorder's.
+ * SIGINT/SIGTERM reach only the main thread (blocked in the others): the
+ * recorder answers the jobs under way with what they have, then the
+ * server stops accepting, lets those answers go out, and exits 0.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/capability.h>
+#include <microhttpd.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,381 +22,327 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
 #include "httpd.h"
-#include "record/session.h"
+#include "metrics.h"
+#include "recorder.h"
 
-#define MAX_CONNS 16      /* connections served at once */
-/* Threads at once, evicted ones still closing included: past MAX_CONNS a
- * new connection evicts the oldest one still reading its request head
- * (whose thread ends at once), and only when none is left gets 503. */
-#define MAX_THREADS (2 * MAX_CONNS)
-#define SEND_TIMEOUT_S 10 /* a client that stops reading is dropped */
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
+#define HTTPD_MAX_CONNS 128        /* connection threads at once */
+#define HTTPD_MAX_PER_IP 64        /* of which from one address */
+#define HTTPD_IDLE_S 10            /* a connection silent this long is closed */
+#define HTTPD_CONN_MEMORY 16384    /* request line + headers, per connection */
+#define HTTPD_THREAD_STACK (256 * 1024)
+#define HTTPD_DRAIN_S 10           /* at exit: answers under way may finish */
 
 struct server {
 	const struct config *cfg;
-	const char *sysfs_root;
 	struct listen_addr addr;
-	char tmpdir[PATH_MAX - 64]; /* each recording's private directory goes here */
-	int stop_fd;                /* eventfd: readable once the server stops */
-	atomic_bool recording;
-	_Atomic int64_t recording_until; /* CLOCK_MONOTONIC ms, for Retry-After */
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	int conns;                  /* connection threads alive (lock) */
-	int evicted;                /* of which evicted, still closing (lock) */
-	struct conn *live[MAX_THREADS]; /* the connections alive (lock) */
+	struct recorder *rec;
+	char token[HTTPD_TOKEN_MAX + 2];
+	bool need_token;
+	atomic_int in_flight;      /* requests between their first call and completion */
 };
 
-struct conn {
-	struct server *srv;
-	int fd;
-	char peer[64];
-	int64_t since;              /* accepted, CLOCK_MONOTONIC ms */
-	bool reading;               /* still reading its head (srv->lock) */
-	bool evicted;               /* shut down for a newer one (srv->lock) */
+/* Go's net/http/pprof profiles pmubpf does not have; both scrapers ask
+ * for some of them by default. */
+static const char *const go_profiles[] = {
+	"allocs", "block", "goroutine", "mutex", "heap", "threadcreate", "cmdline", "symbol", "trace",
 };
 
-static void remove_dir(const char *dir)
+/* ---- answers ---- */
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
+			      void *body, size_t len, bool must_free, const char *h1, const char *v1)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
+		must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
 
-	/* Only the profile, or pprof__write's temp file if writing failed. */
-	while (d && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(dirfd(d), de->d_name, 0);
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (h1)
+		MHD_add_response_header(r, h1, v1);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
-/* The complete profile (it exists only after its rename), length first. */
-static int send_profile(int fd, int in)
+/* An error: one line of text/plain. */
+static enum MHD_Result answer_line(struct MHD_Connection *c, unsigned status, const char *msg,
+				   const char *h1, const char *v1)
 {
-	char buf[65536];
-	struct stat st;
-	ssize_t n;
+	char body[640];
+	int n = snprintf(body, sizeof(body), "%s\n", msg);
+
+	return answer(c, status, "text/plain; charset=utf-8", body,
+		      n < (int)sizeof(body) ? (size_t)n : sizeof(body) - 1, false, h1, v1);
+}
+
+/* ---- the log ---- */
+
+struct req_log {
+	char peer[64];
+	char shown[320]; /* "GET /debug/pprof/profile?seconds=5", printable, bounded */
+	size_t n;
+	int nargs;
+};
+
+static void show_append(struct req_log *l, const char *s)
+{
+	size_t max = sizeof(l->shown) - 4;
+
+	for (; s && *s && l->n < max; s++)
+		l->shown[l->n++] = *s >= 0x20 && *s < 0x7f ? *s : '?';
+	if (s && *s && l->n >= max)
+		strcpy(l->shown + max, "...");
+	else
+		l->shown[l->n] = '\0';
+}
+
+static enum MHD_Result show_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct req_log *l = cls;
+
+	(void)kind;
+	show_append(l, l->nargs++ ? "&" : "?");
+	show_append(l, key);
+	if (value) {
+		show_append(l, "=");
+		show_append(l, value);
+	}
+	return MHD_YES;
+}
+
+static void describe(struct MHD_Connection *c, const char *method, const char *url, struct req_log *l)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	memset(l, 0, sizeof(*l));
+	if (ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+		bool v6 = sa->sa_family == AF_INET6;
+		const void *src = v6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
+				     : (const void *)&((const struct sockaddr_in *)sa)->sin_addr;
+
+		inet_ntop(sa->sa_family, src, ip, sizeof(ip));
+		snprintf(l->peer, sizeof(l->peer), v6 ? "[%s]:%u" : "%s:%u", ip,
+			 ntohs(((const struct sockaddr_in *)sa)->sin_port)); /* same offset in both */
+	} else {
+		snprintf(l->peer, sizeof(l->peer), "?");
+	}
+	show_append(l, method);
+	show_append(l, " ");
+	show_append(l, url);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, show_arg, l);
+}
+
+static void log_status(const struct req_log *l, unsigned status, const char *more)
+{
+	fprintf(stderr, "pmubpf: %s: %s -> %u%s%s\n", l->peer, l->shown, status, more ? ", " : "",
+		more ? more : "");
+}
+
+/* ---- pages ---- */
+
+static enum MHD_Result index_page(struct server *s, struct MHD_Connection *c)
+{
+	char body[4096];
+	size_t n = 0;
+
+	n += (size_t)snprintf(body + n, sizeof(body) - n,
+		"pmubpf: pprof and metrics over HTTP, from one recording\n\n"
+		"/debug/pprof/profile?seconds=N  the next N seconds (default %d, 1..%d, fractions\n"
+		"                                allowed): a gzipped pprof profile\n"
+		"    &event=EVENT  one of the recorded events (default %s)\n"
+		"    &nosymbol=1   addresses and build-ids only (symbolize later)\n",
+		HTTPD_DEFAULT_SECONDS, HTTPD_MAX_SECONDS, s->cfg->events[0].name);
+	for (int e = 0; e < s->cfg->nevents && n < sizeof(body); e++)
+		n += (size_t)snprintf(body + n, sizeof(body) - n, "/debug/pprof/%s?seconds=N\n",
+				      s->cfg->events[e].file_tag);
+	if (n < sizeof(body))
+		n += (size_t)snprintf(body + n, sizeof(body) - n,
+			"/metrics  Prometheus metrics: samples, losses, caches, pmubpf's own cost\n\n"
+			"Server: %.512s\n\n"
+			"go tool pprof 'http://%s:%u/debug/pprof/profile?seconds=10'\n",
+			s->cfg->cmdline ? s->cfg->cmdline : "pmubpf", s->addr.host, s->addr.port);
+	return answer(c, 200, "text/plain; charset=utf-8", body, strnlen(body, sizeof(body)), false, NULL, NULL);
+}
+
+static enum MHD_Result metrics_page(struct server *s, struct MHD_Connection *c, const struct req_log *l)
+{
+	struct metrics m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 	int ret;
 
-	if (fstat(in, &st))
-		return -errno;
-	n = snprintf(buf, sizeof(buf),
-		     "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
-		     "Content-Disposition: attachment; filename=\"profile.pb.gz\"\r\n"
-		     "Content-Length: %lld\r\nX-Content-Type-Options: nosniff\r\n"
-		     "Connection: close\r\n\r\n", (long long)st.st_size);
-	ret = httpd__send_all(fd, buf, (size_t)n);
-	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
-		ret = httpd__send_all(fd, buf, (size_t)n);
-	return !ret && n < 0 ? -errno : ret;
+	if (!f)
+		return answer_line(c, 500, "out of memory", NULL, NULL);
+	recorder__metrics(s->rec, &m);
+	metrics__self(&m);
+	ret = metrics__format(&m, f);
+	if (fclose(f) || ret) {
+		free(buf);
+		log_status(l, 500, NULL);
+		return answer_line(c, 500, "out of memory", NULL, NULL);
+	}
+	return answer(c, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, true, NULL, NULL);
 }
 
-static void fail500(struct conn *c, const struct httpd_req *r, const char *msg)
-{
-	httpd__respond_line(c->fd, 500, NULL, msg, false);
-	fprintf(stderr, "pmubpf: %s: %s -> 500: %s\n", c->peer, r->shown, msg);
-}
-
-/* The client closed its side (it gave up, like go tool pprof on Ctrl-C):
- * as Go's server does, take that as gone, so that an abandoned hour-long
- * request does not hold the only recording slot. */
+/* The client closed its side (it gave up, like a scraper at its
+ * timeout): its job is dropped rather than built for nobody. */
 static bool client_gone(void *arg)
 {
-	struct pollfd pf = { .fd = *(int *)arg, .events = POLLIN | POLLRDHUP };
+	struct pollfd pf = { .fd = *(int *)arg, .events = POLLRDHUP };
 
-	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+	return pf.fd >= 0 && poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* One recording, with this thread holding the server's only slot. */
-static void record(struct conn *c, const struct httpd_req *r, struct config *cfg)
+static enum MHD_Result profile(struct server *s, struct MHD_Connection *c, const char *path_event,
+			       bool head, const struct req_log *l)
 {
-	struct server *s = c->srv;
-	char dir[PATH_MAX], path[PATH_MAX + 16], *cmdline = NULL;
-	struct session_result res;
-	int in, ret;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct recorder_request rq = { 0 };
+	struct recorder_result res;
+	struct httpd_profile p;
+	struct recorder_job *j;
+	char err[640], more[64], *comment = NULL;
+	int fd = ci ? ci->connect_fd : -1;
 
-	snprintf(dir, sizeof(dir), "%s/pmubpf-http.XXXXXX", s->tmpdir);
-	if (!mkdtemp(dir)) {
-		snprintf(res.err, sizeof(res.err), "cannot make a directory in '%.256s': %s",
-			 s->tmpdir, strerror(errno));
-		fail500(c, r, res.err);
-		return;
+	if (httpd__profile_params(s->cfg, path_event,
+				  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
+				  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "event"),
+				  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "nosymbol"),
+				  MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "hz"),
+				  &p, err, sizeof(err))) {
+		log_status(l, 400, NULL);
+		return answer_line(c, 400, err, NULL, NULL);
 	}
-	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
+	if (head) { /* what a GET would get, without recording */
+		log_status(l, 200, NULL);
+		return answer(c, 200, "application/octet-stream", "", 0, false,
+			      MHD_HTTP_HEADER_CONTENT_DISPOSITION, "attachment; filename=\"profile.pb.gz\"");
+	}
 	/* The profile's comments say which request made it. */
-	if (asprintf(&cmdline, "%s; %s from %s", s->cfg->cmdline, r->shown, c->peer) < 0)
-		cmdline = NULL;
-	cfg->output = path;
-	cfg->cmdline = cmdline ? cmdline : s->cfg->cmdline;
-	atomic_store(&s->recording_until, mono_ms() + (int64_t)(cfg->duration * 1000));
-	if (session__record(cfg, &res, client_gone, &c->fd)) {
-		fail500(c, r, res.err);
-	} else if (client_gone(&c->fd)) {
-		fprintf(stderr, "pmubpf: %s: %s -> client gone, %llu samples not sent\n", c->peer,
-			r->shown, (unsigned long long)res.samples);
-	} else if ((in = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fail500(c, r, "the recording left no profile");
-	} else {
-		ret = send_profile(c->fd, in);
-		close(in);
-		fprintf(stderr, "pmubpf: %s: %s -> 200, %llu samples%s%s\n", c->peer, r->shown,
-			(unsigned long long)res.samples, ret ? "; not delivered: " : "",
-			ret ? strerror(-ret) : "");
+	if (asprintf(&comment, "%s; %s from %s", s->cfg->cmdline ? s->cfg->cmdline : "pmubpf",
+		     l->shown, l->peer) < 0)
+		comment = NULL;
+	rq = (struct recorder_request){ .seconds = p.seconds, .event = p.event,
+					.nosymbol = p.nosymbol, .comment = comment };
+	j = recorder__submit(s->rec, &rq, &res);
+	free(comment);
+	if (!j) {
+		log_status(l, (unsigned)res.status, res.err);
+		return answer_line(c, (unsigned)res.status, res.err, MHD_HTTP_HEADER_RETRY_AFTER, "5");
 	}
-	remove_dir(dir);
-	free(cmdline);
+	recorder__wait(s->rec, j, client_gone, &fd, &res);
+	if (res.gone) {
+		fprintf(stderr, "pmubpf: %s: %s -> client gone\n", l->peer, l->shown);
+		return MHD_NO;
+	}
+	if (res.status != 200) {
+		log_status(l, (unsigned)res.status, res.err);
+		return answer_line(c, (unsigned)res.status, res.err, NULL, NULL);
+	}
+	snprintf(more, sizeof(more), "%llu samples", (unsigned long long)res.samples);
+	log_status(l, 200, more);
+	return answer(c, 200, "application/octet-stream", res.body, res.len, true,
+		      MHD_HTTP_HEADER_CONTENT_DISPOSITION, "attachment; filename=\"profile.pb.gz\"");
 }
 
-static void profile(struct conn *c, struct httpd_req *r, bool head)
+/* ---- routing ---- */
+
+static enum MHD_Result route(struct server *s, struct MHD_Connection *c, const char *url,
+			     bool head, const struct req_log *l)
 {
-	struct server *s = c->srv;
-	struct httpd_params p;
-	struct config cfg;
-	char err[512], extra[64];
+	const char *prefix = "/debug/pprof/";
+	size_t plen = strlen(prefix);
 
-	if (httpd__parse_query(r->query, &p, err, sizeof(err)) ||
-	    httpd__profile_config(s->cfg, &p, s->sysfs_root, &cfg, err, sizeof(err)) ||
-	    event__probe(&cfg.events[0], err, sizeof(err))) {
-		httpd__respond_line(c->fd, 400, NULL, err, head);
-		fprintf(stderr, "pmubpf: %s: %s -> 400\n", c->peer, r->shown);
-		return;
+	if (!strcmp(url, "/") || !strcmp(url, "/debug/pprof") || !strcmp(url, prefix)) {
+		log_status(l, 200, NULL);
+		return index_page(s, c);
 	}
-	if (head ? atomic_load(&s->recording) : atomic_exchange(&s->recording, true)) {
-		int64_t left = atomic_load(&s->recording_until) - mono_ms();
-		long secs = left > 0 ? (long)(left / 1000) + 1 : 1;
+	if (!strcmp(url, "/metrics"))
+		return metrics_page(s, c, l);
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return profile(s, c, NULL, head, l);
+	if (!strncmp(url, prefix, plen)) {
+		const char *name = url + plen;
 
-		snprintf(extra, sizeof(extra), "Retry-After: %ld\r\n", secs);
-		snprintf(err, sizeof(err), "a recording is under way (one at a time): retry in %ld s", secs);
-		httpd__respond_line(c->fd, 503, extra, err, head);
-		fprintf(stderr, "pmubpf: %s: %s -> 503\n", c->peer, r->shown);
-		return;
-	}
-	if (head) {
-		static const char hdr[] = "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
-			"Content-Disposition: attachment; filename=\"profile.pb.gz\"\r\n"
-			"X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
-
-		httpd__send_all(c->fd, hdr, sizeof(hdr) - 1);
-		fprintf(stderr, "pmubpf: %s: %s -> 200\n", c->peer, r->shown);
-		return;
-	}
-	record(c, r, &cfg);
-	atomic_store(&s->recording, false);
-}
-
-static void index_page(struct conn *c, bool head)
-{
-	const struct config *cfg = c->srv->cfg;
-	const struct listen_addr *a = &c->srv->addr;
-	char body[2048];
-
-	snprintf(body, sizeof(body),
-		 "pmubpf: pprof over HTTP\n\n"
-		 "/debug/pprof/profile?seconds=N  record N seconds (default %d, 1..%d, fractions\n"
-		 "                                allowed): a gzipped pprof profile\n"
-		 "    &event=EVENT  sample EVENT instead of %s (one event; see pmubpf list)\n"
-		 "    &hz=N         N samples per second per CPU (1..%d) instead of -F/-c\n"
-		 "One recording at a time: 503 while one is under way.\n\n"
-		 "Server: %.512s\n\n"
-		 "go tool pprof 'http://%s:%u/debug/pprof/profile?seconds=10'\n",
-		 HTTPD_DEFAULT_SECONDS, HTTPD_MAX_SECONDS, cfg->events[0].name, MAX_FREQ,
-		 cfg->cmdline ? cfg->cmdline : "pmubpf", a->host, a->port);
-	httpd__respond(c->fd, 200, NULL, body, head);
-}
-
-static void handle(struct conn *c, char *buf)
-{
-	struct httpd_req r;
-	char err[256];
-	bool head;
-
-	if (httpd__parse_request(buf, &r, err, sizeof(err))) {
-		httpd__respond_line(c->fd, 400, NULL, err, false);
-		fprintf(stderr, "pmubpf: %s: %s -> 400\n", c->peer, r.shown);
-		return;
-	}
-	head = !strcmp(r.method, "HEAD");
-	if (!head && strcmp(r.method, "GET")) {
-		httpd__respond_line(c->fd, 405, "Allow: GET, HEAD\r\n", "method not allowed: GET or HEAD", false);
-		fprintf(stderr, "pmubpf: %s: %s -> 405\n", c->peer, r.shown);
-	} else if (!strcmp(r.path, "/debug/pprof/profile")) {
-		profile(c, &r, head);
-	} else if (!strcmp(r.path, "/debug/pprof/") || !strcmp(r.path, "/debug/pprof")) {
-		index_page(c, head);
-		fprintf(stderr, "pmubpf: %s: %s -> 200\n", c->peer, r.shown);
-	} else {
-		httpd__respond_line(c->fd, 404, NULL, "not found: see /debug/pprof/", head);
-		fprintf(stderr, "pmubpf: %s: %s -> 404\n", c->peer, r.shown);
-	}
-}
-
-static void *conn_main(void *arg)
-{
-	struct conn *c = arg;
-	struct server *s = c->srv;
-	char buf[HTTPD_MAX_REQUEST + 1];
-	ssize_t n = httpd__read_request(c->fd, s->stop_fd, buf);
-	bool evicted;
-
-	pthread_mutex_lock(&s->lock);
-	c->reading = false; /* from now on it is served, never evicted */
-	evicted = c->evicted;
-	pthread_mutex_unlock(&s->lock);
-	if (evicted) {
-		fprintf(stderr, "pmubpf: %s: (incomplete request) -> dropped for a newer connection (%d at once)\n",
-			c->peer, MAX_CONNS);
-	} else if (n == -ETIMEDOUT || n == -E2BIG) {
-		int code = n == -E2BIG ? 431 : 408;
-
-		httpd__respond_line(c->fd, code, NULL, code == 408 ? "no complete request in time"
-			     : "request headers too large", false);
-		fprintf(stderr, "pmubpf: %s: (incomplete request) -> %d\n", c->peer, code);
-	} else if (n > 0) {
-		handle(c, buf);
-	}
-	if (evicted)
-		close(c->fd); /* shut down already: nothing to linger for */
-	else
-		httpd__linger_close(c->fd);
-	pthread_mutex_lock(&s->lock);
-	for (int i = 0; i < MAX_THREADS; i++)
-		if (s->live[i] == c)
-			s->live[i] = NULL;
-	s->evicted -= evicted;
-	if (--s->conns == 0)
-		pthread_cond_broadcast(&s->idle);
-	pthread_mutex_unlock(&s->lock);
-	free(c);
-	return NULL;
-}
-
-/* At the connection limit: shut down the oldest connection still reading
- * its request head (lock held). A client that sends slowly, or nothing,
- * then holds a slot only until MAX_CONNS newer connections come, instead
- * of locking everyone out until its read timeout. False if none reads. */
-static bool evict_oldest_reader(struct server *s)
-{
-	struct conn *old = NULL;
-
-	for (int i = 0; i < MAX_THREADS; i++) {
-		struct conn *c = s->live[i];
-
-		if (c && c->reading && !c->evicted && (!old || c->since < old->since))
-			old = c;
-	}
-	if (!old)
-		return false;
-	old->evicted = true;
-	s->evicted++;
-	shutdown(old->fd, SHUT_RDWR); /* its poll and recv return at once */
-	return true;
-}
-
-static void start_conn(struct server *s, int fd, const struct sockaddr_storage *peer)
-{
-	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
-	struct conn *c = calloc(1, sizeof(*c));
-	char ip[INET6_ADDRSTRLEN] = "?";
-	const void *src = peer->ss_family == AF_INET6
-		? (const void *)&((const struct sockaddr_in6 *)peer)->sin6_addr
-		: (const void *)&((const struct sockaddr_in *)peer)->sin_addr;
-	uint16_t port = ntohs(((const struct sockaddr_in *)peer)->sin_port); /* same offset in both */
-	pthread_attr_t attr;
-	pthread_t th;
-	bool ok = false;
-
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	pthread_mutex_lock(&s->lock);
-	if (c && s->conns - s->evicted >= MAX_CONNS && s->conns < MAX_THREADS)
-		evict_oldest_reader(s);
-	if (c && s->conns - s->evicted < MAX_CONNS && s->conns < MAX_THREADS) {
-		inet_ntop(peer->ss_family, src, ip, sizeof(ip));
-		snprintf(c->peer, sizeof(c->peer), peer->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-			 ip, port);
-		c->srv = s;
-		c->fd = fd;
-		c->since = mono_ms();
-		c->reading = true;
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		/* The thread inherits this thread's mask: signals blocked. */
-		ok = !pthread_create(&th, &attr, conn_main, c);
-		pthread_attr_destroy(&attr);
-		s->conns += ok;
-		for (int i = 0; ok && i < MAX_THREADS; i++)
-			if (!s->live[i]) {
-				s->live[i] = c;
-				break;
+		if (httpd__find_event(s->cfg, name) >= 0)
+			return profile(s, c, name, head, l);
+		for (size_t i = 0; i < sizeof(go_profiles) / sizeof(go_profiles[0]); i++)
+			if (!strcmp(name, go_profiles[i])) {
+				log_status(l, 404, NULL);
+				return answer_line(c, 404, "not available: pmubpf serves CPU and PMU profiles (/debug/pprof/profile), not Go runtime ones", NULL, NULL);
 			}
 	}
-	pthread_mutex_unlock(&s->lock);
-	if (!ok) {
-		httpd__respond_line(fd, 503, "Retry-After: 1\r\n", "too many connections", false);
-		close(fd);
-		free(c);
-	}
+	log_status(l, 404, NULL);
+	return answer_line(c, 404, "not found: see /debug/pprof/", NULL, NULL);
 }
 
-/* pmubpf needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): said now, not
- * at the first request. If capget fails, the first recording will say. */
-static int check_privileges(char *err, size_t errlen)
+static int in_flight_marker;
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **ctx)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { 0 };
-	bool admin, bpf, perfmon;
+	struct server *s = cls;
+	struct req_log l;
+	bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 
-	if (syscall(SYS_capget, &h, d))
-		return 0;
-	admin = d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
-	bpf = d[CAP_BPF / 32].effective & (1u << (CAP_BPF % 32));
-	perfmon = d[CAP_PERFMON / 32].effective & (1u << (CAP_PERFMON % 32));
-	if ((admin || bpf) && (admin || perfmon))
-		return 0;
-	snprintf(err, errlen, "permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
-	return -EPERM;
-}
-
-/* Everything a request's recording will check, checked once now, so that
- * bad input fails at start and not at the first request. */
-static int start_checks(struct server *s, char *err, size_t errlen)
-{
-	struct config probe = *s->cfg;
-	const char *t = getenv("TMPDIR");
-	char path[PATH_MAX];
-
-	snprintf(s->tmpdir, sizeof(s->tmpdir), "%s", t && *t ? t : "/tmp");
-	snprintf(path, sizeof(path), "%s/profile.pb.gz", s->tmpdir);
-	probe.output = path;
-	if (session__check(&probe, NULL, NULL, err, errlen) || check_privileges(err, errlen) ||
-	    event__probe(&s->cfg->events[0], err, errlen))
-		return -1;
-	if (values__parse_listen(s->cfg->http, &s->addr)) { /* cli.c checked it */
-		snprintf(err, errlen, "bad --http '%s'", s->cfg->http);
-		return -1;
+	(void)version;
+	(void)upload;
+	if (*ctx) { /* a body arriving (a POST's): refused at its first call */
+		*upload_size = 0;
+		return MHD_YES;
 	}
-	return 0;
+	*ctx = &in_flight_marker;
+	atomic_fetch_add(&s->in_flight, 1);
+	describe(c, method, url, &l);
+	if (s->need_token &&
+	    !httpd__bearer_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+			      s->token)) {
+		log_status(&l, 401, NULL);
+		return answer_line(c, 401, "unauthorized: send Authorization: Bearer TOKEN (the server's --http-token-file)",
+				   MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pmubpf\"");
+	}
+	if (!head && strcmp(method, MHD_HTTP_METHOD_GET)) {
+		log_status(&l, 405, NULL);
+		return answer_line(c, 405, "method not allowed: GET or HEAD", MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	}
+	return route(s, c, url, head, &l);
 }
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct server *s = cls;
+
+	(void)c;
+	(void)why;
+	if (*ctx == &in_flight_marker)
+		atomic_fetch_sub(&s->in_flight, 1);
+	*ctx = NULL;
+}
+
+/* ---- start and stop ---- */
 
 static int listen_on(struct server *s, char *err, size_t errlen)
 {
-	int one = 1, fd = socket(s->addr.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int one = 1, fd = socket(s->addr.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_storage got;
 	socklen_t len = sizeof(got);
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&s->addr.ss, s->addr.len) || listen(fd, 16) ||
+	    bind(fd, (struct sockaddr *)&s->addr.ss, s->addr.len) || listen(fd, 64) ||
 	    getsockname(fd, (struct sockaddr *)&got, &len)) {
 		snprintf(err, errlen, "cannot listen on %s:%u: %s", s->addr.host, s->addr.port,
 			 strerror(errno));
@@ -410,61 +354,91 @@ static int listen_on(struct server *s, char *err, size_t errlen)
 	return fd;
 }
 
+/* Before anything is loaded: the address, and a token where one is
+ * needed. */
+static int check_access(struct server *s, char *err, size_t errlen)
+{
+	const struct config *cfg = s->cfg;
+
+	if (values__parse_listen(cfg->http, &s->addr)) { /* cli.c checked it */
+		snprintf(err, errlen, "bad --http '%s'", cfg->http);
+		return -1;
+	}
+	if (cfg->http_token_file) {
+		if (httpd__read_token(cfg->http_token_file, s->token, sizeof(s->token), err, errlen))
+			return -1;
+		s->need_token = true;
+	} else if (!httpd__is_loopback(&s->addr)) {
+		snprintf(err, errlen, "--http %s listens beyond loopback: whoever connects could profile this machine; give --http-token-file FILE (clients send Authorization: Bearer TOKEN)",
+			 cfg->http);
+		return -1;
+	}
+	return 0;
+}
+
 int httpd__serve(const struct config *cfg, const char *sysfs_root)
 {
-	struct server s = { .cfg = cfg, .sysfs_root = sysfs_root, .stop_fd = -1,
-			    .lock = PTHREAD_MUTEX_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER };
+	struct server s = { .cfg = cfg };
+	struct MHD_Daemon *d = NULL;
 	sigset_t block, orig;
-	uint64_t one = 1;
-	char err[512];
-	int lfd, ret = 0;
+	char err[640];
+	int lfd = -1, ret = 1, status = 1;
 
-	if (start_checks(&s, err, sizeof(err)) || (lfd = listen_on(&s, err, sizeof(err))) < 0) {
-		fprintf(stderr, "pmubpf: %s\n", err);
-		return 1;
+	(void)sysfs_root;
+	if (check_access(&s, err, sizeof(err)))
+		goto fail;
+	s.rec = recorder__new(cfg);
+	if (!s.rec) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
 	}
-	s.stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (s.stop_fd < 0) {
-		fprintf(stderr, "pmubpf: eventfd: %s\n", strerror(errno));
-		close(lfd);
-		return 1;
+	if (recorder__start(s.rec, err, sizeof(err), &status)) {
+		ret = status;
+		goto fail;
 	}
-	session__catch_signals();
+	if ((lfd = listen_on(&s, err, sizeof(err))) < 0)
+		goto fail;
+	/* libmicrohttpd's threads inherit this mask: signals go to the
+	 * recorder's thread only, whose step returns on them. */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&block);
-	for (int i = 0; i < SESSION_NSTOP_SIGNALS; i++)
-		sigaddset(&block, session__stop_signals[i]);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_POLL | MHD_USE_ITC | (s.addr.ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			     0, NULL, NULL, on_request, &s,
+			     MHD_OPTION_LISTEN_SOCKET, lfd,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNS,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTPD_IDLE_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_CONN_MEMORY,
+			     MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTPD_THREAD_STACK,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+			     MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &orig, NULL);
+	if (!d) {
+		snprintf(err, sizeof(err), "cannot start the HTTP server on %s:%u", s.addr.host, s.addr.port);
+		goto fail;
+	}
 	fprintf(stderr, "pmubpf: serving pprof on http://%s:%u/debug/pprof/\n", s.addr.host, s.addr.port);
 
-	while (!session__stop_signal()) {
-		struct pollfd pf = { .fd = lfd, .events = POLLIN };
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		int fd;
+	ret = recorder__run(s.rec);
 
-		/* Signals arrive only here, atomically with the wait. */
-		if (ppoll(&pf, 1, NULL, &orig) < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "pmubpf: waiting for connections: %s\n", strerror(errno));
-			ret = 1;
-			break;
-		}
-		fd = accept4(lfd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
-		if (fd >= 0)
-			start_conn(&s, fd, &peer);
-		else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-			poll(NULL, 0, 100); /* out of fds or memory: do not spin */
-	}
-	/* Refuse new connections, wake the readers, let a recording finish
-	 * and deliver its profile. */
-	close(lfd);
-	if (write(s.stop_fd, &one, sizeof(one)) < 0)
-		fprintf(stderr, "pmubpf: eventfd: %s\n", strerror(errno));
-	pthread_mutex_lock(&s.lock);
-	while (s.conns)
-		pthread_cond_wait(&s.idle, &s.lock);
-	pthread_mutex_unlock(&s.lock);
-	close(s.stop_fd);
+	/* No new connections; the answers under way go out (bounded). */
+	MHD_socket q = MHD_quiesce_daemon(d);
+	for (int64_t until = mono_ns() + HTTPD_DRAIN_S * 1000000000LL;
+	     atomic_load(&s.in_flight) > 0 && mono_ns() < until;)
+		usleep(20000);
+	MHD_stop_daemon(d); /* closes lfd unless quiesced */
+	if (q != MHD_INVALID_SOCKET)
+		close(q);
+	recorder__free(s.rec);
+	return ret;
+fail:
+	fprintf(stderr, "pmubpf: %s\n", err);
+	if (lfd >= 0)
+		close(lfd);
+	recorder__free(s.rec);
 	return ret;
 }

@@ -1,96 +1,69 @@
-/* httpd.h — serve profiles over HTTP the way Go's net/http/pprof does.
+/* httpd.h — `pmubpf --http`: pprof and Prometheus metrics over HTTP from
+ * one running recording, the way Parca, Grafana Alloy/Pyroscope and
+ * Prometheus scrape them.
  *
- * `pmubpf --http 127.0.0.1:6060 -a` listens, and each
- *   GET /debug/pprof/profile?seconds=N[&event=EVENT][&hz=N]
- * runs one recording (session__record) with a copy of the server's config
- * and answers with the gzipped pprof, so that
- *   go tool pprof http://HOST:6060/debug/pprof/profile?seconds=5
- * works against the machine. One recording at a time (503 otherwise),
- * one request per connection (HTTP/1.0 style, Connection: close), each
- * connection in its own thread with a bounded request (8 KiB of headers
- * within 5 s). No authentication: the default address is loopback.
+ *   GET /debug/pprof/profile?seconds=N[&event=EVENT][&nosymbol=1]
+ *   GET /debug/pprof/EVENT?seconds=N          (one path per -e event)
+ *   GET /metrics                              (Prometheus text format)
  *
- * The parsing below is pure (no I/O but event__parse's sysfs reads) and
- * unit-tested in tests/unit/test_httpd.c; the server is in httpd.c, the
- * parsing and the wire in httpd_proto.c.
+ * The recording (recorder.h) samples every -e event from the start; a
+ * profile request gets the next N seconds of it, exactly (the windows
+ * from its arrival to its deadline), as Go's net/http/pprof would, and
+ * any number of requests may overlap (up to RECORDER_MAX_JOBS). The HTTP
+ * side is libmicrohttpd: a thread per connection, bounded in number, in
+ * request size and in idle time (httpd.c). Loopback by default; any
+ * other address needs a bearer token (--http-token-file).
+ *
+ * The parts below are pure (no I/O but reading the token file) and
+ * unit-tested in tests/unit/test_httpd.c.
  */
 #ifndef PMUBPF_HTTPD_H
 #define PMUBPF_HTTPD_H
 
-#include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
-#include <sys/socket.h>
 #include "config/config.h"
 #include "config/values.h"
 
-#define HTTPD_MAX_REQUEST 8192     /* request line + headers, bytes */
-#define HTTPD_READ_TIMEOUT_MS 5000 /* for the whole request */
 #define HTTPD_DEFAULT_SECONDS 30   /* as Go's /debug/pprof/profile */
 #define HTTPD_MAX_SECONDS 3600
+#define HTTPD_TOKEN_MAX 4096
 
-/* Where the request's header block ends (just past its blank line, CRLF
- * or bare LF), 0 while it has not arrived. */
-size_t httpd__header_end(const char *buf, size_t len);
-
-struct httpd_req {
-	char *method;    /* "GET" */
-	char *path;      /* "/debug/pprof/profile", not decoded */
-	char *query;     /* "seconds=5", NULL if the target has no '?' */
-	char shown[256]; /* "GET /debug/pprof/profile?seconds=5" for logs:
-	                  * printable ASCII only, cut with "..." */
+/* What a profile request asks for. */
+struct httpd_profile {
+	double seconds;
+	int event;      /* index into cfg->events */
+	bool nosymbol;
 };
 
-/* Split the request line of buf (a complete header block, NUL-terminated)
- * in place: METHOD SP /PATH[?QUERY] SP HTTP/1.x. Headers are not needed
- * and not read. 0, or -EINVAL with a one-line reason in err. */
-int httpd__parse_request(char *buf, struct httpd_req *r, char *err, size_t errlen);
+/* The event named name (as given to -e, or its file-name form: the
+ * /debug/pprof/EVENT paths use either), or -1. */
+int httpd__find_event(const struct config *cfg, const char *name);
 
-/* Percent-decode s in place ('+' is a space, as in forms). -EINVAL on a
- * bad escape or a decoded control character (answers stay one line). */
-int httpd__percent_decode(char *s);
+/* A profile request's parameters (NULL: not given; path_event: the
+ * EVENT of /debug/pprof/EVENT, else NULL) into out. 0, or -EINVAL with a
+ * one-line reason (the status is 400). */
+int httpd__profile_params(const struct config *cfg, const char *path_event,
+			  const char *seconds, const char *event, const char *nosymbol,
+			  const char *hz, struct httpd_profile *out, char *err, size_t errlen);
 
-/* The profile endpoint's parameters, decoded (NULL: not given). Others
- * are ignored, as Go's handler does. */
-struct httpd_params {
-	const char *seconds, *event, *hz;
-};
+/* Read the token: the file's first line, without its newline; not empty,
+ * printable ASCII without spaces, at most HTTPD_TOKEN_MAX bytes. 0, or
+ * -EINVAL/-EIO with a one-line reason. */
+int httpd__read_token(const char *path, char *buf, size_t len, char *err, size_t errlen);
 
-/* Parse a query string in place. 0, or -EINVAL with a one-line reason
- * (a bad escape, a parameter given twice). */
-int httpd__parse_query(char *query, struct httpd_params *p, char *err, size_t errlen);
+/* Does the Authorization header value carry "Bearer TOKEN" (the scheme in
+ * any case) with token? Compared in constant time: how long it takes
+ * says nothing about how much of a guess was right. */
+bool httpd__bearer_ok(const char *authorization, const char *token);
 
-/* The recording a profile request asks for: *out is a shallow copy of
- * base (its lists borrowed) with the request's duration (default 30 s),
- * event and rate, one event, no --top. The message on -EINVAL is the one
- * the command line gives for the same mistake. out->output and
- * out->cmdline are left for the caller. */
-int httpd__profile_config(const struct config *base, const struct httpd_params *p,
-			  const char *sysfs_root, struct config *out,
-			  char *err, size_t errlen);
+/* Is a a loopback address (127.0.0.0/8, ::1)? */
+bool httpd__is_loopback(const struct listen_addr *a);
 
-/* ---- the wire (httpd_proto.c) ---- */
-
-/* Read one request's header block from fd into buf (HTTPD_MAX_REQUEST + 1
- * bytes) within HTTPD_READ_TIMEOUT_MS, NUL-terminated. Returns its
- * length, or -ETIMEDOUT, -E2BIG (too long), -ECANCELED (stop_fd became
- * readable: the server stops), -ECONNRESET (the client left first). */
-ssize_t httpd__read_request(int fd, int stop_fd, char *buf);
-/* Send all of buf: short writes and EINTR retried. 0 or -errno (EPIPE
- * for a client gone; EAGAIN once the socket's SO_SNDTIMEO expires). */
-int httpd__send_all(int fd, const void *buf, size_t len);
-/* A plain-text answer (Connection: close); extra: more header lines,
- * each ending in CRLF; the body is left out for HEAD. respond_line adds
- * the newline to a one-line message. */
-void httpd__respond(int fd, int code, const char *extra, const char *body, bool head);
-void httpd__respond_line(int fd, int code, const char *extra, const char *msg, bool head);
-/* Half-close, drain what the client still sends (bounded), close. */
-void httpd__linger_close(int fd);
-
-/* Serve until SIGINT/SIGTERM. Everything is checked before listening
- * (BTF, targets, privileges, the event); a failure is one line on
- * stderr and exit status 1. Returns the process's exit status. */
+/* Serve until SIGINT/SIGTERM (or the end of every -p/-t target).
+ * Everything is checked before listening (the token, BTF, targets,
+ * privileges, events: BPF is loaded and sampling started); a failure is
+ * one line on stderr and a non-zero status. Returns the exit status. */
 int httpd__serve(const struct config *cfg, const char *sysfs_root);
 
 #endif

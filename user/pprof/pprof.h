@@ -103,4 +103,8 @@ int pprof__write(struct pprof *p, const char *path);
  * partial file); 0 or -errno. */
 int pprof__write_folded(struct pprof *p, const char *path, const char *root_key);
 
+/* Encode and gzip (fastest level) into memory (the HTTP server's answers): *out is
+ * malloc'd, *len its size. 0 or -errno (nothing allocated then). */
+int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *len);
+
 #endif

@@ -241,3 +241,48 @@ int pprof__write(struct pprof *p, const char *path)
 	free(buf);
 	return err;
 }
+
+int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *outlen)
+{
+	uint8_t *buf = NULL, *gz = NULL;
+	size_t len = 0;
+	z_stream zs;
+	uLong bound;
+	int err, zr;
+
+	err = encode(p, &buf, &len);
+	if (err)
+		return err;
+	memset(&zs, 0, sizeof(zs));
+	/* Fastest, as Go's runtime/pprof: an answer waits on it, and the
+	 * default level costs about as much as symbolizing. */
+	if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	/* One deflate call over a buffer deflateBound sized: the encoded
+	 * profile is in memory already, and gzip never grows it by more. */
+	bound = len < (1u << 30) ? deflateBound(&zs, (uLong)len) : 0;
+	gz = bound ? malloc(bound) : NULL;
+	if (!gz) {
+		err = bound ? -ENOMEM : -EFBIG;
+		goto out;
+	}
+	zs.next_in = buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = gz;
+	zs.avail_out = (uInt)bound;
+	zr = deflate(&zs, Z_FINISH);
+	if (zr != Z_STREAM_END) {
+		err = -EIO;
+		goto out;
+	}
+	*out = gz;
+	*outlen = bound - zs.avail_out;
+	gz = NULL;
+out:
+	deflateEnd(&zs);
+	free(gz);
+	free(buf);
+	return err;
+}

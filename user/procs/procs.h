@@ -166,5 +166,7 @@ const struct proc_label_set *procs__label_set(const struct procs *p,
 					      const struct proc *pr, uint64_t id);
 
 const struct procs_stats *procs__stats(const struct procs *p);
+/* Process records held (for monitoring). */
+size_t procs__count(const struct procs *p);
 
 #endif

@@ -614,6 +614,27 @@ int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period
 	return err;
 }
 
+void session__sizes(struct session *s, struct session_sizes *z)
+{
+	struct symcache_stats sc = { 0 };
+
+	if (s->sc)
+		symcache__stats(s->sc, &sc);
+	*z = (struct session_sizes){
+		.procs = s->procs ? procs__count(s->procs) : 0,
+		.symcache_objects = sc.objects, .symcache_bytes = sc.bytes,
+		.stack_entries = s->stack_entries, .count_entries = s->count_entries,
+	};
+	if (!s->skel)
+		return;
+	z->prog_fd[z->nprogs] = bpf_program__fd(s->skel->progs.on_sample);
+	z->prog_name[z->nprogs++] = "on_sample";
+	if (s->has_tp) {
+		z->prog_fd[z->nprogs] = bpf_program__fd(s->skel->progs.on_tracepoint);
+		z->prog_name[z->nprogs++] = "on_tracepoint";
+	}
+}
+
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,

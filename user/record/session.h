@@ -91,6 +91,17 @@ void session__symcache_stats(const struct session *s, struct symcache_stats *st)
  * what all windows' samples, counts-map losses and idle samples add up
  * to. 0 or -errno. */
 int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period);
+/* For monitoring (the HTTP server's /metrics): what the recording
+ * holds, and its sampling BPF programs (for their run-time stats). */
+struct session_sizes {
+	size_t procs;                          /* process records */
+	size_t symcache_objects, symcache_bytes;
+	uint32_t stack_entries, count_entries; /* each window's maps */
+	int nprogs;                            /* on_sample, on_tracepoint */
+	int prog_fd[2];
+	const char *prog_name[2];
+};
+void session__sizes(struct session *s, struct session_sizes *z);
 /* Sampling over: window closed, events stopped, last notices read (also
  * done by session__finish; once is enough). */
 void session__stop(struct session *s);

@@ -32,6 +32,10 @@ struct report_data {
 	struct pmubpf_stack *stacks;
 	uint64_t *stack_keys;
 	size_t nstacks, cap_stacks;
+	/* report_data__merge's index of the entries by key (made at the
+	 * first merge; entries added since are indexed at the next). */
+	struct hashtab *entry_index;
+	size_t indexed[PMUBPF_MAX_EVENTS];
 };
 
 /* 0 or -ENOMEM. report_data__free frees what init and the adds made. */
@@ -46,5 +50,12 @@ int report_data__add_entry(struct report_data *d, const struct pmubpf_key *k,
 int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st);
 /* The frames of stack `key`, or NULL if none was added. */
 const struct pmubpf_stack *report_data__stack(const struct report_data *d, uint64_t key);
+/* Add src (one window drained) to dst (what a longer span has so far):
+ * an entry whose key dst holds gets src's count and period added, the
+ * others are appended; src's stacks dst lacks are copied (stack keys are
+ * hashes of the frames, the same in every window); drops are summed. So
+ * dst stays as large as its distinct keys, however many windows go in.
+ * 0, or -ENOMEM with dst holding part of src (the caller drops it). */
+int report_data__merge(struct report_data *dst, const struct report_data *src);
 
 #endif

@@ -1,0 +1,49 @@
+/* metrics.h — /metrics: what pmubpf's recording and process cost and
+ * lost, in Prometheus' text format (version 0.0.4).
+ *
+ * The recorder fills a struct metrics (recorder.h) as it drains windows;
+ * the request's thread adds the process's own CPU time and memory and
+ * formats it. Pure but for metrics__self, so the unit test and `promtool
+ * check metrics` see the same text the server sends.
+ */
+#ifndef PMUBPF_HTTP_METRICS_H
+#define PMUBPF_HTTP_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pmubpf_abi.h"
+
+struct metrics {
+	int nevents;
+	const char *event[PMUBPF_MAX_EVENTS];       /* names, as given to -e */
+	/* BPF's running totals: every sample that passed the filters */
+	uint64_t samples[PMUBPF_MAX_EVENTS], weight[PMUBPF_MAX_EVENTS];
+	/* drop counters of the windows drained so far, summed */
+	uint64_t drops[PMUBPF_MAX_EVENTS][PMUBPF_DROP__MAX];
+	uint64_t windows;                           /* drained so far */
+	double window_seconds;                      /* --window */
+	size_t procs, symcache_objects, symcache_bytes;
+	uint32_t stack_entries, count_entries;      /* each window's maps */
+	int requests_active;                        /* profile requests */
+	uint64_t requests_served;                   /* answered 200 */
+	/* BPF programs' run time (bpf_stats on), per program */
+	bool bpf_stats;
+	int nprogs;
+	const char *prog_name[2];
+	uint64_t run_time_ns[2], run_cnt[2];
+	/* the process itself (metrics__self) */
+	double cpu_seconds, start_time_seconds;
+	uint64_t rss_bytes, vsize_bytes;
+	int threads;
+};
+
+/* The process's CPU seconds (user + system, all threads), resident and
+ * virtual memory and threads, from getrusage and /proc/self/stat{m,us}. */
+void metrics__self(struct metrics *m);
+
+/* Write m in the text format. 0 or -errno (a write error of f). */
+int metrics__format(const struct metrics *m, FILE *f);
+
+#endif

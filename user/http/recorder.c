@@ -1,0 +1,488 @@
+/* recorder.c — see recorder.h. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "pprof/pprof.h"
+#include "record/session.h"
+#include "report/build.h"
+#include "report/entries.h"
+#include "report/report.h"
+#include "report/symbolize.h"
+#include "recorder.h"
+
+#define WAIT_POLL_MS 200          /* recorder__wait: how often gone() is asked */
+#define METRICS_EVERY_NS 1000000000LL
+
+enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE };
+
+struct recorder_job {
+	struct recorder_request rq;
+	char *comment;
+	enum job_state state;        /* under r->lock */
+	bool cancelled;              /* under r->lock: its client left */
+	struct recorder_job *next;   /* in pending or running (under r->lock) */
+	/* the recorder thread's alone while running */
+	struct report_data d;
+	bool d_ok;
+	bool ended;                  /* its last window is merged in */
+	int64_t deadline;            /* CLOCK_MONOTONIC ns */
+	int64_t start;               /* its first window's start (mono ns) */
+	int64_t start_wall, duration;/* of the windows merged in */
+	int nwindows;
+	struct recorder_result res;  /* set before JOB_DONE */
+};
+
+struct recorder {
+	struct config cfg;           /* the caller's, with every = --window */
+	struct session *s;
+	int stats_fd;                /* BPF_ENABLE_STATS, -1 if refused */
+	int64_t next_drain, next_metrics;
+	int64_t flipped;             /* the last window's close (mono ns) */
+	pthread_mutex_t lock;
+	pthread_cond_t done;         /* a job became JOB_DONE */
+	struct recorder_job *pending, *running;
+	int njobs;                   /* pending + running + not yet collected */
+	bool stopping;
+	struct metrics m;            /* under lock */
+};
+
+struct recorder *recorder__new(const struct config *cfg)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->cfg = *cfg;
+	r->cfg.every = cfg->window > 0 ? cfg->window : RECORDER_DEFAULT_WINDOW;
+	r->stats_fd = -1;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->done, NULL);
+	r->m.nevents = cfg->nevents;
+	for (int e = 0; e < cfg->nevents; e++)
+		r->m.event[e] = cfg->events[e].name;
+	r->m.window_seconds = r->cfg.every;
+	r->s = session__new(&r->cfg, true);
+	if (!r->s) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int recorder__start(struct recorder *r, char *err, size_t errlen, int *status)
+{
+	if (session__open(r->s) || session__build(r->s) || session__start(r->s)) {
+		snprintf(err, errlen, "%s", session__error(r->s));
+		*status = session__status(r->s);
+		return -1;
+	}
+	/* The kernel times BPF programs only while someone holds this fd
+	 * (or kernel.bpf_stats_enabled is set): two clock reads per run. */
+	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	r->next_drain = mono_ns() + (int64_t)(r->cfg.every * 1e9);
+	return 0;
+}
+
+void recorder__free(struct recorder *r)
+{
+	if (!r)
+		return;
+	session__free(r->s);
+	if (r->stats_fd >= 0)
+		close(r->stats_fd);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->done);
+	free(r);
+}
+
+static void job_finish(struct recorder *r, struct recorder_job *j)
+{
+	if (j->d_ok)
+		report_data__free(&j->d);
+	j->d_ok = false;
+	pthread_mutex_lock(&r->lock);
+	j->state = JOB_DONE;
+	pthread_cond_broadcast(&r->done);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void job_fail(struct recorder *r, struct recorder_job *j, int status, const char *msg)
+{
+	j->res.status = status;
+	snprintf(j->res.err, sizeof(j->res.err), "%s", msg);
+	job_finish(r, j);
+}
+
+/* The profile of j's windows, gzipped, into j->res. */
+static void build(struct recorder *r, struct recorder_job *j)
+{
+	struct session_span span = { j->start_wall, j->duration, 0 };
+	struct config jc = r->cfg;
+	struct report_built b;
+	struct report_in in;
+	char err[512];
+	int64_t t0 = mono_ns();
+	int ret;
+
+	session__report_in(r->s, &span, &in);
+	jc.cmdline = j->comment;
+	jc.no_symbol = r->cfg.no_symbol || j->rq.nosymbol; /* the comments say so */
+	in.cfg = &jc;
+	in.quiet = true;
+	/* Per request: this thread alone symbolizes, so the option can be
+	 * switched for one build and back. */
+	symb__set_options(&(struct symb_options){ .no_symbol = r->cfg.no_symbol || j->rq.nosymbol });
+	ret = report__build(&in, &j->d, j->rq.event, NULL, &b, err, sizeof(err));
+	symb__set_options(&(struct symb_options){ .no_symbol = r->cfg.no_symbol });
+	if (ret) {
+		job_fail(r, j, 500, err);
+		return;
+	}
+	ret = pprof__encode_gz(b.p, &j->res.body, &j->res.len);
+	j->res.samples = b.nsamples;
+	pprof__free(b.p);
+	if (ret) {
+		snprintf(err, sizeof(err), "encoding the profile: %s", strerror(-ret));
+		job_fail(r, j, 500, err);
+		return;
+	}
+	j->res.status = 200;
+	if (r->cfg.verbose)
+		fprintf(stderr, "pmubpf: profile of %.1f s built in %.3f s\n", (double)j->duration / 1e9,
+			(double)(mono_ns() - t0) / 1e9);
+	pthread_mutex_lock(&r->lock);
+	r->m.requests_served++;
+	pthread_mutex_unlock(&r->lock);
+	job_finish(r, j);
+}
+
+/* Take the jobs that arrived, and those whose clients left. */
+static struct recorder_job *take_arrivals(struct recorder *r)
+{
+	struct recorder_job *arr, **pp;
+
+	pthread_mutex_lock(&r->lock);
+	arr = r->pending;
+	r->pending = NULL;
+	for (pp = &r->running; *pp;) {
+		struct recorder_job *j = *pp;
+
+		if (!j->cancelled) {
+			pp = &j->next;
+			continue;
+		}
+		*pp = j->next;
+		if (j->d_ok)
+			report_data__free(&j->d);
+		j->d_ok = false;
+		j->res.gone = true;
+		j->state = JOB_DONE;
+		pthread_cond_broadcast(&r->done);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return arr;
+}
+
+static void refresh_metrics(struct recorder *r)
+{
+	struct session_sizes z;
+	struct metrics m;
+
+	pthread_mutex_lock(&r->lock);
+	m = r->m;
+	pthread_mutex_unlock(&r->lock);
+	for (int e = 0; e < r->cfg.nevents; e++)
+		session__totals(r->s, e, &m.samples[e], &m.weight[e]);
+	session__sizes(r->s, &z);
+	m.procs = z.procs;
+	m.symcache_objects = z.symcache_objects;
+	m.symcache_bytes = z.symcache_bytes;
+	m.stack_entries = z.stack_entries;
+	m.count_entries = z.count_entries;
+	m.bpf_stats = r->stats_fd >= 0;
+	m.nprogs = z.nprogs;
+	for (int i = 0; i < z.nprogs; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		m.prog_name[i] = z.prog_name[i];
+		if (!bpf_obj_get_info_by_fd(z.prog_fd[i], &info, &len)) {
+			m.run_time_ns[i] = info.run_time_ns;
+			m.run_cnt[i] = info.run_cnt;
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	/* Only what this function reads: windows, drops and the request
+	 * counts are kept current by the others. */
+	memcpy(r->m.samples, m.samples, sizeof(m.samples));
+	memcpy(r->m.weight, m.weight, sizeof(m.weight));
+	r->m.procs = m.procs;
+	r->m.symcache_objects = m.symcache_objects;
+	r->m.symcache_bytes = m.symcache_bytes;
+	r->m.stack_entries = m.stack_entries;
+	r->m.count_entries = m.count_entries;
+	r->m.bpf_stats = m.bpf_stats;
+	r->m.nprogs = m.nprogs;
+	memcpy(r->m.prog_name, m.prog_name, sizeof(m.prog_name));
+	memcpy(r->m.run_time_ns, m.run_time_ns, sizeof(m.run_time_ns));
+	memcpy(r->m.run_cnt, m.run_cnt, sizeof(m.run_cnt));
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Close the window under way and merge it into every running job; a
+ * job whose deadline has come ends with it (final: every job). */
+static int drain(struct recorder *r, bool final)
+{
+	struct session_span span;
+	struct report_data chunk;
+	int64_t now;
+
+	/* The window closes now (the flip comes first in the drain; what
+	 * follows, notices and map reads, may take a while). */
+	r->flipped = mono_ns();
+	if (report_data__init(&chunk)) {
+		fprintf(stderr, "pmubpf: out of memory\n");
+		return -1;
+	}
+	if (session__drain_window(r->s, &chunk, &span)) {
+		fprintf(stderr, "pmubpf: %s\n", session__error(r->s));
+		report_data__free(&chunk);
+		return -1;
+	}
+	now = r->flipped;
+	for (struct recorder_job *j = r->running; j; j = j->next) {
+		if (j->ended)
+			continue;
+		j->ended = final || j->deadline <= now;
+		if (!j->d_ok)
+			continue;
+		if (!j->nwindows++)
+			j->start_wall = span.start_wall;
+		j->duration += span.duration;
+		if (r->cfg.verbose > 1)
+			fprintf(stderr, "pmubpf: %.3f job %p: window of %.3f s, %.3f s in all, deadline in %.3f s%s\n",
+				mono_ns() / 1e9, (void *)j, span.duration / 1e9, j->duration / 1e9, (j->deadline - now) / 1e9,
+				j->ended ? ", ended" : "");
+		if (report_data__merge(&j->d, &chunk)) {
+			report_data__free(&j->d);
+			j->d_ok = false; /* answered 500 */
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	r->m.windows++;
+	for (int e = 0; e < r->cfg.nevents; e++)
+		for (int k = 0; k < PMUBPF_DROP__MAX; k++)
+			r->m.drops[e][k] += chunk.ev[e].drops[k].count;
+	pthread_mutex_unlock(&r->lock);
+	report_data__free(&chunk);
+	r->next_drain = r->flipped + (int64_t)(r->cfg.every * 1e9);
+	return 0;
+}
+
+static void start_job(struct recorder *r, struct recorder_job *j)
+{
+	if (r->cfg.verbose > 1)
+		fprintf(stderr, "pmubpf: %.3f job %p: started, %.1f s\n", mono_ns() / 1e9, (void *)j, j->rq.seconds);
+	j->d_ok = !report_data__init(&j->d);
+	pthread_mutex_lock(&r->lock);
+	j->state = JOB_RUNNING;
+	j->next = r->running;
+	r->running = j;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Close a window when a job arrived, one is due, or the window is full
+ * (final: always), then start the arrivals with the window that just
+ * opened. Cheap: called again between two builds, so that one slow
+ * build does not stretch the others' windows. */
+static int advance(struct recorder *r, bool final)
+{
+	struct recorder_job *arr = take_arrivals(r), *j;
+	int64_t now = mono_ns();
+	bool due = final || arr || now >= r->next_drain;
+
+	for (j = r->running; j && !due; j = j->next)
+		due = !j->ended && j->deadline <= now;
+	/* Stopping: a request that has just come gets the window under way
+	 * (what there is), not a refusal. */
+	for (j = arr; final && j; j = arr) {
+		arr = j->next;
+		start_job(r, j);
+	}
+	if (due && drain(r, final)) {
+		for (j = arr; j; j = arr) {
+			arr = j->next;
+			job_fail(r, j, 500, "the recording failed");
+		}
+		return -1;
+	}
+	for (j = arr; j; j = arr) {
+		arr = j->next;
+		j->deadline = r->flipped + (int64_t)(j->rq.seconds * 1e9);
+		j->start = r->flipped;
+		start_job(r, j);
+	}
+	return 0;
+}
+
+/* The first running job that has ended, taken off the list; NULL if none. */
+static struct recorder_job *take_ended(struct recorder *r)
+{
+	struct recorder_job **pp, *j = NULL;
+
+	pthread_mutex_lock(&r->lock);
+	for (pp = &r->running; *pp; pp = &(*pp)->next)
+		if ((*pp)->ended) {
+			j = *pp;
+			*pp = j->next;
+			break;
+		}
+	pthread_mutex_unlock(&r->lock);
+	return j;
+}
+
+/* One pass after each session step: windows closed as due, the jobs
+ * that ended answered, one build at a time. */
+static int tick(struct recorder *r, bool final)
+{
+	struct recorder_job *j;
+	int ret = advance(r, final);
+
+	while ((j = take_ended(r))) {
+		if (!j->d_ok)
+			job_fail(r, j, 500, "out of memory merging the windows");
+		else
+			build(r, j);
+		if (!ret && !final)
+			ret = advance(r, false);
+	}
+	/* Processes found dead before every running request's first window
+	 * (and before the window under way) have no samples left to name:
+	 * forgotten, so that a server of weeks holds the live ones. */
+	int64_t before = r->flipped;
+	pthread_mutex_lock(&r->lock);
+	for (j = r->running; j; j = j->next)
+		if (j->start < before)
+			before = j->start;
+	pthread_mutex_unlock(&r->lock);
+	session__gc(r->s, before, NULL);
+	if (final || mono_ns() >= r->next_metrics) {
+		refresh_metrics(r);
+		r->next_metrics = mono_ns() + METRICS_EVERY_NS;
+	}
+	return ret;
+}
+
+int recorder__run(struct recorder *r)
+{
+	struct recorder_job *j;
+	enum session_end end;
+	int ret = 0;
+
+	while ((end = session__step(r->s)) == SESSION_GOING)
+		if (tick(r, false)) {
+			ret = 1;
+			break;
+		}
+	pthread_mutex_lock(&r->lock);
+	r->stopping = true;
+	pthread_mutex_unlock(&r->lock);
+	if (end == SESSION_ERROR) {
+		fprintf(stderr, "pmubpf: %s\n", session__error(r->s));
+		ret = 1;
+	} else if (end == SESSION_TARGETS_EXITED) {
+		fprintf(stderr, "pmubpf: every target has exited: serving ended\n");
+	}
+	/* Sampling ends; the last window goes to the jobs under way. */
+	session__stop(r->s);
+	if (tick(r, true)) {
+		/* The last drain failed: the jobs left get what they have. */
+		ret = 1;
+		for (j = r->running; j; j = j->next)
+			j->ended = true;
+		while ((j = take_ended(r)))
+			j->d_ok ? build(r, j) : job_fail(r, j, 500, "out of memory merging the windows");
+	}
+	session__end(r->s);
+	return ret;
+}
+
+struct recorder_job *recorder__submit(struct recorder *r, const struct recorder_request *rq,
+				      struct recorder_result *res)
+{
+	struct recorder_job *j = calloc(1, sizeof(*j));
+
+	*res = (struct recorder_result){ .status = 503 };
+	if (!j || !(j->comment = strdup(rq->comment ? rq->comment : ""))) {
+		free(j);
+		snprintf(res->err, sizeof(res->err), "out of memory");
+		return NULL;
+	}
+	j->rq = *rq;
+	j->rq.comment = j->comment;
+	pthread_mutex_lock(&r->lock);
+	if (r->stopping || r->njobs >= RECORDER_MAX_JOBS) {
+		snprintf(res->err, sizeof(res->err), r->stopping ? "the server is stopping"
+			 : "too many profile requests at once (%d): retry later", RECORDER_MAX_JOBS);
+		pthread_mutex_unlock(&r->lock);
+		free(j->comment);
+		free(j);
+		return NULL;
+	}
+	r->njobs++;
+	r->m.requests_active = r->njobs;
+	j->next = r->pending;
+	r->pending = j;
+	pthread_mutex_unlock(&r->lock);
+	return j;
+}
+
+void recorder__wait(struct recorder *r, struct recorder_job *j, bool (*gone)(void *arg),
+		    void *arg, struct recorder_result *res)
+{
+	pthread_mutex_lock(&r->lock);
+	while (j->state != JOB_DONE) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += WAIT_POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&r->done, &r->lock, &ts);
+		if (j->state != JOB_DONE && !j->cancelled && gone && gone(arg)) {
+			j->cancelled = true;
+			/* Not started yet: nothing of it is the recorder's. */
+			if (j->state == JOB_PENDING) {
+				struct recorder_job **pp = &r->pending;
+
+				while (*pp && *pp != j)
+					pp = &(*pp)->next;
+				if (*pp)
+					*pp = j->next;
+				j->res.gone = true;
+				j->state = JOB_DONE;
+			}
+		}
+	}
+	r->njobs--;
+	r->m.requests_active = r->njobs;
+	pthread_mutex_unlock(&r->lock);
+	*res = j->res;
+	free(j->comment);
+	free(j);
+}
+
+void recorder__metrics(struct recorder *r, struct metrics *m)
+{
+	pthread_mutex_lock(&r->lock);
+	*m = r->m;
+	pthread_mutex_unlock(&r->lock);
+}
