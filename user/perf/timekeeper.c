@@ -135,10 +135,10 @@ static uint64_t redraw(struct timekeeper *tk)
 				continue; /* no event on that CPU */
 			if (err) {
 				tk->failed[i] = true;
-				tk->st.failures++;
+				__atomic_fetch_add(&tk->st.failures, 1, __ATOMIC_RELAXED);
 				continue;
 			}
-			tk->st.redraws++;
+			__atomic_fetch_add(&tk->st.redraws, 1, __ATOMIC_RELAXED);
 			any = true;
 		}
 	}
@@ -233,6 +233,16 @@ struct timekeeper *timekeeper__start(struct perfev *pev, const struct config *cf
 bool timekeeper__fired(struct timekeeper *tk)
 {
 	return tk && __atomic_load_n(&tk->fired, __ATOMIC_ACQUIRE);
+}
+
+void timekeeper__stats(struct timekeeper *tk, struct timekeeper_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!tk)
+		return;
+	st->dithering = tk->st.dithering; /* set before the thread starts */
+	st->redraws = __atomic_load_n(&tk->st.redraws, __ATOMIC_RELAXED);
+	st->failures = __atomic_load_n(&tk->st.failures, __ATOMIC_RELAXED);
 }
 
 void timekeeper__stop(struct timekeeper *tk, struct timekeeper_stats *st)

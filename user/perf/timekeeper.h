@@ -40,6 +40,9 @@ struct timekeeper *timekeeper__start(struct perfev *pev, const struct config *cf
 bool timekeeper__fired(struct timekeeper *tk);
 /* Stop and join the thread (before the events are freed); tk may be NULL. */
 void timekeeper__stop(struct timekeeper *tk, struct timekeeper_stats *st);
+/* The counts so far, while the thread runs (a recording of windows
+ * describes its dither in every window's profile). */
+void timekeeper__stats(struct timekeeper *tk, struct timekeeper_stats *st);
 
 /* The nominal period in ns of a timer event under cfg, 0 if ev is not a
  * timer (its period counts events, not time). */

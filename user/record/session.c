@@ -557,6 +557,8 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 {
 	const struct config *cfg = s->cfg;
 
+	if (!s->stopped)
+		timekeeper__stats(s->tk, &s->tk_st);
 	*in = (struct report_in){
 		.cfg = cfg,
 		.counts_fd = s->win.counts_fd[0],
@@ -569,7 +571,7 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		.duration_nanos = span->duration,
 		.stack_map_size = s->stack_entries,
 		.counts_map_size = s->count_entries,
-		.timer = s->stopped ? &s->tk_st : NULL,
+		.timer = &s->tk_st,
 		.command_pid = s->cmd.pid,
 		.quiet = s->quiet,
 	};
