@@ -7,11 +7,15 @@
 #ifndef PMUBPF_ERRMSG_H
 #define PMUBPF_ERRMSG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Format into err (errlen bytes, cut to fit; nothing written if err is
  * NULL or errlen 0). Returns -EINVAL. */
 int errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with a va_list, for a caller's own variadic wrapper. */
+int errmsg_v(char *err, size_t errlen, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif

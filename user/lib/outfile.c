@@ -1,5 +1,6 @@
 /* outfile.c — see outfile.h. */
 #include "outfile.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +25,9 @@ static int failf(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errmsg_v(err, errlen, fmt, ap); /* the one formatter, its own return */
+	va_end(ap);
 	return ret;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/errmsg.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
 #include "symbols/ksyms.h"
@@ -178,7 +179,7 @@ static int fail(struct session *s, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	errmsg_v(s->err, sizeof(s->err), fmt, ap);
 	va_end(ap);
 	return -1;
 }
