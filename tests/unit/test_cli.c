@@ -2,6 +2,7 @@
  * mistake into one line naming it; the CPU-list parser; derived map sizes
  * and per-event output names. Table-driven. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
@@ -213,6 +214,21 @@ static bool lists(void)
 	CHECK(cli__parse_list("101", &v, &n, 100) < 0);
 	CHECK(cli__parse_list(",", &v, &n, 100) < 0);
 	CHECK(cli__parse_list("-1", &v, &n, 100) < 0);
+	/* Bounded as written (fuzz_cli: -p 1-66160063 took seconds). */
+	CHECK_EQ_INT(cli__parse_list("0-65535", &v, &n, 65535), 0);
+	CHECK_EQ_INT(n, CLI_LIST_MAX);
+	free(v);
+	CHECK(cli__parse_list("0-65536", &v, &n, INT_MAX) < 0);
+	CHECK(cli__parse_list("1-2000000000", &v, &n, INT_MAX) < 0);
+	CHECK(cli__parse_list("0-65535,7", &v, &n, 65535) < 0);
+	/* -p options add up: the bound is on all of them. */
+	struct config c;
+	char err[256];
+	CHECK_EQ_INT(parse(&c, err, ARGS("-p", "1-40000", "-d", "1")), CLI_RECORD);
+	config__free(&c);
+	CHECK(parse(&c, err, ARGS("-p", "1-40000", "-p", "1-40000", "-d", "1")) < 0);
+	CHECK(strstr(err, "at most 65536 in all"));
+	config__free(&c);
 	return true;
 }
 

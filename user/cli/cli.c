@@ -264,6 +264,10 @@ int cli__parse_list(const char *s, int **out, int *n, int max_value)
 		} else {
 			hi = lo;
 		}
+		if (hi - lo >= (uint64_t)(CLI_LIST_MAX - cnt)) {
+			ret = -EINVAL;
+			goto out;
+		}
 		for (uint64_t i = lo; i <= hi; i++) {
 			if (cnt == cap) {
 				int *nv;
@@ -309,6 +313,10 @@ static int append_pids(const char *s, pid_t **list, int *n)
 			free(v);
 			return -EINVAL;
 		}
+	if (cnt > CLI_LIST_MAX - *n) { /* all -p (-t) options together */
+		free(v);
+		return -EINVAL;
+	}
 	pid_t *nl = realloc(*list, (*n + cnt) * sizeof(pid_t));
 	if (!nl) {
 		free(v);
@@ -380,11 +388,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case 'p':
 			if (append_pids(optarg, &cfg->pids, &cfg->npids))
-				return cli__fail(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
+				return cli__fail(err, errlen, "bad pid list '-p %s': want PID[,PID...], at most %d in all", optarg, CLI_LIST_MAX);
 			break;
 		case 't':
 			if (append_pids(optarg, &cfg->tids, &cfg->ntids))
-				return cli__fail(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
+				return cli__fail(err, errlen, "bad thread list '-t %s': want TID[,TID...], at most %d in all", optarg, CLI_LIST_MAX);
 			break;
 		case 'a':
 			cfg->all = true;

@@ -14,6 +14,9 @@
 enum cli_action { CLI_RECORD, CLI_LIST, CLI_HELP, CLI_VERSION, CLI_SERVE };
 
 #define CLI_MAX_FREQ 100000 /* -F; beyond this the kernel throttles anyway */
+/* Entries of a list as written (-C, and all -p, all -t together): a range
+ * like -p 1-2000000000 would otherwise be expanded into gigabytes. */
+#define CLI_LIST_MAX 65536
 
 /* Parse argv. sysfs_root is passed to event__parse. Returns the action
  * (>= 0) or -EINVAL with a one-line reason in err. */
@@ -31,7 +34,8 @@ int cli__next_event(const char **s, char *buf, size_t len);
 int cli__fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Parse "0-3,5,7-8" into a sorted, unique int list. 0 or -EINVAL. */
+/* Parse "0-3,5,7-8" into a sorted, unique int list of at most
+ * CLI_LIST_MAX entries as written (duplicates counted). 0 or -EINVAL. */
 int cli__parse_list(const char *s, int **out, int *n, int max_value);
 
 /* Seconds, fractions allowed: a whole finite number > 0 in [lo, hi].
