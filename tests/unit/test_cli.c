@@ -2,9 +2,11 @@
  * mistake into one line naming it; derived map sizes
  * and per-event output names. Table-driven. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "config/values.h"
 #include "report/report.h"
 #include "record/session.h"
 #include "testing.h"
@@ -217,6 +219,36 @@ static bool errors(void)
 	return true;
 }
 
+static bool lists(void)
+{
+	int *v, n;
+
+	CHECK_EQ_INT(values__parse_list("5,1-3,2", &v, &n, 100), 0);
+	CHECK_EQ_INT(n, 4);
+	CHECK(v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == 5);
+	free(v);
+	CHECK(values__parse_list("1-", &v, &n, 100) < 0);
+	CHECK(values__parse_list("101", &v, &n, 100) < 0);
+	CHECK(values__parse_list(",", &v, &n, 100) < 0);
+	CHECK(values__parse_list("-1", &v, &n, 100) < 0);
+	/* Bounded as written (fuzz_cli: -p 1-66160063 took seconds). */
+	CHECK_EQ_INT(values__parse_list("0-65535", &v, &n, 65535), 0);
+	CHECK_EQ_INT(n, VALUES_LIST_MAX);
+	free(v);
+	CHECK(values__parse_list("0-65536", &v, &n, INT_MAX) < 0);
+	CHECK(values__parse_list("1-2000000000", &v, &n, INT_MAX) < 0);
+	CHECK(values__parse_list("0-65535,7", &v, &n, 65535) < 0);
+	/* -p options add up: the bound is on all of them. */
+	struct config c;
+	char err[256];
+	CHECK_EQ_INT(parse(&c, err, ARGS("-p", "1-40000", "-d", "1")), CLI_RECORD);
+	config__free(&c);
+	CHECK(parse(&c, err, ARGS("-p", "1-40000", "-p", "1-40000", "-d", "1")) < 0);
+	CHECK(strstr(err, "at most 65536 in all"));
+	config__free(&c);
+	return true;
+}
+
 static bool map_sizes(void)
 {
 	struct config c = { .freq = 999, .nevents = 1 };
@@ -370,4 +402,4 @@ static bool output_format(void)
 
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
-	  TEST(perf_habits), TEST(output_format))
+	  TEST(perf_habits), TEST(output_format), TEST(lists))
