@@ -269,6 +269,17 @@ static bool map_sizes(void)
 	c.duration = 20;
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
+	/* Windowed: sized for one window (10 s by default, whatever -d or
+	 * --every), stacks for every sample of it. */
+	c.duration = 3600; c.every = 60;
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 32768);
+	c.window = 2;
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 16384);
+	CHECK_EQ_INT(co, 16384);
+	c.every = 0; c.window = 0;
 	c.duration = 3600; c.freq = 9999; /* huge: the caps */
 	session__map_sizes(&c, 64, &st, &co);
 	CHECK_EQ_INT(st, 65536);
