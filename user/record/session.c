@@ -485,7 +485,11 @@ enum session_end session__step(struct session *s)
 		return SESSION_ERROR;
 	}
 	s->pending = procs__tick(s->procs);
-	if (s->deadline && (timekeeper__fired(s->tk) || mono_ns() >= s->deadline))
+	/* The timekeeper closes the window at the deadline itself: the loop
+	 * ends once it has, so that the profile's duration is -d exactly
+	 * (ending on the clock here, a busy loop could close the window
+	 * later, and say so). Without a timekeeper thread, the clock. */
+	if (s->deadline && (s->tk ? timekeeper__fired(s->tk) : mono_ns() >= s->deadline))
 		return SESSION_DEADLINE;
 	if (s->cmd.pid && waitpid(s->cmd.pid, &s->cmd.status, WNOHANG) == s->cmd.pid) {
 		s->cmd.done = true;
