@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# top.sh — `pmubpf top`, the live view (issue 14): piped, a table per
+# --delay window with the demo's hot function at its head; in a terminal
+# (tmux: send-keys, capture-pane), the header and table redrawn, 'q' quits
+# with status 0 and the terminal's settings as they were.
+source "$(dirname "$0")/lib.sh"
+need_root top_pipe_tables top_pipe_hot top_pipe_sums top_refuses_output top_tty_table top_tty_quit top_tty_restored
+
+SOCK=pmubpf-top-$$
+trap 'tmux -L $SOCK kill-server 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# Piped: no escape codes, the tables one after another.
+"$B/demo" 8 >/dev/null & demo=$!
+if "$PMUBPF" top -p $demo --delay 1 -d 3.5 >"$TMP/pipe.out" 2>"$TMP/pipe.err"; then
+	n=$(grep -c "^pmubpf top — cpu-clock, pid $demo, window " "$TMP/pipe.out")
+	if [[ $n -ge 2 ]] && ! grep -q $'\033' "$TMP/pipe.out"; then
+		pass top_pipe_tables
+	else
+		fail top_pipe_tables "$n tables (want >= 2, no escapes): $(head -c 300 "$TMP/pipe.out" | tr '\n' '|')"
+	fi
+	# Each table: hash_payload (~45% of the demo's time) among its three
+	# heaviest rows, and the rows' flat% (shares of one total) add up to
+	# at most 100%.
+	out=$(awk '/^pmubpf top — /   { t++; row = 0; next }
+		   $2 ~ /^[0-9.]+%$/  { row++; sum[t] += $2
+		                        if (row <= 3 && $5 == "hash_payload") hot[t] = 1 }
+		   END { for (i = 1; i <= t; i++) {
+		           if (!hot[i]) print "table " i ": hash_payload not in the top 3"
+		           if (sum[i] > 100.01) print "table " i ": flat% sums to " sum[i] } }' "$TMP/pipe.out")
+	if grep -q 'not in the top' <<<"$out"; then fail top_pipe_hot "$out"; else pass top_pipe_hot; fi
+	if grep -q 'sums to' <<<"$out"; then fail top_pipe_sums "$out"; else pass top_pipe_sums; fi
+else
+	for n in top_pipe_tables top_pipe_hot top_pipe_sums; do
+		fail $n "pmubpf top failed: $(tail -n1 "$TMP/pipe.err")"
+	done
+fi
+kill $demo 2>/dev/null; wait $demo 2>/dev/null
+
+# It writes nothing, so the output options are refused (one line, 2).
+"$PMUBPF" top -o "$TMP/x.pb.gz" >/dev/null 2>"$TMP/o.err"; rc=$?
+if [[ $rc -eq 2 && $(wc -l <"$TMP/o.err") -eq 1 && ! -e $TMP/x.pb.gz ]]; then
+	pass top_refuses_output
+else
+	fail top_refuses_output "rc $rc: $(head -n1 "$TMP/o.err")"
+fi
+
+# A terminal: tmux's pane, 120x40, the demo running beside it.
+"$B/demo" 15 >/dev/null & demo=$!
+tmux -L $SOCK new-session -d -s T -x 120 -y 40 \
+	"stty -g >'$TMP/stty.before'; '$PMUBPF' top -a --delay 1 2>'$TMP/tty.err'; echo \$? >'$TMP/tty.rc'; stty -g >'$TMP/stty.after'"
+seen=
+for ((i = 0; i < 80; i++)); do
+	tmux -L $SOCK capture-pane -p -t T >"$TMP/pane" 2>/dev/null
+	if grep -q '^pmubpf top — cpu-clock, all CPUs, window ' "$TMP/pane" &&
+	   grep -Eq '%  (hash_payload|msort_with_tmp|cmp|render_page|handle_request)$' "$TMP/pane"; then
+		seen=1; break
+	fi
+	sleep 0.1
+done
+if [[ -n $seen ]]; then
+	pass top_tty_table
+else
+	fail top_tty_table "pane after 8 s: $(head -c 300 "$TMP/pane" | tr '\n' '|') $(tail -n1 "$TMP/tty.err" 2>/dev/null)"
+fi
+tmux -L $SOCK send-keys -t T q
+for ((i = 0; i < 20; i++)); do [[ -s $TMP/stty.after ]] && break; sleep 0.1; done
+rc=$(cat "$TMP/tty.rc" 2>/dev/null)
+if [[ $rc == 0 ]]; then
+	pass top_tty_quit
+else
+	fail top_tty_quit "2 s after 'q': status '${rc:-still running}' $(tail -n1 "$TMP/tty.err" 2>/dev/null)"
+fi
+if [[ -s $TMP/stty.after ]] && cmp -s "$TMP/stty.before" "$TMP/stty.after"; then
+	pass top_tty_restored
+else
+	fail top_tty_restored "stty -g before: $(cat "$TMP/stty.before" 2>/dev/null) after: $(cat "$TMP/stty.after" 2>/dev/null)"
+fi
+kill $demo 2>/dev/null; wait $demo 2>/dev/null
