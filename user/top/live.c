@@ -85,7 +85,7 @@ static bool quit_typed(struct live *l)
 }
 
 /* Rows per table: -n, else what fits the terminal with every event's
- * three lines of header. */
+ * four lines of header (and, in show_event, its loss lines). */
 static int table_rows(const struct live *l)
 {
 	const struct config *cfg = l->cfg;
@@ -118,6 +118,10 @@ static int show_event(struct live *l, const struct report_in *in, const struct r
 		top__free(t);
 		return -1;
 	}
+	/* On a terminal the loss lines below come out of the table's rows,
+	 * so that the header never scrolls off the screen. */
+	for (int i = 0; i < b.notes.n && l->tty && !l->cfg->top; i++)
+		rows -= b.notes.v[i].on_stderr && rows > 1;
 	printf("pmubpf top — %s, %s, window %.1f s, %llu samples, %llu lost\n", e->name,
 	       l->target, (double)span->duration / 1e9, (unsigned long long)b.nsamples,
 	       (unsigned long long)d->ev[ev].drops[PMUBPF_DROP_COUNTS_FULL].count);
