@@ -316,15 +316,19 @@ soak: deps
 PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
 LABELS_VERSION = $(shell sed -n 's/^\#define PMUBPF_LABELS_VERSION_\(MAJOR\|MINOR\) \([0-9]*\).*/\2/p' \
                    include/pmubpf/labels.h | paste -sd.)
+# The systemd unit's directory: debian/rules gives /lib/systemd/system.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALLED := $(PREFIX)/bin/pmubpf $(PREFIX)/include/pmubpf/labels.h \
-             $(PREFIX)/share/man/man1/pmubpf.1 $(PKGCONFIGDIR)/pmubpf-labels.pc
+             $(PREFIX)/share/man/man1/pmubpf.1 $(PKGCONFIGDIR)/pmubpf-labels.pc \
+             $(SYSTEMDUNITDIR)/pmubpf.service
 
 install: pmubpf
 	install -D -m 0755 pmubpf $(DESTDIR)$(PREFIX)/bin/pmubpf
 	install -D -m 0644 include/pmubpf/labels.h $(DESTDIR)$(PREFIX)/include/pmubpf/labels.h
 	install -D -m 0644 docs/pmubpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmubpf.1
-	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/pmubpf.service.in >$(DESTDIR)$(PREFIX)/lib/systemd/system/pmubpf.service
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/pmubpf.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/pmubpf.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/pmubpf.service
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LABELS_VERSION)|' \
 		include/pmubpf-labels.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/pmubpf-labels.pc

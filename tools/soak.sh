@@ -8,13 +8,18 @@
 # /usr/bin/env true without pause, plus a CPU-bound demo) for MINUTES, and
 # every EVERY seconds (as each window is written) records to
 # OUTDIR/soak.csv:
-#   t_s rss_kb bpf_kb windows samples lost tracked forgotten
-# rss_kb: pmubpf's VmRSS; bpf_kb: the memlock of every BPF map it holds
+#   t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb
+# rss_kb: pmubpf's VmRSS, the sum of anon_kb (RssAnon: its heap and
+# private memory) and file_kb (RssFile + RssShmem: file pages it maps,
+# such as the ELF objects it reads symbols from, which the kernel can
+# reclaim and which grow with every new binary on the machine); bpf_kb:
+# the memlock of every BPF map it holds
 # (its fds' fdinfo); samples/lost: summed over the windows written so far
 # (lost: every "lost: N samples" note, i.e. samples lost whole); tracked/
 # forgotten: process records held / freed (its -v window line). Prints a
-# summary line with the RSS slope after warm-up (a least-squares fit over
-# the second half), in KiB per 10 minutes. Exit 0; the caller judges.
+# summary line with the slopes of RSS and of anon_kb after warm-up (a
+# least-squares fit over the second half), in KiB per 10 minutes. Exit 0;
+# the caller judges.
 set -u
 cd "$(dirname "$0")/.."
 MIN=${1:?minutes}; EVERY=${2:?seconds}; OUT=${3:?outdir}
@@ -29,10 +34,12 @@ demo=$!
 ./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
 pm=$!
 t0=$(date +%s)
-echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten" >"$OUT/soak.csv"
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb" >"$OUT/soak.csv"
 measure() {
-	local rss bpf w s l tr fo
+	local rss bpf w s l tr fo anon file
 	rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pm/status 2>/dev/null) || return 1
+	anon=$(awk '/^RssAnon:/ {print $2}' /proc/$pm/status 2>/dev/null)
+	file=$(awk '/^RssFile:|^RssShmem:/ {t+=$2} END {print t+0}' /proc/$pm/status 2>/dev/null)
 	[[ -n $rss ]] || return 1
 	bpf=$(grep -h '^memlock:\|^map_id:' /proc/$pm/fdinfo/* 2>/dev/null | awk '
 		/^memlock:/ {m=$2} /^map_id:/ {if (!($2 in seen)) {seen[$2]=1; t+=m}} END {print int(t/1024)}')
@@ -40,7 +47,7 @@ measure() {
 	s=$(sed -nE 's/^pmubpf: [^:]+: ([0-9]+) samples \(.*-> .*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	l=$(sed -nE 's/^pmubpf: [^:]+: lost: ([0-9]+) samples.*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	read -r tr fo < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten.*/\1 \2/p' "$OUT/pmubpf.err" | tail -1)
-	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0}" >>"$OUT/soak.csv"
+	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0}" >>"$OUT/soak.csv"
 }
 while kill -0 "$pm" 2>/dev/null; do
 	sleep "$EVERY"
@@ -52,16 +59,17 @@ python3 - "$OUT/soak.csv" "$rc" <<'PY'
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]).read().splitlines()[1:]]
 half = rows[len(rows) // 2:]
-n = len(half)
-if n >= 2:
-    mt = sum(r[0] for r in half) / n; mr = sum(r[1] for r in half) / n
+def slope(col):
+    n = len(half)
+    if n < 2:
+        return float("nan")
+    mt = sum(r[0] for r in half) / n; mr = sum(r[col] for r in half) / n
     var = sum((r[0] - mt) ** 2 for r in half)
-    slope = sum((r[0] - mt) * (r[1] - mr) for r in half) / var if var else 0.0
-else:
-    slope = float("nan")
-last = rows[-1] if rows else [0] * 8
+    return sum((r[0] - mt) * (r[col] - mr) for r in half) / var if var else 0.0
+last = rows[-1] if rows else [0] * 10
 print("soak: rc %s, %d measurements, windows %d, samples %d, lost %d, RSS %d KiB at the end "
-      "(peak %d), BPF maps %d KiB, processes tracked %d, forgotten %d, RSS slope after warm-up %.0f KiB per 10 min"
+      "(peak %d; anon %d, file %d), BPF maps %d KiB, processes tracked %d, forgotten %d, "
+      "slopes after warm-up: RSS %.0f, anon %.0f KiB per 10 min"
       % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[1] for r in rows) if rows else 0,
-         last[2], last[6], last[7], slope * 600))
+         last[8], last[9], last[2], last[6], last[7], slope(1) * 600, slope(8) * 600))
 PY

@@ -280,7 +280,7 @@ for i in range(38):
             if not d: break
             data += d
         s.close()
-        ok += data.startswith(b"HTTP/1.0 200")
+        ok += data.split(b"\r\n", 1)[0] in (b"HTTP/1.0 200 OK", b"HTTP/1.1 200 OK")
     except OSError:
         pass
 stop = True

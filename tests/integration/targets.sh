@@ -56,7 +56,7 @@ idle_run() { # OUT ARGS...: record -a for ~1 s, sets IDLE_MS (idle inside)
 }
 if idle_run idle; then
 	check all_idle_left_out $CHECK expect "$TMP/idle.pb.gz" --no-pid 0
-	n=$(sed -nE 's/^pmubpf: cpu-clock: left out ([0-9]+) idle samples .*/\1/p' "$TMP/idle.err")
+	n=$(sed -nE 's/^pmubpf: cpu-clock: left out: ([0-9]+) idle samples .*/\1/p' "$TMP/idle.err")
 	if [[ $IDLE_MS -lt 50 ]]; then
 		skip all_idle_counted "CPUs idled only $IDLE_MS ms during the run (busy machine)"
 	elif ! $CHECK expect "$TMP/idle.pb.gz" --comment '^left out: [1-9][0-9]* idle samples' >"$TMP/idlec.out" 2>&1; then

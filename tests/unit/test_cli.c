@@ -2,9 +2,11 @@
  * mistake into one line naming it; derived map sizes
  * and per-event output names. Table-driven. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "config/values.h"
 #include "report/report.h"
 #include "record/session.h"
 #include "testing.h"
@@ -217,6 +219,31 @@ static bool errors(void)
 	return true;
 }
 
+/* Lists are bounded as written (fuzz_cli: -p 1-66160063 took seconds),
+ * and -p options add up to one bound. (The list syntax itself:
+ * test_values.c.) */
+static bool list_bounds(void)
+{
+	int *v, n;
+
+	/* Bounded as written (fuzz_cli: -p 1-66160063 took seconds). */
+	CHECK_EQ_INT(values__parse_list("0-65535", &v, &n, 65535), 0);
+	CHECK_EQ_INT(n, VALUES_LIST_MAX);
+	free(v);
+	CHECK(values__parse_list("0-65536", &v, &n, INT_MAX) < 0);
+	CHECK(values__parse_list("1-2000000000", &v, &n, INT_MAX) < 0);
+	CHECK(values__parse_list("0-65535,7", &v, &n, 65535) < 0);
+	/* -p options add up: the bound is on all of them. */
+	struct config c;
+	char err[256];
+	CHECK_EQ_INT(parse(&c, err, ARGS("-p", "1-40000", "-d", "1")), CLI_RECORD);
+	config__free(&c);
+	CHECK(parse(&c, err, ARGS("-p", "1-40000", "-p", "1-40000", "-d", "1")) < 0);
+	CHECK(strstr(err, "at most 65536 in all"));
+	config__free(&c);
+	return true;
+}
+
 static bool map_sizes(void)
 {
 	struct config c = { .freq = 999, .nevents = 1 };
@@ -237,6 +264,17 @@ static bool map_sizes(void)
 	c.duration = 20;
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
+	/* Windowed: sized for one window (10 s by default, whatever -d or
+	 * --every), stacks for every sample of it. */
+	c.duration = 3600; c.every = 60;
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 32768);
+	c.window = 2;
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 16384);
+	CHECK_EQ_INT(co, 16384);
+	c.every = 0; c.window = 0;
 	c.duration = 3600; c.freq = 9999; /* huge: the caps */
 	session__map_sizes(&c, 64, &st, &co);
 	CHECK_EQ_INT(st, 65536);
@@ -414,4 +452,4 @@ static bool live(void)
 
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
-	  TEST(perf_habits), TEST(output_format), TEST(live))
+	  TEST(perf_habits), TEST(output_format), TEST(list_bounds), TEST(live))

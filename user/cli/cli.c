@@ -288,6 +288,10 @@ static int append_pids(const char *s, pid_t **list, int *n)
 			free(v);
 			return -EINVAL;
 		}
+	if (cnt > VALUES_LIST_MAX - *n) { /* all -p (-t) options together */
+		free(v);
+		return -EINVAL;
+	}
 	/* Exactly sized (config has no capacity field): reallocarray checks
 	 * the byte count, the first test the int count. */
 	pid_t *nl = cnt > INT_MAX - *n ? NULL : reallocarray(*list, (size_t)*n + cnt, sizeof(pid_t));
@@ -394,11 +398,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case 'p':
 			if (append_pids(optarg, &cfg->pids, &cfg->npids))
-				return errmsg(err, errlen, "bad pid list '-p %s': want PID[,PID...]", optarg);
+				return errmsg(err, errlen, "bad pid list '-p %s': want PID[,PID...], at most %d in all", optarg, VALUES_LIST_MAX);
 			break;
 		case 't':
 			if (append_pids(optarg, &cfg->tids, &cfg->ntids))
-				return errmsg(err, errlen, "bad thread list '-t %s': want TID[,TID...]", optarg);
+				return errmsg(err, errlen, "bad thread list '-t %s': want TID[,TID...], at most %d in all", optarg, VALUES_LIST_MAX);
 			break;
 		case 'a':
 			cfg->all = true;

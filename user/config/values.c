@@ -59,6 +59,12 @@ int values__parse_list(const char *s, int **out, int *n, int max_value)
 		} else {
 			hi = lo;
 		}
+		/* Bounded as written (fuzz_cli: -p 1-66160063 took seconds
+		 * and 256 MiB; 1-2000000000 would overflow the count). */
+		if (hi - lo >= (uint64_t)(VALUES_LIST_MAX - cnt)) {
+			ret = -EINVAL;
+			goto out;
+		}
 		for (uint64_t i = lo; i <= hi; i++) {
 			if ((ret = GROW(v, cap, cnt, 1)))
 				goto out;

@@ -21,6 +21,9 @@ int values__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* "0-3,5,7-8" (each number in 0..max_value) into a sorted, unique int
  * list, *out malloc'd. 0, -EINVAL or -ENOMEM. */
+/* Entries of a list as written (-C, and all -p, all -t together): a range
+ * like -p 1-2000000000 would otherwise be expanded into gigabytes. */
+#define VALUES_LIST_MAX 65536
 int values__parse_list(const char *s, int **out, int *n, int max_value);
 
 /* Seconds, fractions allowed: a finite number > 0 in [lo, hi].

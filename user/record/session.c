@@ -117,13 +117,17 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * its samples to a counts map of samples/2). Counts entries are ~100
 	 * bytes, so there is one per expected sample, the worst case; stack
 	 * map entries cost ~1 KiB each (127 frames), so they get half and
-	 * are capped lower. */
+	 * are capped lower. A windowed recording (--every, --http) runs for
+	 * days under whatever churn comes: its stacks get one per expected
+	 * sample of a window too (a 30 min soak under churn lost up to 4748
+	 * user stacks a 10 s window to samples/2), which a short window keeps
+	 * affordable (10 s on 2 CPUs: 32768, 2 x 32 MiB). */
 	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
 
 	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
-		: next_pow2(clamp_u64(samples / 2, 16384, 65536));
+		: next_pow2(clamp_u64(cfg->every > 0 ? samples : samples / 2, 16384, 65536));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
 		: next_pow2(clamp_u64(samples, 16384, 262144));
 }

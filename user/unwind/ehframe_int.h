@@ -72,40 +72,43 @@ static inline uint64_t get_un(struct cur *c, size_t n)
 	return v;
 }
 
-static inline uint64_t get_uleb(struct cur *c)
+/* An LEB128 number's bits; *shift and *last say how many and the last
+ * byte (for the sign of an SLEB128). */
+static inline uint64_t get_leb(struct cur *c, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
 		b = get_u8(c);
 		if (c->bad)
 			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while (b & 0x80);
+	*last = b;
 	return v;
+}
+
+static inline uint64_t get_uleb(struct cur *c)
+{
+	unsigned shift;
+	uint8_t b;
+
+	return get_leb(c, &shift, &b);
 }
 
 static inline int64_t get_sleb(struct cur *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	unsigned shift;
+	uint8_t b = 0;
+	uint64_t v = get_leb(c, &shift, &b);
 
-	do {
-		b = get_u8(c);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (!c->bad && shift < 64 && (b & 0x40))
 		v |= ~0ULL << shift;
-	return (int64_t)v;
+	return c->bad ? 0 : (int64_t)v;
 }
 
 /* Where the bytes come from, for pc-relative pointers. */
