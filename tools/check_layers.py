@@ -20,7 +20,8 @@ Usage: tools/check_layers.py [BUILD_DIR]   (BUILD_DIR: build, for step 2;
 import os, re, subprocess, sys
 
 LAYERS = ["lib", "config", "pprof", "symbols", "procs", "unwind", "perf",
-          "report", "record", "cli", "http"]
+          "report", "record", "top", "cli",
+          "http"]
 RANK = {l: i for i, l in enumerate(LAYERS)}
 TOP = len(LAYERS)                      # user/main.c
 EXTERNAL = {"pmubpf_abi.h", "pmubpf.skel.h", "profile.pb-c.h"}

@@ -27,6 +27,7 @@ PKGS=(
   libmicrohttpd-dev              # --http's server
   golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
+  tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox)

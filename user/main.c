@@ -1,10 +1,12 @@
 /* main.c — pmubpf's entry point: parse the command line, then list the
- * events, run one recording (session.c) or serve them (httpd.c). */
+ * events, run one recording (session.c), show it live (live.c) or serve
+ * them (httpd.c). */
 #include <stdio.h>
 #include "cli/cli.h"
 #include "http/httpd.h"
 #include "record/every.h"
 #include "record/session.h"
+#include "top/live.h"
 
 #define PMUBPF_VERSION "0.1.0"
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
@@ -30,6 +32,9 @@ int main(int argc, char **argv)
 		break;
 	case CLI_RECORD:
 		ret = cfg.every > 0 ? every__run(&cfg) : session__run(&cfg);
+		break;
+	case CLI_TOP:
+		ret = live__run(&cfg);
 		break;
 	case CLI_SERVE:
 		ret = httpd__serve(&cfg, SYSFS_PMUS);

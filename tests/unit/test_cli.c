@@ -406,6 +406,50 @@ static bool output_format(void)
 	return true;
 }
 
+/* pmubpf top: the record options, one window per --delay, no file. */
+static bool live(void)
+{
+	struct config c;
+	char err[256];
+
+	CHECK_EQ_INT(parse(&c, err, ARGS("top")), CLI_TOP);
+	CHECK(c.live && c.all);
+	CHECK(c.every == 2 && c.window == 2); /* both map sets sized for one delay */
+	CHECK_EQ_INT(c.top, 0);                /* rows: fit the terminal */
+	config__free(&c);
+	CHECK_EQ_INT(parse(&c, err, ARGS("top", "-p", "7", "-e", "task-clock", "--delay", "0.5",
+					 "-n", "12", "-d", "3", "-F", "99")), CLI_TOP);
+	CHECK(!c.all && c.npids == 1 && c.pids[0] == 7);
+	CHECK(c.every == 0.5 && c.window == 0.5 && c.duration == 3);
+	CHECK_EQ_INT(c.top, 12);
+	CHECK_STR(c.events[0].name, "task-clock");
+	config__free(&c);
+	const struct { const char *const *args; const char *want; } cases[] = {
+		{ ARGS("top", "-o", "x.pb.gz"), "takes no --output" },
+		{ ARGS("top", "--every", "5"), "takes no --every" },
+		{ ARGS("top", "--top", "5"), "takes no --top" },
+		{ ARGS("top", "--http", ":0"), "takes no --http" },
+		{ ARGS("top", "--format", "folded"), "takes no --format" },
+		{ ARGS("top", "--", "ls"), "takes no command" },
+		{ ARGS("top", "--delay", "0.05"), "bad delay" },
+		{ ARGS("top", "-n", "0"), "bad row count" },
+		{ ARGS("top", "-n"), "needs a value" },
+		{ ARGS("--delay", "1"), "--delay belongs to 'pmubpf top'" },
+		{ ARGS("-n", "5"), "-n belongs to 'pmubpf top'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = parse(&c, err, cases[i].args);
+
+		if (r != -EINVAL || !strstr(err, cases[i].want)) {
+			fprintf(stderr, "case %zu: got %d '%s', want '%s'\n", i, r, err, cases[i].want);
+			config__free(&c);
+			return false;
+		}
+		config__free(&c);
+	}
+	return true;
+}
+
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
 	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
-	  TEST(perf_habits), TEST(output_format), TEST(list_bounds))
+	  TEST(perf_habits), TEST(output_format), TEST(list_bounds), TEST(live))

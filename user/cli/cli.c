@@ -25,6 +25,7 @@ enum {
 	OPT_WINDOW = 343,
 	OPT_FORMAT = 360,
 	OPT_HTTP_TOKEN = 344,
+	OPT_DELAY = 380,
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +57,8 @@ static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
 
@@ -65,6 +68,7 @@ void cli__usage(FILE *f)
 "usage: pmubpf [options] [-- command [args...]]\n"
 "       pmubpf --http [HOST]:PORT [options]\n"
 "       pmubpf list\n"
+"       pmubpf top [-e EVENT] [-p PID | -t TID | -C CPUS | -a] [--delay SEC] [-n N]\n"
 "\n"
 "Samples stacks system-wide with eBPF on timer or hardware PMU events and\n"
 "writes a gzipped pprof profile per event.\n"
@@ -137,6 +141,13 @@ void cli__usage(FILE *f)
 "      --http-token-file FILE  clients must send Authorization: Bearer TOKEN,\n"
 "                        TOKEN the file's first line; needed to listen on an\n"
 "                        address other than loopback\n"
+"\n"
+"Live view (pmubpf top, like perf top): the hottest functions of the last\n"
+"window, refreshed, until q, Ctrl-C, -d or the targets' end; takes -e, -F, -c,\n"
+"-p, -t, -C, -a, -d and the stack options, writes no file:\n"
+"      --delay SEC       window and refresh interval (default 2, 0.1..3600)\n"
+"  -n, --rows N          rows per table (default: fit the terminal; 20 when\n"
+"                        stdout is not a terminal: tables one after another)\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n", f);
 }
@@ -296,6 +307,22 @@ static int append_pids(const char *s, pid_t **list, int *n)
 	return 0;
 }
 
+/* Options about the files a recording writes or serves: not pmubpf
+ * top's. */
+static bool writes_only(int opt)
+{
+	return opt == 'o' || opt == OPT_EVERY || opt == OPT_KEEP || opt == OPT_WINDOW ||
+	       opt == OPT_FORMAT || opt == OPT_TOP || opt == OPT_HTTP || opt == OPT_HTTP_TOKEN;
+}
+
+static const char *long_name(int opt)
+{
+	for (const struct option *o = long_opts; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
 static char *join_args(int argc, char **argv)
 {
 	size_t len = 1;
@@ -335,10 +362,22 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return CLI_LIST;
 	}
 
+	/* `pmubpf top [options]`: the record options, shown live. */
+	bool live = argc >= 2 && !strcmp(argv[1], "top");
+	bool delay_given = false, rows_given = false;
+
+	if (live) {
+		argc--;
+		argv++;
+		cfg->every = 2;
+	}
 	optind = 0; /* glibc: 0 re-initialises getopt fully (cli__parse may run twice) */
 	opterr = 0;
 	/* '+': stop at the first non-option, so `-- cmd -x` keeps its -x. */
-	while ((opt = getopt_long(argc, argv, "+e:c:F:p:t:aC:d:o:vhg", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:c:F:p:t:aC:d:o:vhgn:", long_opts, NULL)) != -1) {
+		if (live && writes_only(opt))
+			return errmsg(err, errlen, "'pmubpf top' takes no --%s: it shows each --delay window's table and writes nothing",
+				      long_name(opt));
 		switch (opt) {
 		case 'e':
 			if (add_events(cfg, optarg, sysfs_root, err, errlen))
@@ -461,6 +500,17 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 				return errmsg(err, errlen, "bad --format '%s': want pprof or folded", optarg);
 			format_given = true;
 			break;
+		case OPT_DELAY:
+			if (values__parse_seconds(optarg, 0.1, 3600, &cfg->every))
+				return errmsg(err, errlen, "bad delay '--delay %s': want seconds from 0.1 to 3600, e.g. 2", optarg);
+			delay_given = true;
+			break;
+		case 'n':
+			if (values__parse_u64(optarg, 1, 1000, &v))
+				return errmsg(err, errlen, "bad row count '-n %s': want 1..1000", optarg);
+			cfg->top = (int)v;
+			rows_given = true;
+			break;
 		case OPT_TOP:
 			if (values__parse_u64(optarg, 1, 1000, &v))
 				return errmsg(err, errlen, "bad --top '%s': want 1..1000", optarg);
@@ -480,7 +530,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		default:
 			if (optopt >= 256) /* a long option's missing value */
 				return errmsg(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
-			if (optopt && strchr("ecFptCdo", optopt))
+			if (optopt && strchr("ecFptCdon", optopt))
 				return errmsg(err, errlen, "option '-%c' needs a value (see --help)", optopt);
 			if (optopt)
 				return errmsg(err, errlen, "unknown option '-%c' (see --help)", optopt);
@@ -493,6 +543,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return errmsg(err, errlen, "unexpected argument '%s' (put a command after --)", argv[optind]);
 		cfg->command = &argv[optind];
 	}
+	if (!live && (delay_given || rows_given))
+		return errmsg(err, errlen, "%s belongs to 'pmubpf top' (the live view)", delay_given ? "--delay" : "-n");
+	if (live && cfg->command)
+		return errmsg(err, errlen, "'pmubpf top' takes no command: start it, then pmubpf top -p PID");
 	if (period_given && freq_given)
 		return errmsg(err, errlen, "-c and -F exclude each other");
 	if (!period_given)
@@ -550,6 +604,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 					 cfg->nevents, cfg->nevents);
 		if (cfg->top)
 			return errmsg(err, errlen, "-o - excludes --top: stdout carries the profile");
+	}
+	if (live) {
+		/* One window per refresh: both window map sets sized for it. */
+		cfg->window = cfg->every;
+		cfg->live = true;
+		return CLI_TOP;
 	}
 	return cfg->http ? CLI_SERVE : CLI_RECORD;
 }

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include "config/config.h"
 
-enum cli_action { CLI_RECORD, CLI_LIST, CLI_HELP, CLI_VERSION, CLI_SERVE };
+enum cli_action { CLI_RECORD, CLI_LIST, CLI_HELP, CLI_VERSION, CLI_SERVE,
+		  CLI_TOP };
 
 /* Parse argv. sysfs_root is passed to event__parse. Returns the action
  * (>= 0) or -EINVAL with a one-line reason in err. */

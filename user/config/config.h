@@ -72,6 +72,9 @@ struct config {
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
 	const char *http_token_file; /* --http-token-file: bearer token */
 	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
+	bool live;                /* pmubpf top: windows of `every` seconds
+	                           * shown as tables (top rows, 0: fit the
+	                           * terminal), no file written */
 };
 
 void config__free(struct config *c);

@@ -136,7 +136,8 @@ int targets__check(const struct config *cfg, int **cpus, int *ncpus,
 			snprintf(err, errlen, "no such thread: %d (-t)", cfg->tids[i]);
 			return -ESRCH;
 		}
-	ret = cfg->http ? check_output_dir(cfg->output, err, errlen)
+	ret = cfg->live ? 0 /* pmubpf top writes no file */
+		: cfg->http ? check_output_dir(cfg->output, err, errlen)
 			: targets__check_outputs(cfg, err, errlen);
 	if (ret)
 		return ret;
