@@ -334,7 +334,7 @@ if [[ -z $bad ]]; then pass start_checks; else fail start_checks "$bad"; fi
 # get 500 'no such process'.
 # threads.c waits for its go file, then runs 2 s: touched once the
 # recording is under way (-v says so), so that it sees the threads run.
-"$B/threads" 2 /dev/null "$TMP/pgo" >/dev/null & w=$!
+"$B/threads" 2 "$TMP/ptruth" "$TMP/pgo" >/dev/null & w=$!
 "$PMUBPF" -v --http 127.0.0.1:0 -F 999 -p $w 2>"$TMP/srvp.err" &
 srvp=$!
 for ((i = 0; i < 100; i++)); do
@@ -357,7 +357,12 @@ if [[ -n $pport ]]; then
 	secs=$(($(date +%s) - t0))
 	wait $w
 	if [[ $st == 200 && $secs -lt 25 ]]; then
-		check pid_exits $CHECK expect "$TMP/pexit.pb.gz" --only-pid $w --func t3 --min-samples 50
+		# The whole run was recorded: its threads' CPU time is the truth.
+		pid_exits() {
+			$CHECK expect "$TMP/pexit.pb.gz" --only-pid $w --func t3 || return 1
+			$CHECK weights "$TMP/pexit.pb.gz" "$TMP/ptruth" --hz 999
+		}
+		check pid_exits pid_exits
 	else
 		fail pid_exits "status $st after $secs s (want 200 once the target exits, ~2 s)$([[ $st == 200 ]] || echo ": $(head -c 200 "$TMP/pexit.pb.gz")")"
 	fi

@@ -13,10 +13,10 @@ need_root sides_control no_kernel no_user modifier_u modifier_k default_output d
 	lost_notices not_multiplexed multiplexed
 
 # --- which side of the stack -------------------------------------------------
-sides() { # NAME ARGS...: record nofp_syscall for 1 s
-	local name=$1
+sides() { # NAME ARGS...: record nofp_syscall for 1 s (4999 Hz: samples
+	local name=$1 # enough at a few percent of a CPU)
 	shift
-	"$PMUBPF" -F 999 -o "$TMP/$name.pb.gz" "$@" -- "$B/nofp_syscall" 1 >/dev/null 2>"$TMP/$name.err" ||
+	"$PMUBPF" -F 4999 -o "$TMP/$name.pb.gz" "$@" -- "$B/nofp_syscall" 1 >/dev/null 2>"$TMP/$name.err" ||
 		{ echo "pmubpf failed: $(tail -n1 "$TMP/$name.err")"; return 1; }
 }
 # Control: the workload has samples in the kernel and in user code.
