@@ -6,6 +6,7 @@ set -euo pipefail
 
 PKGS=(
   make gcc clang llvm            # userspace C, BPF C (clang -target bpf), llvm-strip
+  g++                            # labels header compiled as C++ in tests
   libbpf-dev bpftool             # libbpf 1.x + skeleton generator
   libelf-dev libdw-dev           # ELF symbols, DWARF (elfutils)
   zlib1g-dev                     # gzip of the pprof output

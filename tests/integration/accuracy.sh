@@ -11,7 +11,7 @@
 # against the faults the workload counted.
 source "$(dirname "$0")/lib.sh"
 need_root serial_shares serial_weights serial_valid threads_shares threads_weights threads_valid \
-	alias_no_dither_aliases alias_dithered alias_dither_comment counter_weights
+	alias_no_dither_aliases alias_dithered alias_dither_comment counter_weights counter_weights_sched
 
 # Serial: ~4000 samples at 999 Hz over 4 s on one thread.
 if "$PMUBPF" -F 999 -o "$TMP/serial.pb.gz" -- "$B/serial" 4 "$TMP/serial.truth" 2>"$TMP/serial.err"; then
@@ -90,4 +90,17 @@ if "$PMUBPF" -e page-faults -F 999 -o "$TMP/faults.pb.gz" -- "$B/faults" 2 "$TMP
 	check counter_weights counter_weights
 else
 	fail counter_weights "pmubpf failed: $(tail -n1 "$TMP/faults.err")"
+fi
+
+# Another counter, sampled in the scheduler (kernel registers, not an
+# interrupt): cswitch.c's two threads' context switches, per thread
+# function (under the kernel's frames: --by stack), shares and total.
+if "$PMUBPF" -e context-switches -F 999 -o "$TMP/cs.pb.gz" -- "$B/cswitch" 2 "$TMP/cs.truth" 2>"$TMP/cs.err"; then
+	counter_weights_sched() {
+		$CHECK expect "$TMP/cs.pb.gz" --sample-type context-switches/count --func ping_loop --func pong_loop || return 1
+		$CHECK weights "$TMP/cs.pb.gz" "$TMP/cs.truth" --by stack
+	}
+	check counter_weights_sched counter_weights_sched
+else
+	fail counter_weights_sched "pmubpf failed: $(tail -n1 "$TMP/cs.err")"
 fi

@@ -77,7 +77,7 @@ if [[ -s $TMP/cmd.pb.gz ]] && command -v go >/dev/null; then
 	elif ! grep -qw work_b <<<"$traces" || grep -qw -e work_a -e work_c <<<"$traces"; then fail tagfocus "-traces under -tagfocus phase=b do not show only work_b"
 	else pass tagfocus; fi
 else
-	skip tagfocus "no profile or no go"
+	fail tagfocus "no profile, or go not installed (tools/deps.sh installs golang-go)"
 fi
 
 # Hostile records: rejected or their reads failed, counted, never fatal.

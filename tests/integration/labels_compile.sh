@@ -44,7 +44,7 @@ check_run() {
 # variant NAME CC CFLAGS... -- : main.c + tu2.c, both compiled by CC.
 c_variant() {
 	local name=$1 cc=$2; shift 2
-	have "$cc" || { skip "$name" "$cc not installed"; return; }
+	have "$cc" || { fail "$name" "$cc not installed (tools/deps.sh installs it)"; return; }
 	build "$name" "$cc" "${W[@]}" "$@" "$src/main.c" "$src/tu2.c" -o "$tmp/$name" &&
 		check_run "$name" "$tmp/$name"
 }
@@ -59,7 +59,7 @@ c_variant pie_hidden_gcc gcc -std=c11 -O2 -fPIE -pie -fvisibility=hidden
 # C++: main.cc + tu2.c compiled as C++.
 cxx_variant() {
 	local name=$1 cxx=$2; shift 2
-	have "$cxx" || { skip "$name" "$cxx not installed"; return; }
+	have "$cxx" || { fail "$name" "$cxx not installed (tools/deps.sh installs it)"; return; }
 	build "$name" "$cxx" "${W[@]}" "$@" "$src/main.cc" -x c++ "$src/tu2.c" -o "$tmp/$name" &&
 		check_run "$name" "$tmp/$name"
 }
@@ -74,7 +74,7 @@ if have g++; then
 	build mixed_c_cxx g++ "${W[@]}" -std=c++11 -pedantic -O2 "$src/main.cc" "$tmp/tu2_c.o" -o "$tmp/mixed" &&
 		check_run mixed_c_cxx "$tmp/mixed"
 else
-	skip mixed_c_cxx "g++ not installed"
+	fail mixed_c_cxx "g++ not installed (tools/deps.sh installs it)"
 fi
 
 # Shared library linked at build time: no special flags for the program.
@@ -93,8 +93,8 @@ if [[ -f $tmp/libtu2.so ]]; then
 		'-Wl,--export-dynamic-symbol=pmubpf_*' "$src/main_dl.c" \
 		-ldl -o "$tmp/dlx" && check_run shared_dlopen_export "$tmp/dlx" "$tmp/libtu2.so"
 else
-	skip shared_dlopen "libtu2.so not built"
-	skip shared_dlopen_export "libtu2.so not built"
+	fail shared_dlopen "libtu2.so not built (see shared_linked)"
+	fail shared_dlopen_export "libtu2.so not built (see shared_linked)"
 fi
 
 # Where the record's symbol is: .symtab of a plain `gcc prog.c` build (what
@@ -122,7 +122,7 @@ if have readelf; then
 		else fail dynsym_shared_lib "not in the library's .dynsym"; fi
 	fi
 else
-	skip symtab_plain "readelf not installed"
+	fail symtab_plain "readelf not installed (binutils; tools/deps.sh installs it)"
 fi
 
 exit $failed

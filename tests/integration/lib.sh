@@ -65,6 +65,18 @@ valid_profile() {
 	fi
 }
 
+# cpu_ticks PID: the process's user + system CPU time so far, in clock
+# ticks (getconf CLK_TCK per second).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# min_samples TICKS HZ: the fewest samples a correct profiler takes of a
+# process that used TICKS of CPU time while it recorded at HZ: a Poisson
+# lower bound (lambda - 3.29 sqrt(lambda)), and at least 1.
+min_samples() {
+	awk -v t="$1" -v hz="$2" -v tck="$(getconf CLK_TCK)" \
+		'BEGIN { l = t / tck * hz; m = l - 3.29 * sqrt(l); print (m < 1 ? 1 : int(m)) }'
+}
+
 # start_recorder ERRFILE ARGS...: run pmubpf -v ARGS in the background
 # and wait until it says it is recording. Sets RECORDER_PID.
 start_recorder() {

@@ -81,7 +81,7 @@ if clang -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind
 	rec debug_frame --call-graph dwarf -- "$TMP/dbgframe_qsort" 2
 	ancestors debug_frame "$TMP/debug_frame.pb.gz" hot_compare main
 else
-	skip debug_frame "cannot compile: $(tail -n1 "$TMP/cc.err")"
+	fail debug_frame "cannot compile: $(tail -n1 "$TMP/cc.err")"
 fi
 
 # The default (no --call-graph) is dwarf on x86-64.
