@@ -29,7 +29,7 @@ expect_error bad_duration "bad duration" -d -1
 expect_error unknown_option "unknown option" --frobnicate
 expect_error no_stacks "no stack" --no-user --no-kernel -d 0.1
 expect_error bad_cpu_list "bad CPU list" -C 3-1 -d 0.1
-expect_error missing_dir "cannot write the profile into" -o /nonexistent/dir/p.pb.gz -d 0.1
+expect_error missing_dir "cannot write '/nonexistent/dir/p.pb.gz': no directory '/nonexistent/dir'" -o /nonexistent/dir/p.pb.gz -d 0.1
 
 if [[ $(id -u) -ne 0 ]]; then
 	for n in no_such_pid no_such_tid offline_cpu bad_command not_root hw_cycles hw_cache_misses hw_raw hw_precise; do
