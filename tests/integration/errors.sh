@@ -29,7 +29,7 @@ expect_error bad_duration "bad duration" -d -1
 expect_error unknown_option "unknown option" --frobnicate
 expect_error no_stacks "no stack" --no-user --no-kernel -d 0.1
 expect_error bad_cpu_list "bad CPU list" -C 3-1 -d 0.1
-expect_error missing_dir "no directory ./nonexistent/dir." -o /nonexistent/dir/p.pb.gz -d 0.1
+expect_error missing_dir "cannot write '/nonexistent/dir/p.pb.gz': no directory '/nonexistent/dir'" -o /nonexistent/dir/p.pb.gz -d 0.1
 # Quoted input with a newline (found by tests/fuzz/fuzz_cli.c) stays one line.
 expect_error newline_in_event "unknown event 'cache\?misses'" -e $'cache\nmisses' -d 0.1
 
