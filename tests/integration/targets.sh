@@ -46,9 +46,11 @@ wait $p1 $p2
 # machine's load, so the idle time is measured (/proc/stat) inside each
 # recording's window: with at least 50 ms of it (~50 idle samples
 # expected at 999 Hz, P(none) = e^-50) the idle samples must be there;
-# with less the check is skipped (a machine that did not idle). The
-# counted ones must also be at least the idle time x 999 Hz (Poisson
-# lower bound; the recording is longer than the measured window).
+# with less the check is skipped (a machine that did not idle). No
+# count is asserted beyond that: a CPU in tickless idle takes fewer
+# cpu-clock samples than its idle time (this VM's second CPU takes none,
+# perf alike: 221 idle samples for 800 ms of idle measured), and the
+# recording is longer than the measured window.
 idle_jiffies() { awk '$1 == "cpu" { print $5 }' /proc/stat; }
 idle_run() { # OUT ARGS...: record -a for ~1 s, sets IDLE_MS (idle inside)
 	local out=$1 i0 i1
@@ -70,10 +72,10 @@ if idle_run idle; then
 		fail all_idle_counted "CPUs idled $IDLE_MS ms, but: $(tail -n1 "$TMP/idlec.out")"
 	elif [[ -z $n ]]; then
 		fail all_idle_counted "CPUs idled $IDLE_MS ms, stderr does not say how many idle samples were left out"
-	elif awk -v n="$n" -v ms="$IDLE_MS" 'BEGIN { l = ms * 0.999; exit !(n >= l - 3.29 * sqrt(l)) }'; then
+	elif [[ $n -ge 1 ]]; then
 		pass all_idle_counted
 	else
-		fail all_idle_counted "$n idle samples left out, but CPUs idled $IDLE_MS ms (~$((IDLE_MS * 999 / 1000)) samples)"
+		fail all_idle_counted "CPUs idled $IDLE_MS ms, but stderr says $n idle samples were left out"
 	fi
 else
 	fail all_idle_left_out "pmubpf failed: $(tail -n1 "$TMP/idle.err")"
