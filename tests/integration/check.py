@@ -67,8 +67,8 @@ def funcs(s):
     return [f["func"] for loc in s["stack"] for f in loc["frames"]]
 
 
-def shares(args):
-    prof = load(args.profile)
+def read_truth(args):
+    """The workload's "truth NAME VALUE" lines (only --names, if given)."""
     truth = {}
     for line in open(args.truth):
         parts = line.split()
@@ -78,6 +78,12 @@ def shares(args):
             truth[parts[1]] = int(parts[2])
     if not truth:
         sys.exit("no truth lines in " + args.truth)
+    return truth
+
+
+def shares(args):
+    prof = load(args.profile)
+    truth = read_truth(args)
     counts = {k: 0 for k in truth}
     for s in prof["samples"]:
         if args.by == "leaf":
@@ -149,15 +155,7 @@ def weights(args):
     them): the weight runs ~1% low at 999 Hz, well inside these bounds at
     the tests' few thousand samples."""
     prof = load(args.profile)
-    truth = {}
-    for line in open(args.truth):
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == "truth":
-            if args.names and parts[1] not in args.names.split(","):
-                continue
-            truth[parts[1]] = int(parts[2])
-    if not truth:
-        sys.exit("no truth lines in " + args.truth)
+    truth = read_truth(args)
     got = attribute(prof, truth, args.by)
     n = sum(v[0] for v in got.values())
     w = sum(v[1] for v in got.values())
