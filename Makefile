@@ -66,7 +66,7 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(Q)rm -f $@.tmp.o
 
 # -MMD names the .tmp.o: list the headers of the real target here.
-$(OUT)/pmubpf.bpf.o: bpf/unwind.bpf.h bpf/pmubpf_abi.h vmlinux/vmlinux.h
+$(OUT)/pmubpf.bpf.o: $(wildcard bpf/*.h) vmlinux/vmlinux.h
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -75,7 +75,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 .SECONDARY: $(OUT)/pmubpf.skel.h $(OUT)/pmubpf.bpf.o
 
 # Compile check for the other supported arch (thread pointer differs).
-$(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c bpf/unwind.bpf.h bpf/pmubpf_abi.h | $(OUT)
+$(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c $(wildcard bpf/*.h) | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(subst __TARGET_ARCH_$(BPF_ARCH),__TARGET_ARCH_arm64,$(BPF_CFLAGS)) -c $< -o $@
 

@@ -10,10 +10,10 @@
  * label set in a process) sends a notice through the ring buffer, so
  * userspace can snapshot the process's mappings while it still exists.
  *
- * Three BTF tracepoints keep that bookkeeping right: exec gives a process
- * a new generation (its mappings changed) and arms `-- command` targets,
- * fork adds children of followed targets, exit forgets the process so a
- * reused pid is never symbolized with a dead process's snapshot.
+ * Its parts, included in order: labels.bpf.h (the label set id),
+ * unwind.bpf.h (user stacks from .eh_frame tables), groups.bpf.h (group
+ * members read at their leader's samples), lifecycle.bpf.h (exec, fork
+ * and exit tracepoints: process generations, `-- command` targets).
  *
  * Every way to lose something is counted in drops (per CPU, per event).
  */
@@ -151,26 +151,6 @@ struct {
 	__uint(max_entries, 65536);
 } seen SEC(".maps");
 
-struct label_seen_key {
-	__u32 tgid;
-	__u32 pgen;
-	__u64 label;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, struct label_seen_key);
-	__type(value, __u8);
-	__uint(max_entries, 65536);
-} seen_labels SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32); /* tgid */
-	__type(value, struct pmubpf_label_slot);
-	__uint(max_entries, 65536);
-} label_slots SEC(".maps");
-
 /* Never written by BPF: userspace opens a dummy software event per CPU
  * with attr.mmap2 through this map (libbpf's perf_buffer), and the kernel
  * reports every executable mmap into it (perf's PERF_RECORD_MMAP2), so a
@@ -180,32 +160,6 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } mmap_events SEC(".maps");
-
-/* Group members' counters, [member * nr_cpus + cpu] (the loader puts
- * each member's per-CPU fd there), and per CPU the value read at the
- * leader's last sample, so that a sample carries the member's count
- * since the one before it on that CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, 1); /* resized by the loader */
-} group_members SEC(".maps");
-
-struct group_read {
-	__u64 last;   /* the member's counter at the previous leader sample */
-	__u64 delta;  /* its count since then, for the sample being taken */
-	__u32 ok;     /* 1: delta valid; 2: first read (no interval yet);
-	               * 0: the read failed */
-	__u32 primed; /* last holds a reading */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct group_read);
-	__uint(max_entries, PMUBPF_MAX_EVENTS);
-} group_last SEC(".maps");
 
 /* Tracepoints: hits since the last sample, per CPU and event (-c N). */
 struct {
@@ -283,27 +237,7 @@ static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, _
 	return 0;
 }
 
-/* Send a copy of label set `id` at `set` (labels ABI v1: its total size
- * is the u32 at byte 16). */
-static __always_inline int send_label_notice(__u32 tgid, __u32 tid, __u32 pgen,
-					     __u64 id, __u64 set)
-{
-	struct pmubpf_label_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
-	__u32 total = 0;
-
-	if (!n)
-		return -1;
-	fill_notice(&n->hdr, PMUBPF_NOTICE_LABEL, tgid, tid, pgen, id, set);
-	if (bpf_probe_read_user(&total, sizeof(total), (void *)(set + 16)))
-		total = 0;
-	if (total > PMUBPF_LABEL_SET_MAX)
-		total = PMUBPF_LABEL_SET_MAX;
-	if (total && bpf_probe_read_user(n->data, total, (void *)set))
-		total = 0;
-	n->len = total;
-	bpf_ringbuf_submit(n, 0);
-	return 0;
-}
+#include "labels.bpf.h"
 
 /* The process generation of tgid, announcing a first sighting. */
 static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
@@ -329,48 +263,6 @@ static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
 			s->noticed = 1;
 	}
 	return s->pgen;
-}
-
-/* The thread's label set id, from the slot its process registered. */
-static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
-				       __u32 pgen, __u64 period)
-{
-	struct pmubpf_label_slot *slot = bpf_map_lookup_elem(&label_slots, &tgid);
-	struct task_struct *task;
-	__u64 tp, set = 0, id = 0;
-
-	if (!slot)
-		return 0;
-	task = bpf_get_current_task_btf();
-#if defined(__TARGET_ARCH_x86)
-	tp = BPF_CORE_READ(task, thread.fsbase);
-#else
-	tp = BPF_CORE_READ(task, thread.uw.tp_value);
-#endif
-	if (!tp || bpf_probe_read_user(&set, sizeof(set), (void *)(tp + slot->tls_offset))) {
-		count_drop(es, PMUBPF_DROP_LABEL_READ, period);
-		return 0;
-	}
-	if (!set)
-		return 0;
-	/* A set starts with its unique id: that, not the address, is the key,
-	 * so a freed set whose memory is reused never mislabels. */
-	if (bpf_probe_read_user(&id, sizeof(id), (void *)set)) {
-		count_drop(es, PMUBPF_DROP_LABEL_READ, period);
-		return 0;
-	}
-	if (!id)
-		return 0;
-
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id };
-	__u8 one = 1;
-	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (send_label_notice(tgid, tid, pgen, id, set))
-			count_drop(es, PMUBPF_DROP_NOTICE, period);
-		else
-			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
-	}
-	return id;
 }
 
 /* Store the stack in scratch st (st->nr frames) by content hash. */
@@ -451,66 +343,7 @@ static __always_inline bool add_count(struct pmubpf_key *key, __u32 w, __u32 es,
 	return true;
 }
 
-/* Read leader ev's group members on this CPU: each one's count since the
- * leader's previous sample here. Done for every sample, target or not,
- * so that an interval never spans another task's samples. */
-static __always_inline void read_members(__u32 ev)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-
-	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
-		struct bpf_perf_event_value v;
-		struct group_read *g;
-
-		if (m >= nr_events)
-			break;
-		if (leader_of[m] != ev + 1)
-			continue;
-		g = bpf_map_lookup_elem(&group_last, &m);
-		if (!g)
-			continue;
-		g->ok = 0;
-		if (bpf_perf_event_read_value(&group_members, m * nr_cpus + cpu, &v, sizeof(v)))
-			continue;
-		/* The first read on a CPU starts the intervals (what came
-		 * before it was counted while the events were being set up). */
-		g->ok = g->primed && v.counter >= g->last ? 1 : 2;
-		g->delta = v.counter - g->last;
-		g->last = v.counter;
-		g->primed = 1;
-	}
-}
-
-/* The members' intervals, under the leader's sample key. */
-static __always_inline void count_members(struct pmubpf_key *key, __u32 w, __u32 ev)
-{
-	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
-		__u32 es = w * PMUBPF_MAX_EVENTS + m;
-		struct pmubpf_drop_val *tot;
-		struct group_read *g;
-
-		if (m >= nr_events)
-			break;
-		if (leader_of[m] != ev + 1)
-			continue;
-		g = bpf_map_lookup_elem(&group_last, &m);
-		if (!g)
-			continue;
-		if (g->ok != 1) {
-			if (!g->ok)
-				count_drop(es, PMUBPF_DROP_GROUP_READ, 0);
-			continue;
-		}
-		tot = bpf_map_lookup_elem(&totals, &m);
-		if (tot) { /* per-CPU slot */
-			tot->count += 1;
-			tot->period += g->delta;
-		}
-		key->event = m;
-		add_count(key, w, es, g->delta);
-	}
-	key->event = ev;
-}
+#include "groups.bpf.h"
 
 /* One sample of event ev, from either entry below. regs: the registers
  * of an interrupted user-mode task, else NULL (the unwinder then takes
@@ -607,60 +440,4 @@ int on_tracepoint(void *ctx)
 	return 0;
 }
 
-/* exec: new address space. Forget the snapshot generation and the label
- * slot (both belong to the old image); arm a `-- command` target. */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	__u32 tgid = BPF_CORE_READ(p, tgid);
-	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
-	__u32 *state, active = PMUBPF_TARGET_ACTIVE;
-
-	bpf_map_delete_elem(&seen, &tgid);
-	bpf_map_delete_elem(&label_slots, &tgid);
-	bpf_map_delete_elem(&unwind_pids, &tgid); /* the old image's tables */
-	state = bpf_map_lookup_elem(&targets, &t);
-	if (state && *state == PMUBPF_TARGET_AT_EXEC)
-		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
-	return 0;
-}
-
-/* fork: a followed target's new process is a target too; it shares the
- * parent's image (until it execs), hence its label slot. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	struct pmubpf_target t = { .id = ptgid, .kind = PMUBPF_TARGET_TGID };
-	struct pmubpf_label_slot *slot;
-	__u32 *state;
-
-	if (ptgid == ctgid) /* a new thread, already covered by its tgid */
-		return 0;
-	slot = bpf_map_lookup_elem(&label_slots, &ptgid);
-	if (slot)
-		bpf_map_update_elem(&label_slots, &ctgid, slot, BPF_ANY);
-	if (!follow_forks)
-		return 0;
-	state = bpf_map_lookup_elem(&targets, &t);
-	if (state && *state == PMUBPF_TARGET_ACTIVE) {
-		t.id = ctgid;
-		bpf_map_update_elem(&targets, &t, state, BPF_ANY);
-	}
-	return 0;
-}
-
-/* exit of a process's leader: its pid may be reused by another process,
- * which must get a new generation and no inherited slot. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
-{
-	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
-
-	if (pid != tgid)
-		return 0;
-	bpf_map_delete_elem(&seen, &tgid);
-	bpf_map_delete_elem(&label_slots, &tgid);
-	bpf_map_delete_elem(&unwind_pids, &tgid);
-	return 0;
-}
+#include "lifecycle.bpf.h"

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lifecycle.bpf.h — exec, fork and exit: the process bookkeeping.
+ *
+ * Included at the end of pmubpf.bpf.c. exec gives a process a new
+ * generation (its mappings changed) and arms `-- command` targets; fork
+ * adds children of followed targets; exit forgets the process so a
+ * reused pid is never symbolized with a dead process's snapshot.
+ */
+#ifndef PMUBPF_LIFECYCLE_BPF_H
+#define PMUBPF_LIFECYCLE_BPF_H
+
+/* exec: new address space. Forget the snapshot generation and the label
+ * slot (both belong to the old image); arm a `-- command` target. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
+	__u32 *state, active = PMUBPF_TARGET_ACTIVE;
+
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&label_slots, &tgid);
+	bpf_map_delete_elem(&unwind_pids, &tgid); /* the old image's tables */
+	state = bpf_map_lookup_elem(&targets, &t);
+	if (state && *state == PMUBPF_TARGET_AT_EXEC)
+		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
+	return 0;
+}
+
+/* fork: a followed target's new process is a target too; it shares the
+ * parent's image (until it execs), hence its label slot. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	struct pmubpf_target t = { .id = ptgid, .kind = PMUBPF_TARGET_TGID };
+	struct pmubpf_label_slot *slot;
+	__u32 *state;
+
+	if (ptgid == ctgid) /* a new thread, already covered by its tgid */
+		return 0;
+	slot = bpf_map_lookup_elem(&label_slots, &ptgid);
+	if (slot)
+		bpf_map_update_elem(&label_slots, &ctgid, slot, BPF_ANY);
+	if (!follow_forks)
+		return 0;
+	state = bpf_map_lookup_elem(&targets, &t);
+	if (state && *state == PMUBPF_TARGET_ACTIVE) {
+		t.id = ctgid;
+		bpf_map_update_elem(&targets, &t, state, BPF_ANY);
+	}
+	return 0;
+}
+
+/* exit of a process's leader: its pid may be reused by another process,
+ * which must get a new generation and no inherited slot. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+
+	if (pid != tgid)
+		return 0;
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&label_slots, &tgid);
+	bpf_map_delete_elem(&unwind_pids, &tgid);
+	return 0;
+}
+
+#endif
