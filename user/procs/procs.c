@@ -520,6 +520,16 @@ static bool collectable(const struct proc *pr, int64_t before)
 	return pr->dead && pr->dead_ns < before;
 }
 
+void procs__mark_objects(const struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct proc *pr = p->v[i];
+
+		for (size_t j = 0; pr->objs && j < pr->maps.n; j++)
+			symcache__mark(pr->objs[j]);
+	}
+}
+
 size_t procs__gc(struct procs *p, int64_t before)
 {
 	size_t k = 0, freed = 0;

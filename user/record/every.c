@@ -140,8 +140,8 @@ static int write_profiles(struct every *e)
 		struct symcache_stats ss;
 
 		session__symcache_stats(e->s, &ss);
-		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects, %zu symbols, %zu KiB\n",
-			tracked, forgotten, ss.objects, ss.syms, ss.bytes >> 10);
+		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects (%zu evicted), %zu symbols, %zu KiB\n",
+			tracked, forgotten, ss.objects, ss.evicted, ss.syms, ss.bytes >> 10);
 	}
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));

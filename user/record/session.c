@@ -596,6 +596,14 @@ size_t session__gc(struct session *s, int64_t before, size_t *tracked)
 {
 	size_t n = procs__gc(s->procs, before);
 
+	/* Then the ELF objects no remembered process maps (the most recently
+	 * used SYMCACHE_IDLE_KEEP stay), with their DWARF, and the debug
+	 * files only those used. Their unwind tables stay in BPF, keyed by
+	 * what the object is: one read again finds its rows. */
+	symcache__mark_begin(s->sc);
+	procs__mark_objects(s->procs);
+	symcache__sweep(s->sc, SYMCACHE_IDLE_KEEP);
+	debuginfo__sweep(s->dbg, s->sc);
 	if (tracked)
 		*tracked = procs__count(s->procs);
 	return n;
