@@ -44,6 +44,8 @@ struct elfobj {
 	struct elfsym *other;         /* data/TLS and same-address aliases */
 	size_t nother;
 	char *names;
+	struct hashtab *byname;       /* name -> symbol (elfobj__find), built at
+	                               * its first call */
 	size_t bytes;
 	void *mem;                    /* image of a memory object, until loaded */
 	void *aux;                    /* caller's data (elfobj__set_aux) */
