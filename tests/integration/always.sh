@@ -11,6 +11,10 @@
 #   start; --keep 2 leaves the newest two.
 # windows_workload: no window holds more than its own duration's worth of
 #   a single thread's samples (a window counting its neighbour's would).
+# windows_during_write: with windows shorter than writing a
+#   whole-machine profile takes (0.1 s, the least), windows come due while profiles are
+#   built: they are drained then (not left open to overflow the maps),
+#   and every sample is still in exactly one window.
 # evicts_objects: 120 distinct programs (build-id-less copies: one ELF
 #   object each) run one after another under `-a --every 1`: each is
 #   named in the windows it ran in ("spin_here"), and once they are gone
@@ -20,7 +24,7 @@
 #   processes found dead are forgotten (records held stay a fraction of
 #   those seen), exit 0. (The RSS bound is `make soak`'s, 30 minutes.)
 source "$(dirname "$0")/lib.sh"
-NAMES="windows_add_up windows_files windows_keep windows_workload evicts_objects soak_nothing_lost soak_forgets soak_exit"
+NAMES="windows_add_up windows_files windows_keep windows_workload windows_during_write evicts_objects soak_nothing_lost soak_forgets soak_exit"
 need_root $NAMES
 
 mkdir -p "$TMP/w"
@@ -86,6 +90,25 @@ if bad:
     sys.exit("windows over their own time's worth: %s" % bad)
 PY
 ); then pass windows_workload; else fail windows_workload "$out"; fi
+
+# Windows due while profiles are written.
+mkdir -p "$TMP/dw"
+if "$PMUBPF" -a -F 999 --every 1 --window 0.1 -v -d 3 -o "$TMP/dw/" 2>"$TMP/dw.err" >/dev/null; then rc=0; else rc=$?; fi
+if out=$(python3 - "$TMP/dw.err" 2>&1 <<'PY'
+import re, sys
+err = open(sys.argv[1]).read()
+got = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: (\d+) samples \(", err, re.M))
+lost = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: lost: (\d+) samples", err, re.M))
+idle = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: left out: (\d+) idle", err, re.M))
+tot = re.search(r"^pmubpf: cpu-clock: (\d+) samples taken in all windows", err, re.M)
+late = re.search(r"^pmubpf: (\d+) windows drained while profiles were written", err, re.M)
+print("samples", got, "lost", lost, "idle", idle, "total", tot and tot.group(1), "late", late and late.group(1))
+if not tot or got + lost + idle != int(tot.group(1)):
+    sys.exit("windows do not add up")
+if not late or int(late.group(1)) < 1:
+    sys.exit("no window drained during a write")
+PY
+) && [[ $rc -eq 0 ]]; then pass windows_during_write; else fail windows_during_write "rc $rc: $out"; fi
 
 # Objects of programs gone are evicted.
 mkdir -p "$TMP/ev/bin" "$TMP/ev/p"

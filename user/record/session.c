@@ -654,7 +654,8 @@ void session__sizes(struct session *s, struct session_sizes *z)
 	}
 }
 
-int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+static int drain_window(struct session *s, struct report_data *d, struct session_span *span,
+			bool notices)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
 				 .nevents = s->cfg->nevents };
@@ -671,7 +672,8 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	}
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
-	ring_buffer__consume(s->rb);
+	if (notices)
+		ring_buffer__consume(s->rb);
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
 	span->end = now;
@@ -686,6 +688,17 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	if (err)
 		return fail(s, "emptying the maps of a closed window: %s", strerror(-err));
 	return 0;
+}
+
+int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+{
+	return drain_window(s, d, span, true);
+}
+
+int session__drain_window_only(struct session *s, struct report_data *d,
+			       struct session_span *span)
+{
+	return drain_window(s, d, span, false);
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)

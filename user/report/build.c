@@ -142,6 +142,8 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 		size_t n = 0, nl;
 		int ret;
 
+		if (in->tick && !(i & 255))
+			in->tick(in->tick_ctx);
 		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, locs, n, st);
 		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, locs, n, st);
 		if (!n)

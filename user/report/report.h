@@ -40,6 +40,10 @@ struct report_in {
 	                               * names the files; 0: cfg->output */
 	bool quiet;                   /* no summary on stderr, no --top table */
 	uint64_t *samples;            /* if set: += each profile's samples */
+	/* if set: called every few hundred samples while profiles are built
+	 * (a windowed recording drains a window that is due meanwhile) */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with
