@@ -2,13 +2,16 @@
  *
  * Resolves the symbolic hardware/software names, the generic cache events
  * ("LLC-load-misses"), raw "rNNNN" configs and, through pmu_sysfs.c, the
- * sysfs "PMU/term=value,.../" syntax, then applies the :u/:k/:p modifiers
+ * sysfs "PMU/term=value,.../" syntax and, through pfm.c (libpfm4), the
+ * CPU model's named events ("MEM_LOAD_RETIRED.L3_MISS") for names none of
+ * the others knows, then applies the :u/:k/:p modifiers
  * and fills the display/file names the rest of pmubpf uses. Also turns a
  * failed perf_event_open into a one-line reason, suggests near names for
  * typos, and prints the `pmubpf list` table.
  */
 #include "events.h"
 #include "events_int.h"
+#include "pfm.h"
 #include "pmu_sysfs.h"
 #include "tracefs.h"
 
@@ -282,7 +285,9 @@ static int parse_mods(const char *spec, const char *mods,
 		ev->attr.exclude_kernel = !k;
 		ev->attr.exclude_hv = 1;
 	}
-	ev->attr.precise_ip = (unsigned)p;
+	/* Only when given: a named event may carry libpfm4's precise=N. */
+	if (p)
+		ev->attr.precise_ip = (unsigned)p;
 	return 0;
 }
 
@@ -373,6 +378,46 @@ static int parse_tracepoint(const char *spec, struct pmubpf_event *ev,
 	return 1;
 }
 
+/* ---- named events (libpfm4) -------------------------------------------- */
+
+/* A named event of the CPU model, "MEM_LOAD_RETIRED.L3_MISS:pp" or in
+ * libpfm4's own syntax "INST_RETIRED:ANY_P:c=2:u=1": 1 and ev filled, 0
+ * if it is none (the other parsers then say what they say today), or
+ * -EINVAL with the reason. Asked only after the tracepoints and never for
+ * a name pmubpf knows itself ("cycles:pp", "r01c2"), so no existing event
+ * changes meaning. A last group of lowercase u, k, p letters is perf's
+ * modifier group and is applied by parse_mods, after libpfm4's
+ * attributes; everything before it goes to libpfm4 (no unit mask or
+ * libpfm4 attribute is spelt that way). */
+static int parse_named(const char *spec, struct pmubpf_event *ev, char *err,
+		       size_t errlen)
+{
+	char name[EVENT_NAME_MAX], first[EVENT_NAME_MAX];
+	char *last;
+	const char *mods = NULL;
+	int r;
+
+	if (strchr(spec, '/'))
+		return 0;
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(spec, ":"), spec);
+	if (!*first || known_body(first))
+		return 0;
+	snprintf(name, sizeof(name), "%s", spec);
+	last = strrchr(name, ':');
+	if (last && only_mods(last + 1)) {
+		*last = '\0';
+		mods = last + 1;
+	}
+	r = pfm__encode(spec, name, &ev->attr, err, errlen);
+	if (r <= 0)
+		return r;
+	ev->hardware = true;
+	snprintf(ev->base, sizeof(ev->base), "%s", name);
+	if (mods && (r = parse_mods(spec, mods, ev, err, errlen)))
+		return r;
+	return 1;
+}
+
 int event__parse(const char *spec, const char *sysfs_root,
 		 struct pmubpf_event *ev, char *err, size_t errlen)
 {
@@ -400,6 +445,20 @@ int event__parse(const char *spec, const char *sysfs_root,
 		sysfs_root = "/sys/bus/event_source/devices";
 	ev->attr.size = sizeof(ev->attr);
 	r = parse_tracepoint(spec, ev, err, errlen);
+	if (r <= 0) {
+		/* Not a tracepoint here: "MEM_LOAD_RETIRED:L3_MISS" has the
+		 * shape of one, so a named event is asked before its error. */
+		char named_err[256];
+		int n = parse_named(spec, ev, named_err, sizeof(named_err));
+
+		if (n > 0)
+			goto names;
+		if (n < 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s", named_err);
+			r = n;
+		}
+	}
 	if (r < 0) {
 		memset(ev, 0, sizeof(*ev));
 		return r;
