@@ -395,12 +395,15 @@ static int parse_named(const char *spec, struct pmubpf_event *ev, char *err,
 	char name[EVENT_NAME_MAX], first[EVENT_NAME_MAX];
 	char *last;
 	const char *mods = NULL;
+	__u64 raw;
 	int r;
 
 	if (strchr(spec, '/'))
 		return 0;
 	snprintf(first, sizeof(first), "%.*s", (int)strcspn(spec, ":"), spec);
-	if (!*first || known_body(first))
+	/* Only a raw code that parses is pmubpf's: Zen 4's RESYNCS or
+	 * Sapphire Rapids' RS look raw and are libpfm4's. */
+	if (!*first || (known_body(first) && (!looks_raw(first) || !parse_raw(first, &raw))))
 		return 0;
 	snprintf(name, sizeof(name), "%s", spec);
 	last = strrchr(name, ':');
@@ -494,6 +497,8 @@ int event__parse(const char *spec, const char *sysfs_root,
 		return r;
 	}
 names:
+	if (err && errlen)
+		err[0] = '\0'; /* a tracepoint's error, when a named event won */
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	ev->is_timer = ev->attr.type == PERF_TYPE_SOFTWARE &&
 		       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
