@@ -181,6 +181,20 @@ static void unknown_event(const char *body, char *err, size_t errlen)
 	size_t off = 0;
 
 	if (!n) {
+		char host[160];
+
+		/* Spelt like a model's named event: say which model's tables
+		 * were searched, so that a name from another CPU's manual
+		 * reads as that and not as a typo. */
+		if (strpbrk(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
+			if (pfm__host(host, sizeof(host)))
+				errmsg(err, errlen, "unknown event '%s' (not a named event of %s either; see 'pmubpf list')",
+					body, host);
+			else
+				errmsg(err, errlen, "unknown event '%s' (%s; see 'pmubpf list')",
+					body, host);
+			return;
+		}
 		errmsg(err, errlen, "unknown event '%s' (see 'pmubpf list')",
 			body);
 		return;

@@ -184,7 +184,6 @@ int event__list(const char *sysfs_root, const char *filter)
 	section(&l, "Raw events:");
 	if (!l.filter)
 		line(&l, "rNNNN", "raw", "hex config for the CPU's PMU, e.g. r01c2");
-	list_pfm(&l);
 
 	n = scandir(l.sysfs_root, &pmus, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
@@ -194,6 +193,8 @@ int event__list(const char *sysfs_root, const char *filter)
 	}
 	if (n >= 0)
 		free(pmus);
+	/* Last of the lists: hundreds of lines on a real CPU. */
+	list_pfm(&l);
 	if (!l.filter) {
 		printf("\nTracepoints: SYSTEM:NAME (pmubpf list tracepoints, or pmubpf list WORD for those naming WORD)\n");
 		printf("\nGroups: {EVENT,EVENT,...}: the first samples, the others are read at its samples\n");
