@@ -242,6 +242,9 @@ static bool error_rows(void)
 		{ "INST_RETIRED.ANY_P:pppp", "at most 3 p" },
 		{ "INST_RETIRED.ANY_P:zz", "event 'INST_RETIRED.ANY_P:zz'" },
 		{ "NO_SUCH_EVENT.ANY", "unknown event 'NO_SUCH_EVENT.ANY'" },
+		/* what libpfm4 refuses as a string (not as an event) is an
+		 * unknown event, not libpfm4's "invalid parameters" */
+		{ "cache misses", "unknown event 'cache misses' (did you mean 'cache-misses'?)" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

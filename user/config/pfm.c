@@ -51,33 +51,33 @@ static bool event_pmu(int idx, pfm_pmu_info_t *pi)
 	return pmu_info(ei.pmu, pi);
 }
 
+/* The event's name alone, "[PMU::]EVENT", without the unit masks and
+ * attributes that follow its first '.' or (single) ':'. */
+static const char *event_part(const char *name, char *buf, size_t len)
+{
+	const char *p = strstr(name, "::");
+	size_t from = p ? (size_t)(p - name) + 2 : 0;
+
+	snprintf(buf, len, "%.*s", (int)(from + strcspn(name + from, ".:")), name);
+	return buf;
+}
+
 int pfm__encode(const char *spec, const char *name, struct perf_event_attr *attr,
 		char *err, size_t errlen)
 {
 	struct perf_event_attr a;
 	pfm_perf_encode_arg_t arg;
 	pfm_pmu_info_t pi;
-	char host[256];
-	int r;
+	char host[256], ev[256];
+	int idx, r;
 
 	if (!name || !*name || !pfm_ready())
 		return 0;
-	memset(&a, 0, sizeof(a));
-	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
-	arg.attr = &a;
-	arg.cpu = -1;
-	/* Default privilege levels: user and kernel, as perf counts. */
-	r = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
-				      PFM_OS_PERF_EVENT_EXT, &arg);
-	if (r == PFM_ERR_NOTFOUND)
-		return 0;
-	if (r != PFM_SUCCESS) {
-		pfm__host(host, sizeof(host));
-		return errmsg(err, errlen, "event '%s': %s (libpfm4, %s; 'pmubpf list %.*s' shows its unit masks)",
-			      spec, pfm_strerror(r), host, (int)strcspn(name, ".:"), name);
-	}
-	if (!event_pmu(arg.idx, &pi))
+	/* Whether libpfm4 names the event at all (its unit masks and
+	 * attributes aside): only then is a failure below its to explain;
+	 * otherwise the caller's "unknown event" is the answer. */
+	idx = pfm_find_event(event_part(name, ev, sizeof(ev)));
+	if (idx < 0 || !event_pmu(idx, &pi))
 		return 0;
 	/* libpfm4's copy of perf's generic events (PERF_COUNT_HW_*): the
 	 * names pmubpf knows itself already say all of them. */
@@ -86,6 +86,19 @@ int pfm__encode(const char *spec, const char *name, struct perf_event_attr *attr
 	if (pi.type != PFM_PMU_TYPE_CORE)
 		return errmsg(err, errlen, "event '%s': an event of libpfm4's %s PMU (%s), which counts but cannot sample: pmubpf samples the CPU core's events",
 			      spec, pi.name, pi.desc ? pi.desc : "uncore");
+	memset(&a, 0, sizeof(a));
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.attr = &a;
+	arg.cpu = -1;
+	/* Default privilege levels: user and kernel, as perf counts. */
+	r = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+				      PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r != PFM_SUCCESS) {
+		pfm__host(host, sizeof(host));
+		return errmsg(err, errlen, "event '%s': %s (libpfm4, %s; 'pmubpf list %.*s' shows its unit masks)",
+			      spec, pfm_strerror(r), host, (int)strcspn(name, ".:"), name);
+	}
 	if (a.sample_period || a.freq)
 		return errmsg(err, errlen, "event '%s': give the sampling period with -c or -F, not in the event (period=/freq=)", spec);
 	if (arg.cpu >= 0)
