@@ -26,6 +26,7 @@ PKGS=(
   pkg-config                     # pkg-config --cflags pmubpf-labels after make install
   dpkg-dev debhelper lintian     # dpkg-buildpackage of debian/ and lintian (tests/integration/packaging.sh)
   libmicrohttpd-dev              # --http's server
+  libpfm4-dev                    # named PMU events (-e MEM_LOAD_RETIRED.L3_MISS): libpfm4
   golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
   tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)

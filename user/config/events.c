@@ -2,28 +2,26 @@
  *
  * Resolves the symbolic hardware/software names, the generic cache events
  * ("LLC-load-misses"), raw "rNNNN" configs and, through pmu_sysfs.c, the
- * sysfs "PMU/term=value,.../" syntax, then applies the :u/:k/:p modifiers
- * and fills the display/file names the rest of pmubpf uses. Also turns a
- * failed perf_event_open into a one-line reason, suggests near names for
- * typos, and prints the `pmubpf list` table.
+ * sysfs "PMU/term=value,.../" syntax and, through pfm.c (libpfm4), the
+ * CPU model's named events ("MEM_LOAD_RETIRED.L3_MISS") for names none of
+ * the others knows, then applies the :u/:k/:p modifiers and fills the
+ * display/file names the rest of pmubpf uses. Also suggests near names for
+ * typos. Opening an event is events_open.c's, `pmubpf list` is
+ * events_list.c's.
  */
 #include "events.h"
 #include "events_int.h"
+#include "pfm.h"
 #include "pmu_sysfs.h"
 #include "tracefs.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "lib/errmsg.h"
 
 #define HW(n, c, cfg) { n, c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg }
@@ -178,6 +176,20 @@ static void unknown_event(const char *body, char *err, size_t errlen)
 	size_t off = 0;
 
 	if (!n) {
+		char host[160];
+
+		/* Spelt like a model's named event: say which model's tables
+		 * were searched, so that a name from another CPU's manual
+		 * reads as that and not as a typo. */
+		if (strpbrk(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
+			if (pfm__host(host, sizeof(host)))
+				errmsg(err, errlen, "unknown event '%s' (not a named event of %s either; see 'pmubpf list')",
+					body, host);
+			else
+				errmsg(err, errlen, "unknown event '%s' (%s; see 'pmubpf list')",
+					body, host);
+			return;
+		}
 		errmsg(err, errlen, "unknown event '%s' (see 'pmubpf list')",
 			body);
 		return;
@@ -282,7 +294,9 @@ static int parse_mods(const char *spec, const char *mods,
 		ev->attr.exclude_kernel = !k;
 		ev->attr.exclude_hv = 1;
 	}
-	ev->attr.precise_ip = (unsigned)p;
+	/* Only when given: a named event may carry libpfm4's precise=N. */
+	if (p)
+		ev->attr.precise_ip = (unsigned)p;
 	return 0;
 }
 
@@ -373,6 +387,49 @@ static int parse_tracepoint(const char *spec, struct pmubpf_event *ev,
 	return 1;
 }
 
+/* ---- named events (libpfm4) -------------------------------------------- */
+
+/* A named event of the CPU model, "MEM_LOAD_RETIRED.L3_MISS:pp" or in
+ * libpfm4's own syntax "INST_RETIRED:ANY_P:c=2:u=1": 1 and ev filled, 0
+ * if it is none (the other parsers then say what they say today), or
+ * -EINVAL with the reason. Asked only after the tracepoints and never for
+ * a name pmubpf knows itself ("cycles:pp", "r01c2"), so no existing event
+ * changes meaning. A last group of lowercase u, k, p letters is perf's
+ * modifier group and is applied by parse_mods, after libpfm4's
+ * attributes; everything before it goes to libpfm4 (no unit mask or
+ * libpfm4 attribute is spelt that way). */
+static int parse_named(const char *spec, struct pmubpf_event *ev, char *err,
+		       size_t errlen)
+{
+	char name[EVENT_NAME_MAX], first[EVENT_NAME_MAX];
+	char *last;
+	const char *mods = NULL;
+	__u64 raw;
+	int r;
+
+	if (strchr(spec, '/'))
+		return 0;
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(spec, ":"), spec);
+	/* Only a raw code that parses is pmubpf's: Zen 4's RESYNCS or
+	 * Sapphire Rapids' RS look raw and are libpfm4's. */
+	if (!*first || (known_body(first) && (!looks_raw(first) || !parse_raw(first, &raw))))
+		return 0;
+	snprintf(name, sizeof(name), "%s", spec);
+	last = strrchr(name, ':');
+	if (last && only_mods(last + 1)) {
+		*last = '\0';
+		mods = last + 1;
+	}
+	r = pfm__encode(spec, name, &ev->attr, err, errlen);
+	if (r <= 0)
+		return r;
+	ev->hardware = true;
+	snprintf(ev->base, sizeof(ev->base), "%s", name);
+	if (mods && (r = parse_mods(spec, mods, ev, err, errlen)))
+		return r;
+	return 1;
+}
+
 int event__parse(const char *spec, const char *sysfs_root,
 		 struct pmubpf_event *ev, char *err, size_t errlen)
 {
@@ -400,6 +457,20 @@ int event__parse(const char *spec, const char *sysfs_root,
 		sysfs_root = "/sys/bus/event_source/devices";
 	ev->attr.size = sizeof(ev->attr);
 	r = parse_tracepoint(spec, ev, err, errlen);
+	if (r <= 0) {
+		/* Not a tracepoint here: "MEM_LOAD_RETIRED:L3_MISS" has the
+		 * shape of one, so a named event is asked before its error. */
+		char named_err[256];
+		int n = parse_named(spec, ev, named_err, sizeof(named_err));
+
+		if (n > 0)
+			goto names;
+		if (n < 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s", named_err);
+			r = n;
+		}
+	}
 	if (r < 0) {
 		memset(ev, 0, sizeof(*ev));
 		return r;
@@ -435,6 +506,8 @@ int event__parse(const char *spec, const char *sysfs_root,
 		return r;
 	}
 names:
+	if (err && errlen)
+		err[0] = '\0'; /* a tracepoint's error, when a named event won */
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	ev->is_timer = ev->attr.type == PERF_TYPE_SOFTWARE &&
 		       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -444,108 +517,5 @@ names:
 	snprintf(ev->value_unit, sizeof(ev->value_unit), "%s",
 		 ev->is_timer ? "nanoseconds" : "count");
 	make_file_tag(spec, ev->file_tag, sizeof(ev->file_tag));
-	return 0;
-}
-
-/* ---- opening ----------------------------------------------------------- */
-
-/* Whether ev opens as a counter (no sample period): for an event that
- * failed to open for sampling, tells "cannot sample" from "absent". */
-static bool counts_only(const struct pmubpf_event *ev)
-{
-	struct perf_event_attr attr = ev->attr;
-	int fd;
-
-	attr.size = sizeof(attr);
-	attr.disabled = 1;
-	attr.sample_period = 0;
-	attr.freq = 0;
-	attr.precise_ip = 0;
-	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-/* The reason alone, without the "event 'X': " prefix. */
-static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
-			size_t len)
-{
-	__u32 t = ev->attr.type;
-	bool legacy = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
-		      t == PERF_TYPE_RAW;
-
-	if ((e == EOPNOTSUPP || e == EINVAL) && !ev->attr.precise_ip && counts_only(ev)) {
-		snprintf(buf, len,
-			 "counts but cannot sample (this PMU has no overflow interrupt): pmubpf needs a sampling event");
-	} else if (ev->attr.precise_ip && (e == EOPNOTSUPP || e == EINVAL)) {
-		snprintf(buf, len,
-			 "precise level %u (:%.*s) not supported on this machine: try fewer p",
-			 (unsigned)ev->attr.precise_ip,
-			 (int)ev->attr.precise_ip, "ppp");
-	} else if (ev->hardware &&
-		   (e == ENOENT || e == EOPNOTSUPP || e == ENODEV ||
-		    (e == EINVAL && legacy))) {
-		snprintf(buf, len,
-			 "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock");
-	} else if (e == EACCES || e == EPERM) {
-		char lvl[16] = "";
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-
-		if (f) {
-			if (!fgets(lvl, sizeof(lvl), f))
-				lvl[0] = '\0';
-			fclose(f);
-			lvl[strcspn(lvl, "\n")] = '\0';
-		}
-		if (lvl[0])
-			snprintf(buf, len,
-				 "permission denied: run as root or grant CAP_PERFMON (kernel.perf_event_paranoid=%s)",
-				 lvl);
-		else
-			snprintf(buf, len,
-				 "permission denied: run as root or grant CAP_PERFMON");
-	} else if (e == EMFILE || e == ENFILE) {
-		snprintf(buf, len,
-			 "too many open files (one per CPU is needed): raise 'ulimit -n'");
-	} else {
-		snprintf(buf, len, "perf_event_open: %s", strerror(e));
-	}
-}
-
-void event__open_error(const struct pmubpf_event *ev, int err_no,
-		       char *err, size_t errlen)
-{
-	char reason[256];
-
-	if (!err || !errlen)
-		return;
-	if (err_no < 0)
-		err_no = -err_no;
-	open_reason(ev, err_no, reason, sizeof(reason));
-	errmsg(err, errlen, "event '%s': %s", ev->name, reason);
-}
-
-int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)
-{
-	struct perf_event_attr attr = ev->attr;
-	int fd, e;
-
-	attr.size = sizeof(attr);
-	attr.disabled = 1;
-	/* Opened as pmubpf samples it: some PMUs (msr, power) count but
-	 * refuse a sample period, and are no use here. */
-	attr.sample_period = ev->tracepoint ? 1 : 1000000;
-	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		event__open_error(ev, e, err, errlen);
-		return -e;
-	}
-	close(fd);
-	if (err && errlen)
-		err[0] = '\0';
 	return 0;
 }

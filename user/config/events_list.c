@@ -1,4 +1,5 @@
-/* events_list.c — `pmubpf list [FILTER]`: every event pmubpf knows, each
+/* events_list.c — `pmubpf list [FILTER]`: every event pmubpf knows (the
+ * CPU model's named events from libpfm4 among them), each
  * with "available" only if it opened here the way pmubpf samples it
  * (event__probe), else the reason it did not. */
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include "events.h"
 #include "events_int.h"
+#include "pfm.h"
 #include "tracefs.h"
 
 #define LIST_PMU_CAP 200	/* aliases listed per PMU without a filter */
@@ -105,6 +107,35 @@ static void list_pmu(struct lister *l, const char *pmu)
 		printf("  ... and %d more (pmubpf list %s/ shows them)\n", more, pmu);
 }
 
+/* A named event (libpfm4) and, under it, its description. */
+static void list_named(const struct pfm_named *n, void *arg)
+{
+	struct lister *l = arg;
+	int before = l->shown;
+
+	list_one(l, n->name, n->name, "named");
+	if (l->shown > before && n->desc && *n->desc)
+		printf("      %s\n", n->desc);
+}
+
+/* The CPU model's named events, or one line saying there are none. */
+static void list_pfm(struct lister *l)
+{
+	char host[256], header[512];
+
+	if (!pfm__host(host, sizeof(host))) {
+		if (!l->filter)
+			printf("\nNamed events: none here: %s (LIBPFM_FORCE_PMU=MODEL lists a model's, e.g. skl, icl, amd64_fam19h_zen3)\n",
+			       host);
+		return;
+	}
+	snprintf(header, sizeof(header),
+		 "Named events of %s (libpfm4; -e EVENT.UMASK[:MODS]):",
+		 host);
+	section(l, header);
+	pfm__foreach(list_named, l);
+}
+
 static void list_tp(const char *sys, const char *name, void *arg)
 {
 	struct lister *l = arg;
@@ -162,10 +193,13 @@ int event__list(const char *sysfs_root, const char *filter)
 	}
 	if (n >= 0)
 		free(pmus);
+	/* Last of the lists: hundreds of lines on a real CPU. */
+	list_pfm(&l);
 	if (!l.filter) {
 		printf("\nTracepoints: SYSTEM:NAME (pmubpf list tracepoints, or pmubpf list WORD for those naming WORD)\n");
 		printf("\nGroups: {EVENT,EVENT,...}: the first samples, the others are read at its samples\n");
-		printf("\nModifiers: EVENT:u (user only), :k (kernel only), :p/:pp/:ppp (precise level, hardware events)\n");
+		printf("\nModifiers: EVENT:u (user only), :k (kernel only), :p/:pp/:ppp (precise level, hardware events);\n"
+		       "  named events also take libpfm4's :u=1 :k=0 :c=N (counter mask) :e (edge) :i (invert) :precise=N\n");
 		return 0;
 	}
 tracepoints:
