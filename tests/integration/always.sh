@@ -11,11 +11,20 @@
 #   start; --keep 2 leaves the newest two.
 # windows_workload: no window holds more than its own duration's worth of
 #   a single thread's samples (a window counting its neighbour's would).
+# windows_during_write: with windows shorter than writing a
+#   whole-machine profile takes (0.1 s, the least), windows come due while profiles are
+#   built: they are drained then (not left open to overflow the maps),
+#   and every sample is still in exactly one window.
+# evicts_objects: 120 distinct programs (build-id-less copies: one ELF
+#   object each) run one after another under `-a --every 1`: each is
+#   named in the windows it ran in ("spin_here"), and once they are gone
+#   the symbol cache frees their objects (it keeps the 64 most recently
+#   used idle ones), so it ends holding fewer than the programs that ran.
 # soak_*: 2 minutes of `-a --every 15` beside process churn: nothing lost,
 #   processes found dead are forgotten (records held stay a fraction of
 #   those seen), exit 0. (The RSS bound is `make soak`'s, 30 minutes.)
 source "$(dirname "$0")/lib.sh"
-NAMES="windows_add_up windows_files windows_keep windows_workload soak_nothing_lost soak_forgets soak_exit"
+NAMES="windows_add_up windows_files windows_keep windows_workload windows_during_write evicts_objects soak_nothing_lost soak_forgets soak_exit"
 need_root $NAMES
 
 mkdir -p "$TMP/w"
@@ -81,6 +90,68 @@ if bad:
     sys.exit("windows over their own time's worth: %s" % bad)
 PY
 ); then pass windows_workload; else fail windows_workload "$out"; fi
+
+# Windows due while profiles are written.
+mkdir -p "$TMP/dw"
+if "$PMUBPF" -a -F 999 --every 1 --window 0.1 -v -d 3 -o "$TMP/dw/" 2>"$TMP/dw.err" >/dev/null; then rc=0; else rc=$?; fi
+if out=$(python3 - "$TMP/dw.err" 2>&1 <<'PY'
+import re, sys
+err = open(sys.argv[1]).read()
+got = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: (\d+) samples \(", err, re.M))
+lost = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: lost: (\d+) samples", err, re.M))
+idle = sum(int(m) for m in re.findall(r"^pmubpf: cpu-clock: left out: (\d+) idle", err, re.M))
+tot = re.search(r"^pmubpf: cpu-clock: (\d+) samples taken in all windows", err, re.M)
+late = re.search(r"^pmubpf: (\d+) windows drained while profiles were written", err, re.M)
+print("samples", got, "lost", lost, "idle", idle, "total", tot and tot.group(1), "late", late and late.group(1))
+if not tot or got + lost + idle != int(tot.group(1)):
+    sys.exit("windows do not add up")
+if not late or int(late.group(1)) < 1:
+    sys.exit("no window drained during a write")
+PY
+) && [[ $rc -eq 0 ]]; then pass windows_during_write; else fail windows_during_write "rc $rc: $out"; fi
+
+# Objects of programs gone are evicted.
+mkdir -p "$TMP/ev/bin" "$TMP/ev/p"
+cat >"$TMP/ev/spin.c" <<'C'
+#include <time.h>
+__attribute__((noinline)) void spin_here(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 40000000L);
+}
+int main(void) { spin_here(); return 0; }
+C
+gcc -O1 -Wl,--build-id=none -o "$TMP/ev/spin" "$TMP/ev/spin.c"
+for i in $(seq 1 120); do cp "$TMP/ev/spin" "$TMP/ev/bin/spin$i"; done
+"$PMUBPF" -a -F 499 --every 1 -v -d 9 -o "$TMP/ev/p/" 2>"$TMP/ev.err" >/dev/null &
+pm=$!
+sleep 1.5
+for i in $(seq 1 120); do "$TMP/ev/bin/spin$i"; done
+wait "$pm"; rc=$?
+if out=$(python3 - "$TMP/ev.err" "$TMP/ev/p" "$DUMP" 2>&1 <<'PY'
+import json, os, re, subprocess, sys
+err = open(sys.argv[1]).read()
+d = sys.argv[2]
+named = set()
+for f in sorted(os.listdir(d)):
+    p = json.loads(subprocess.check_output([sys.argv[3], os.path.join(d, f)]))
+    for s in p["samples"]:
+        if any(fr.get("func") == "spin_here" for loc in s["stack"] for fr in loc["frames"]):
+            named.add(s["labels"].get("comm"))
+w = re.findall(r"symbol cache: (\d+) objects \((\d+) evicted\)", err)
+if not w:
+    sys.exit("no -v window lines")
+objs, ev = map(int, w[-1])
+print("programs named", len(named), "objects", objs, "evicted", ev)
+if len(named) < 60:
+    sys.exit("only %d of 120 programs named: %s" % (len(named), sorted(named)[:10]))
+if ev < 120 - 64 - 10 or objs >= 120:
+    sys.exit("not evicted: objects %d, evicted %d" % (objs, ev))
+PY
+); then pass evicts_objects; else fail evicts_objects "rc $rc: $out"; fi
+echo "  $out"
 
 # The soak, short.
 out=$("$ROOT/tools/soak.sh" 2 15 "$TMP/soak" 2>&1 | tail -1)

@@ -348,6 +348,75 @@ static bool open_fds_bounded(void)
 	return true;
 }
 
+static int aux_freed;
+static void count_aux_free(void *p) { (void)p; aux_freed++; }
+
+/* A sweep frees the objects not marked, beyond the keep_idle most
+ * recently used, with their aux; marked ones survive untouched; an
+ * object read again after its eviction has the same key. */
+static bool sweep_evicts_unmarked(void)
+{
+	struct symcache *c = symcache__new();
+	struct elfobj *objs[10];
+	struct symcache_stats st;
+	uint64_t addr, size, keys[10];
+	char path[10][160];
+
+	CHECK(nm_sym(nobid, "alpha", &addr, &size));
+	aux_freed = 0;
+	for (int i = 0; i < 10; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/sweep.%d", dir, i);
+		CHECK(sh("cp %s %s", nobid, path[i]));
+		objs[i] = symcache__get_path(c, path[i]);
+		CHECK(objs[i]);
+		keys[i] = elfobj__key(objs[i]);
+		elfobj__set_aux(objs[i], objs[i], count_aux_free);
+		if (i % 2) /* half of them loaded, half still holding their fd */
+			CHECK(elfobj__lookup(objs[i], addr + 1));
+	}
+	for (int i = 0; i < 10; i++)
+		for (int j = 0; j < i; j++)
+			CHECK(keys[i] != keys[j]); /* distinct files */
+	/* Round 1: 0..3 held; of the idle 4..9, 8 and 9 used last. */
+	symcache__mark_begin(c);
+	symcache__mark(objs[8]);
+	symcache__mark(objs[9]);
+	symcache__mark_begin(c);
+	for (int i = 0; i < 4; i++)
+		symcache__mark(objs[i]);
+	CHECK_EQ_INT(symcache__sweep(c, 2), 4);
+	symcache__stats(c, &st);
+	CHECK_EQ_INT(st.objects, 6);
+	CHECK_EQ_INT(st.evicted, 4);
+	CHECK_EQ_INT(aux_freed, 4);
+	CHECK_EQ_INT(st.open + st.loaded, st.objects);
+	for (int i = 0; i < 4; i++) { /* the held ones still answer */
+		const struct elfsym *s = elfobj__lookup(objs[i], addr + 1);
+		CHECK(s && !strcmp(s->name, "alpha"));
+	}
+	/* 8 and 9 kept idle: found again without a new object. */
+	CHECK(symcache__get_path(c, path[9]) == objs[9]);
+	/* 5 was evicted: read again, a new object with the same key. */
+	struct elfobj *again = symcache__get_path(c, path[5]);
+	CHECK(again && elfobj__key(again) == keys[5]);
+	symcache__stats(c, &st);
+	CHECK_EQ_INT(st.objects, 7);
+	/* Round 2: nothing held, none kept: everything goes, counts to 0. */
+	symcache__mark_begin(c);
+	CHECK_EQ_INT(symcache__sweep(c, 0), 7);
+	symcache__stats(c, &st);
+	CHECK_EQ_INT(st.objects, 0);
+	CHECK_EQ_INT(st.open, 0);
+	CHECK_EQ_INT(st.loaded, 0);
+	CHECK_EQ_INT(st.syms, 0);
+	CHECK_EQ_INT(st.bytes, 0);
+	CHECK_EQ_INT(aux_freed, 10);
+	symcache__free(c);
+	for (int i = 0; i < 10; i++)
+		unlink(path[i]);
+	return true;
+}
+
 /* Corrupt copies (random bytes over headers and tables) must not crash,
  * leak or read out of bounds (run under valgrind). */
 static bool corrupted_binaries(void)
@@ -414,5 +483,6 @@ TEST_MAIN("elfsym",
 	  TEST(same_object_cached),
 	  TEST(deleted_file_resolves),
 	  TEST(open_fds_bounded),
+	  TEST(sweep_evicts_unmarked),
 	  TEST(corrupted_binaries),
 	  TEST(cleanup))

@@ -10,6 +10,11 @@
  * PAGES" lines to DIR/truth: NAME is the data frame pmubpf should name
  * (glob_a, glob_b, [heap], the file's path).
  *
+ * pmubpf names a data mapping from the process's maps as it read them
+ * while the process lived (at first sight, at the kernel's mmap reports,
+ * at the scheduled re-reads): on a loaded machine its loop can run late,
+ * so the workload keeps its mappings for half a second after the faults.
+ *
  * Usage: datafaults DIR
  */
 #include <fcntl.h>
@@ -92,5 +97,6 @@ int main(int argc, char **argv)
 	fprintf(t, "truth glob_a %d\ntruth glob_b %d\ntruth [heap] %d\ntruth %s %d\n",
 		NA, NB, NH, path, NF);
 	fclose(t);
+	usleep(500000);
 	return 0;
 }

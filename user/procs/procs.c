@@ -40,6 +40,22 @@ static bool proc_eq(const void *key, uint64_t idx, void *ctx)
 	return p->v[idx]->tgid == k->tgid && p->v[idx]->pgen == k->pgen;
 }
 
+static bool tgid_eq(const void *key, uint64_t idx, void *ctx)
+{
+	struct procs *p = ctx;
+
+	return p->v[idx]->tgid == *(const uint32_t *)key;
+}
+
+/* by_tgid[tgid] = idx, replacing an older generation's (room reserved). */
+static void tgid_latest(struct hashtab *by_tgid, uint32_t tgid, size_t idx)
+{
+	uint64_t h = hashtab__hash_u64(tgid);
+
+	hashtab__remove(by_tgid, h, &tgid, NULL);
+	hashtab__insert(by_tgid, h, idx);
+}
+
 struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 {
 	struct procs *p = calloc(1, sizeof(*p));
@@ -51,8 +67,9 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->seen_fd = seen_fd;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
+	p->by_tgid = hashtab__new(tgid_eq, p);
 	p->set_index = hashtab__new(procs_labels_set_eq, p);
-	if (!p->index || !p->set_index) {
+	if (!p->index || !p->by_tgid || !p->set_index) {
 		procs__free(p);
 		return NULL;
 	}
@@ -83,6 +100,7 @@ void procs__free(struct procs *p)
 		free(p->sets[i].set);
 	free(p->sets);
 	hashtab__free(p->index);
+	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);
 	free(p);
 }
@@ -395,10 +413,13 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
 	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0) {
 		pr = lookup(p, tgid, v.pgen);
 	} else {
-		/* Exited (its seen entry is gone): its last generation. */
-		for (size_t i = p->n; i-- > 0 && !pr;)
-			if (p->v[i]->tgid == tgid)
-				pr = p->v[i];
+		/* Exited (its seen entry is gone), or never sampled (most
+		 * reports under churn: a new program's ld.so at work): its last
+		 * generation, if any. */
+		uint64_t idx;
+
+		if (hashtab__find(p->by_tgid, hashtab__hash_u64(tgid), &tgid, &idx))
+			pr = p->v[idx];
 	}
 	/* Only processes already snapshotted: a first snapshot reads all. */
 	if (!pr || !pr->snapshotted)
@@ -445,11 +466,14 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	pr->pgen = pgen;
 	if (comm)
 		snprintf(pr->comm, sizeof(pr->comm), "%.*s", PMUBPF_COMM_LEN, comm);
-	if (hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
+	if (hashtab__reserve(p->by_tgid, hashtab__count(p->by_tgid) + 1) ||
+	    hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
 		free(pr);
 		return NULL;
 	}
-	p->v[p->n++] = pr;
+	p->v[p->n] = pr;
+	tgid_latest(p->by_tgid, tgid, p->n);
+	p->n++;
 	snapshot(p, pr);
 	if (!pr->snapshotted && !pr->dead) { /* gone before its maps were read */
 		pr->dead = true;
@@ -525,6 +549,16 @@ static bool collectable(const struct proc *pr, int64_t before)
 	return pr->dead && pr->dead_ns < before;
 }
 
+void procs__mark_objects(const struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct proc *pr = p->v[i];
+
+		for (size_t j = 0; pr->objs && j < pr->maps.n; j++)
+			symcache__mark(pr->objs[j]);
+	}
+}
+
 size_t procs__gc(struct procs *p, int64_t before)
 {
 	size_t k = 0, freed = 0;
@@ -536,10 +570,12 @@ size_t procs__gc(struct procs *p, int64_t before)
 	/* New indexes, sized, before anything changes: out of memory, nothing
 	 * is forgotten this time. */
 	struct hashtab *index = hashtab__new(proc_eq, p);
+	struct hashtab *by_tgid = hashtab__new(tgid_eq, p);
 	struct hashtab *sets = hashtab__new(procs_labels_set_eq, p);
-	if (!index || !sets || hashtab__reserve(index, p->n - freed) ||
-	    hashtab__reserve(sets, p->nsets)) {
+	if (!index || !by_tgid || !sets || hashtab__reserve(index, p->n - freed) ||
+	    hashtab__reserve(by_tgid, p->n - freed) || hashtab__reserve(sets, p->nsets)) {
 		hashtab__free(index);
+		hashtab__free(by_tgid);
 		hashtab__free(sets);
 		return 0;
 	}
@@ -551,7 +587,9 @@ size_t procs__gc(struct procs *p, int64_t before)
 	p->nact = k;
 	/* Then the records; the index is rebuilt over the survivors. */
 	hashtab__free(p->index);
+	hashtab__free(p->by_tgid);
 	p->index = index;
+	p->by_tgid = by_tgid;
 	k = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct proc *pr = p->v[i];
@@ -562,6 +600,7 @@ size_t procs__gc(struct procs *p, int64_t before)
 		}
 		p->v[k] = pr;
 		hashtab__insert(index, key_hash(pr->tgid, pr->pgen), k); /* reserved */
+		tgid_latest(by_tgid, pr->tgid, k); /* in order: the latest wins */
 		k++;
 	}
 	p->n = k;

@@ -129,6 +129,9 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
  * recording of days bounded by the processes alive at once, not by all
  * that ever ran. Returns how many were freed. */
 size_t procs__gc(struct procs *p, int64_t before);
+/* symcache__mark every object a remembered process maps (the objects a
+ * symcache__sweep must keep). */
+void procs__mark_objects(const struct procs *p);
 /* Process records held now. */
 size_t procs__count(const struct procs *p);
 

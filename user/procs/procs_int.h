@@ -31,6 +31,7 @@ struct procs {
 	struct proc **act;     /* the ones procs__tick still has work for */
 	size_t nact, capact;
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
+	struct hashtab *by_tgid; /* tgid -> index in v of its latest generation */
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
 	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */

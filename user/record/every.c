@@ -74,42 +74,75 @@ out:
 	return ret ? ret : removed;
 }
 
-/* One --every run: what was drained since the last profiles. */
-struct every {
-	struct session *s;
-	const struct config *cfg;
-	struct report_data d;   /* the drained windows, not written yet */
+/* Windows drained and not written yet. */
+struct acc {
+	struct report_data d;
 	bool have;              /* d holds at least one drained window */
 	int64_t start_wall;     /* the first one's start (wall ns) */
 	int64_t duration;       /* their length together (ns) */
 	int64_t end;            /* the last one's end (CLOCK_MONOTONIC ns) */
+};
+
+/* One --every run. Two accumulators: the windows of the profiles being
+ * written, and those drained while they are (a window comes due while a
+ * big profile is symbolized: the tick below drains it on time, so that
+ * it never holds more than its size). */
+struct every {
+	struct session *s;
+	const struct config *cfg;
+	struct acc acc[2];
+	int cur;                /* acc[cur]: what the next profiles hold */
+	int64_t next_drain, drain_step; /* CLOCK_MONOTONIC ns */
+	int late_drains;        /* windows drained during a write */
+	int failed;             /* a drain during a write failed */
 	int profiles;           /* sets of profiles written */
 };
 
-/* Close the window under way and add it to what the next profiles hold:
- * the maps are emptied every --window seconds, however long --every is. */
-static int drain(struct every *e)
+/* Close the window under way and add it to a: the maps are emptied
+ * every --window seconds, however long --every is. */
+static int drain_into(struct every *e, struct acc *a, bool notices)
 {
 	struct session_span span;
 
-	if (!e->have && report_data__init(&e->d)) {
+	if (!a->have && report_data__init(&a->d)) {
 		fprintf(stderr, "pmubpf: out of memory\n");
 		return -1;
 	}
-	if (!e->have) {
-		e->have = true;
-		e->duration = 0;
-		e->start_wall = 0;
+	if (!a->have) {
+		a->have = true;
+		a->duration = 0;
+		a->start_wall = 0;
 	}
-	if (session__drain_window(e->s, &e->d, &span)) {
+	if (notices ? session__drain_window(e->s, &a->d, &span)
+		    : session__drain_window_only(e->s, &a->d, &span)) {
 		fprintf(stderr, "pmubpf: %s\n", session__error(e->s));
 		return -1;
 	}
-	if (!e->start_wall)
-		e->start_wall = span.start_wall;
-	e->duration += span.duration;
-	e->end = span.end;
+	if (!a->start_wall)
+		a->start_wall = span.start_wall;
+	a->duration += span.duration;
+	a->end = span.end;
 	return 0;
+}
+
+static int drain(struct every *e)
+{
+	return drain_into(e, &e->acc[e->cur], true);
+}
+
+/* report_in.tick while acc[cur] is written: a window due goes into the
+ * other accumulator. */
+static void tick(void *ctx)
+{
+	struct every *e = ctx;
+	int64_t now = mono_ns();
+
+	if (now < e->next_drain || e->failed)
+		return;
+	if (drain_into(e, &e->acc[!e->cur], false))
+		e->failed = 1;
+	e->late_drains++;
+	e->next_drain = now + e->drain_step;
 }
 
 /* Write the drained windows' profiles (one per event), then forget what
@@ -117,18 +150,24 @@ static int drain(struct every *e)
 static int write_profiles(struct every *e)
 {
 	const struct config *cfg = e->cfg;
-	struct session_span span = { e->start_wall, e->duration, e->end };
+	struct acc *a = &e->acc[e->cur];
+	struct session_span span = { a->start_wall, a->duration, a->end };
 	struct report_in in;
 	char err[512], prefix[4096], path[4096];
 	int ret;
 
-	if (!e->have)
+	if (!a->have)
 		return 0;
 	session__report_in(e->s, &span, &in);
 	in.file_stamp = span.start_wall;
-	ret = report__write_data(&in, &e->d, stderr, stdout, err, sizeof(err));
-	report_data__free(&e->d);
-	e->have = false;
+	in.tick = tick;
+	in.tick_ctx = e;
+	ret = report__write_data(&in, &a->d, stderr, stdout, err, sizeof(err));
+	report_data__free(&a->d);
+	a->have = false;
+	e->cur = !e->cur; /* what was drained meanwhile comes next */
+	if (!ret && e->failed)
+		ret = -1, snprintf(err, sizeof(err), "draining a window while writing failed");
 	if (ret) {
 		fprintf(stderr, "pmubpf: %s\n", err);
 		goto out;
@@ -140,8 +179,8 @@ static int write_profiles(struct every *e)
 		struct symcache_stats ss;
 
 		session__symcache_stats(e->s, &ss);
-		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects, %zu symbols, %zu KiB\n",
-			tracked, forgotten, ss.objects, ss.syms, ss.bytes >> 10);
+		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects (%zu evicted), %zu symbols, %zu KiB\n",
+			tracked, forgotten, ss.objects, ss.evicted, ss.syms, ss.bytes >> 10);
 	}
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
@@ -169,9 +208,8 @@ int every__run(const struct config *cfg)
 {
 	struct every e = { .cfg = cfg };
 	enum session_end end;
-	int64_t next_write, next_drain, now;
+	int64_t next_write, now;
 	int64_t write_step = (int64_t)(cfg->every * 1e9);
-	int64_t drain_step = (int64_t)(session__window(cfg) * 1e9);
 	int ret;
 
 	e.s = session__new(cfg, false);
@@ -185,32 +223,36 @@ int every__run(const struct config *cfg)
 		goto out;
 	}
 	now = mono_ns();
+	e.drain_step = (int64_t)(session__window(cfg) * 1e9);
 	next_write = now + write_step;
-	next_drain = now + drain_step;
+	e.next_drain = now + e.drain_step;
 	ret = 0;
 	while ((end = session__step(e.s)) == SESSION_GOING) {
 		now = mono_ns();
-		if (now < next_drain && now < next_write)
+		if (now < e.next_drain && now < next_write)
 			continue;
 		if (drain(&e) || (now >= next_write && write_profiles(&e))) {
 			ret = 1;
 			break;
 		}
-		/* Late by a busy step: the next ones keep their length. */
-		next_drain = now + drain_step;
+		/* Late by a busy step: the next ones keep their length (unless
+		 * the write drained one meanwhile: it set the next). */
+		if (e.next_drain <= now)
+			e.next_drain = now + e.drain_step;
 		if (now >= next_write) {
 			next_write += write_step;
 			if (next_write <= now)
 				next_write = now + write_step;
 		}
-		if (next_drain > next_write)
-			next_drain = next_write;
+		if (e.next_drain > next_write)
+			e.next_drain = next_write;
 	}
 	if (end == SESSION_ERROR) {
 		fprintf(stderr, "pmubpf: %s\n", session__error(e.s));
 		ret = 1;
 	}
 	session__stop(e.s);
+	e.next_drain = INT64_MAX; /* sampling is over: the last window is this one */
 	if (drain(&e) || write_profiles(&e)) /* the last, shorter one */
 		ret = 1;
 	/* What the windows add up to: each sample is in exactly one of them
@@ -225,9 +267,12 @@ int every__run(const struct config *cfg)
 	int st = session__end(e.s);
 	if (!ret)
 		ret = st;
+	if (cfg->verbose && e.late_drains)
+		fprintf(stderr, "pmubpf: %d windows drained while profiles were written\n", e.late_drains);
 out:
-	if (e.have)
-		report_data__free(&e.d);
+	for (int i = 0; i < 2; i++)
+		if (e.acc[i].have)
+			report_data__free(&e.acc[i].d);
 	session__free(e.s);
 	return ret;
 }

@@ -620,6 +620,14 @@ size_t session__gc(struct session *s, int64_t before, size_t *tracked)
 {
 	size_t n = procs__gc(s->procs, before);
 
+	/* Then the ELF objects no remembered process maps (the most recently
+	 * used SYMCACHE_IDLE_KEEP stay), with their DWARF, and the debug
+	 * files only those used. Their unwind tables stay in BPF, keyed by
+	 * what the object is: one read again finds its rows. */
+	symcache__mark_begin(s->sc);
+	procs__mark_objects(s->procs);
+	symcache__sweep(s->sc, SYMCACHE_IDLE_KEEP);
+	debuginfo__sweep(s->dbg, s->sc);
 	if (tracked)
 		*tracked = procs__count(s->procs);
 	return n;
@@ -670,7 +678,8 @@ void session__sizes(struct session *s, struct session_sizes *z)
 	}
 }
 
-int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+static int drain_window(struct session *s, struct report_data *d, struct session_span *span,
+			bool notices)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
 				 .nevents = s->cfg->nevents, .data = s->win.data };
@@ -687,7 +696,8 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	}
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
-	ring_buffer__consume(s->rb);
+	if (notices)
+		ring_buffer__consume(s->rb);
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
 	span->end = now;
@@ -703,6 +713,17 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	if (err)
 		return fail(s, "emptying the maps of a closed window: %s", strerror(-err));
 	return 0;
+}
+
+int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+{
+	return drain_window(s, d, span, true);
+}
+
+int session__drain_window_only(struct session *s, struct report_data *d,
+			       struct session_span *span)
+{
+	return drain_window(s, d, span, false);
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)

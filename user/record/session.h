@@ -76,10 +76,19 @@ struct session_span {
 	int64_t end;                  /* CLOCK_MONOTONIC ns: the next window's start */
 };
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span);
+/* The same without taking in the notices (no change to the processes):
+ * callable while profiles are being built from them (report_in.tick),
+ * so that a long build does not leave a window open past its size. The
+ * notices wait for the next step, which comes before that window is
+ * built. */
+int session__drain_window_only(struct session *s, struct report_data *d,
+			       struct session_span *span);
 void session__report_in(struct session *s, const struct session_span *span, struct report_in *in);
 /* Once everything drained up to `before` (a span's end, CLOCK_MONOTONIC)
  * is built into profiles: forget the processes that were found dead
- * before it (procs__gc), so that a recording of days holds what the live
+ * before it (procs__gc), and the ELF objects (symbols, DWARF, debug
+ * files) that no remembered process maps, beyond the SYMCACHE_IDLE_KEEP
+ * most recently used, so that a recording of days holds what the live
  * processes need, not all that ever ran. Returns how many; *tracked
  * (if not NULL) gets how many are still held. */
 size_t session__gc(struct session *s, int64_t before, size_t *tracked);

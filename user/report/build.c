@@ -143,6 +143,8 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 		size_t n = 0, nl;
 		int ret;
 
+		if (in->tick && !(i & 255))
+			in->tick(in->tick_ctx);
 		/* --data-addr's profile: the data touched is the leaf. */
 		if (in->data_profile && !(locs[n++] = dataaddr__location(p, pr, en->addr, en->v.count, ds)))
 			return -ENOMEM;

@@ -45,6 +45,10 @@ struct report_in {
 	                               * (report_data's data entries), not the
 	                               * code one */
 	uint64_t *samples;            /* if set: += each profile's samples */
+	/* if set: called every few hundred samples while profiles are built
+	 * (a windowed recording drains a window that is due meanwhile) */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with

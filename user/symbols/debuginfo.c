@@ -427,6 +427,26 @@ static void resolve(struct objdbg *od)
 	}
 }
 
+static void mark_debug_objects(struct elfobj *o, void *ctx)
+{
+	struct objdbg *od = elfobj__aux(o);
+
+	(void)ctx;
+	if (od) {
+		symcache__mark(od->dbgsyms);
+		symcache__mark(od->minisyms);
+	}
+}
+
+void debuginfo__sweep(struct debuginfo *dbg, struct symcache *main)
+{
+	if (!dbg)
+		return;
+	symcache__mark_begin(dbg->syms);
+	symcache__for_each(main, mark_debug_objects, NULL);
+	symcache__sweep(dbg->syms, 0);
+}
+
 static struct objdbg *get(struct elfobj *o)
 {
 	struct objdbg *od = o ? elfobj__aux(o) : NULL;

@@ -45,6 +45,9 @@ struct debuginfo *debuginfo__new(const char *const *dirs, int ndirs);
 /* Free after symcache__free of every cache whose objects were noted. */
 void debuginfo__free(struct debuginfo *dbg);
 void debuginfo__stats(const struct debuginfo *dbg, struct debuginfo_stats *st);
+/* After a sweep of the objects' cache `main`: free the debug files' and
+ * MiniDebugInfo's tables that no remaining object of it uses. */
+void debuginfo__sweep(struct debuginfo *dbg, struct symcache *main);
 
 /* Snapshot time: remember o's debug sources. Takes ownership of bin_fd
  * (an fd of the mapped file; -1 = none). path: the file as the process

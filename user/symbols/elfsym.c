@@ -19,6 +19,7 @@
 #include "elfsym.h"
 #include "elfsym_int.h"
 #include "elfutil.h"
+#include "lib/hashtab.h"
 #include "lib/sorted.h"
 
 #include <errno.h>
@@ -128,6 +129,18 @@ struct symcache *symcache__new(void)
 	return calloc(1, sizeof(struct symcache));
 }
 
+static void obj_free(struct elfobj *o)
+{
+	if (o->aux_free)
+		o->aux_free(o->aux);
+	hashtab__free(o->byname);
+	close_elf(o);
+	free(o->syms);
+	free(o->other);
+	free(o->names);
+	free(o);
+}
+
 void symcache__free(struct symcache *c)
 {
 	if (!c)
@@ -135,13 +148,7 @@ void symcache__free(struct symcache *c)
 	for (size_t b = 0; b < NBUCKETS; b++) {
 		for (struct elfobj *o = c->buckets[b], *next; o; o = next) {
 			next = o->hnext;
-			if (o->aux_free)
-				o->aux_free(o->aux);
-			close_elf(o);
-			free(o->syms);
-			free(o->other);
-			free(o->names);
-			free(o);
+			obj_free(o);
 		}
 	}
 	free(c);
@@ -151,7 +158,88 @@ void symcache__stats(const struct symcache *c, struct symcache_stats *st)
 {
 	*st = (struct symcache_stats){ c->nobjs, c->nopen, c->nloaded, c->nsyms,
 				       c->bytes + c->nobjs * sizeof(struct elfobj),
-				       c->hits, c->over_budget };
+				       c->hits, c->over_budget, c->evicted };
+}
+
+void symcache__for_each(struct symcache *c, void (*fn)(struct elfobj *, void *), void *ctx)
+{
+	for (size_t b = 0; c && b < NBUCKETS; b++)
+		for (struct elfobj *o = c->buckets[b], *next; o; o = next) {
+			next = o->hnext; /* fn may not free, but be safe */
+			fn(o, ctx);
+		}
+}
+
+/* --- eviction ----------------------------------------------------------- */
+
+void symcache__mark_begin(struct symcache *c)
+{
+	c->epoch++;
+}
+
+void symcache__mark(struct elfobj *o)
+{
+	if (o)
+		o->used = o->cache->epoch;
+}
+
+static size_t id_bucket(const struct elfobj *k);
+
+/* Unlink o from both hash chains and the open list, undo its counts. */
+static void evict(struct symcache *c, struct elfobj *o)
+{
+	struct elfobj **pp;
+
+	for (pp = &c->buckets[obj_bucket(o->build_id, o->dev, o->inode)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == o) {
+			*pp = o->hnext;
+			break;
+		}
+	for (pp = &c->fbuckets[id_bucket(o)]; *pp; pp = &(*pp)->fnext)
+		if (*pp == o) {
+			*pp = o->fnext;
+			break;
+		}
+	if (o->loaded) {
+		c->nloaded--;
+		c->nsyms -= o->nsyms + o->nother;
+		c->bytes -= o->bytes;
+	} else {
+		open_list_remove(c, o);
+	}
+	c->nobjs--;
+	c->evicted++;
+	obj_free(o);
+}
+
+static int by_used_desc(const void *a, const void *b)
+{
+	uint64_t x = (*(struct elfobj *const *)a)->used, y = (*(struct elfobj *const *)b)->used;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+size_t symcache__sweep(struct symcache *c, size_t keep_idle)
+{
+	struct elfobj **idle;
+	size_t n = 0, freed = 0;
+
+	if (!c || !c->nobjs)
+		return 0;
+	/* Out of memory: nothing is freed this time, nothing is wrong. */
+	if (!(idle = malloc(c->nobjs * sizeof(*idle))))
+		return 0;
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct elfobj *o = c->buckets[b]; o; o = o->hnext)
+			if (o->used != c->epoch)
+				idle[n++] = o;
+	if (n > keep_idle) {
+		qsort(idle, n, sizeof(*idle), by_used_desc);
+		for (size_t i = keep_idle; i < n; i++, freed++)
+			evict(c, idle[i]);
+	}
+	free(idle);
+	return freed;
 }
 
 static size_t id_bucket(const struct elfobj *k)
@@ -218,6 +306,7 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	o = cache_find(c, &key);
 	if (o) {
 		c->hits++;
+		o->used = c->epoch;
 		elf_end(elf);
 		free(mem);
 		if (fd >= 0)
@@ -231,6 +320,7 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	}
 	*o = key;
 	o->cache = c;
+	o->used = c->epoch; /* as recent as the last marked, for the sweep's order */
 	o->fd = fd;
 	o->elf = elf;
 	o->mem = mem;
@@ -279,6 +369,7 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 	struct elfobj *o = identity_find(c, &key);
 	if (o) { /* the same file again (every process maps libc) */
 		c->hits++;
+		o->used = c->epoch;
 		close(fd);
 		return o;
 	}
@@ -312,11 +403,29 @@ struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len
 	key.mtime_ns = -1; /* never equal to a file's */
 	if ((o = identity_find(c, &key))) {
 		c->hits++;
+		o->used = c->epoch;
 		return o;
 	}
 	if (!(mem = elfutil__copy_image(buf, len)))
 		return NULL;
 	return get_elf(c, -1, elf_memory(mem, len), mem, &key);
+}
+
+uint64_t elfobj__key(const struct elfobj *o)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (*o->build_id) {
+		for (const char *p = o->build_id; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		return h;
+	}
+	uint64_t w[4] = { o->dev, o->inode, o->fsize, (uint64_t)o->mtime_ns };
+	for (int i = 0; i < 4; i++) {
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	return h;
 }
 
 struct elfobj *symcache__get_path(struct symcache *c, const char *path)
@@ -458,18 +567,57 @@ const struct elfsym *elfobj__lookup_data(struct elfobj *o, uint64_t vaddr)
 	return NULL;
 }
 
+static const struct elfsym *sym_at(const struct elfobj *o, uint64_t i)
+{
+	return i < o->nsyms ? &o->syms[i] : &o->other[i - o->nsyms];
+}
+
+static bool name_eq(const void *key, uint64_t i, void *ctx)
+{
+	return !strcmp(sym_at(ctx, i)->name, key);
+}
+
+/* The name index: every process snapshot asks each of its objects for
+ * the same few names (the labels record), and a scan of libc's symbols
+ * per process was 9% of pmubpf's CPU under process churn. Built once per
+ * object; the first of several equal names is kept (.symtab before
+ * .dynsym's aliases), as the scan found it. */
+static struct hashtab *name_index(struct elfobj *o)
+{
+	size_t n = o->nsyms + o->nother;
+	struct hashtab *h = hashtab__new(name_eq, o);
+
+	if (!h || hashtab__reserve(h, n)) {
+		hashtab__free(h);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = sym_at(o, i)->name;
+		uint64_t hash = hashtab__hash_str(name);
+
+		if (!hashtab__find(h, hash, name, NULL))
+			hashtab__insert(h, hash, i); /* reserved */
+	}
+	size_t bytes = n * 2 * 16; /* the table: about two slots per entry */
+	o->bytes += bytes;
+	o->cache->bytes += bytes;
+	return h;
+}
+
 const struct elfsym *elfobj__find(struct elfobj *o, const char *name)
 {
+	uint64_t i;
+
 	if (!o || !name)
 		return NULL;
 	load_syms(o);
-	for (size_t i = 0; i < o->nsyms; i++)
-		if (!strcmp(o->syms[i].name, name))
-			return &o->syms[i];
-	for (size_t i = 0; i < o->nother; i++)
-		if (!strcmp(o->other[i].name, name))
-			return &o->other[i];
-	return NULL;
+	if (!o->byname && !(o->byname = name_index(o))) {
+		for (i = 0; i < o->nsyms + o->nother; i++) /* out of memory: scan */
+			if (!strcmp(sym_at(o, i)->name, name))
+				return sym_at(o, i);
+		return NULL;
+	}
+	return hashtab__find(o->byname, hashtab__hash_str(name), name, &i) ? sym_at(o, i) : NULL;
 }
 
 size_t elfobj__nsyms(struct elfobj *o)

@@ -45,6 +45,7 @@ struct symcache_stats {
 	size_t hits;      /* symcache__get_* answered from the cache */
 	size_t over_budget; /* objects that loaded no symbols: over a cap,
 	                     * or out of memory */
+	size_t evicted;     /* objects freed by symcache__sweep */
 };
 
 struct symcache *symcache__new(void);
@@ -52,10 +53,29 @@ void symcache__free(struct symcache *c);
 /* Counters and sizes of the cache (cheap: kept as it goes). */
 void symcache__stats(const struct symcache *c, struct symcache_stats *st);
 
+/* Eviction, for a recording of days: the caller says which objects it
+ * still holds, and the others are freed, except the keep_idle most
+ * recently held (a short-lived program run again and again, /bin/true
+ * under a shell loop, finds its object there instead of reading its ELF
+ * anew). Between symcache__mark_begin and symcache__sweep, symcache__mark
+ * each object held; after the sweep, a pointer to any other object is
+ * invalid (and its aux freed). Returns the number freed. */
+#define SYMCACHE_IDLE_KEEP 64
+void symcache__mark_begin(struct symcache *c);
+void symcache__mark(struct elfobj *o);
+size_t symcache__sweep(struct symcache *c, size_t keep_idle);
+/* Call fn for every object cached (in no particular order). */
+void symcache__for_each(struct symcache *c, void (*fn)(struct elfobj *, void *),
+			void *ctx);
+/* A 64-bit key for what the object is, the same whenever the same file
+ * (or image) is cached again after an eviction: a hash of its build-id,
+ * else of its (dev, inode, size, mtime) or content hash. */
+uint64_t elfobj__key(const struct elfobj *o);
+
 /* Object for an open fd. The cache takes ownership of fd in every case
  * (closes it if the object was already cached or on error). dev/inode
  * identify it when it has no build-id. Returns a borrowed pointer valid
- * until symcache__free, or NULL + errno (ENOEXEC: not ELF). */
+ * until symcache__free (or a sweep that did not see it marked), or NULL + errno (ENOEXEC: not ELF). */
 struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 				uint64_t inode);
 /* Same, opening path (O_RDONLY|O_CLOEXEC) first. */

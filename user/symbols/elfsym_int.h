@@ -44,9 +44,12 @@ struct elfobj {
 	struct elfsym *other;         /* data/TLS and same-address aliases */
 	size_t nother;
 	char *names;
+	struct hashtab *byname;       /* name -> symbol (elfobj__find), built at
+	                               * its first call */
 	size_t bytes;
 	void *mem;                    /* image of a memory object, until loaded */
 	void *aux;                    /* caller's data (elfobj__set_aux) */
+	uint64_t used;                /* the cache's epoch when last marked */
 	void (*aux_free)(void *);
 };
 
@@ -55,6 +58,8 @@ struct symcache {
 	struct elfobj *fbuckets[NBUCKETS]; /* by identity: no ELF read on a hit */
 	struct elfobj *ohead, *otail;
 	size_t nobjs, nopen, nloaded, nsyms, bytes, hits, over_budget;
+	size_t evicted;
+	uint64_t epoch;                    /* symcache__mark_begin's count */
 };
 
 /* Read o's .symtab (else .dynsym) through o->elf into o->syms, o->other

@@ -262,6 +262,68 @@ static int cmp_raw(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+struct run {
+	size_t start, n;
+};
+
+static int cmp_run(const void *a, const void *b, void *rows)
+{
+	const struct raw *v = rows;
+
+	return cmp_raw(&v[((const struct run *)a)->start], &v[((const struct run *)b)->start]);
+}
+
+static bool rows_sorted(const struct raw *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_raw(&v[i - 1], &v[i]) > 0)
+			return false;
+	return true;
+}
+
+/* Sort b's rows by cmp_raw. Each FDE emits its rows in address order, so
+ * the rows are a few thousand sorted runs (one per FDE, libc: 3700 runs
+ * of 29k rows) laid out in no particular order: sorting the runs by
+ * their first row and laying them end to end sorts everything whenever
+ * FDEs do not overlap (checked; else a full sort). A full qsort was 60%
+ * of building a table, and tables 25% of pmubpf's CPU under churn. */
+static int sort_rows(struct builder *b)
+{
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0;
+	struct raw *out;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (i && cmp_raw(&b->v[i - 1], &b->v[i]) <= 0) {
+			runs[nruns - 1].n++;
+			continue;
+		}
+		if (GROW(runs, cap, nruns, 1)) {
+			free(runs);
+			return -ENOMEM;
+		}
+		runs[nruns++] = (struct run){ i, 1 };
+	}
+	if (nruns <= 1) {
+		free(runs);
+		return 0;
+	}
+	if (!(out = malloc(b->n * sizeof(*out)))) {
+		free(runs);
+		return -ENOMEM;
+	}
+	qsort_r(runs, nruns, sizeof(*runs), cmp_run, b->v);
+	for (size_t r = 0, k = 0; r < nruns; k += runs[r].n, r++)
+		memcpy(&out[k], &b->v[runs[r].start], runs[r].n * sizeof(*out));
+	free(runs);
+	free(b->v);
+	b->v = out;
+	b->cap = b->n;
+	if (!rows_sorted(b->v, b->n))
+		qsort(b->v, b->n, sizeof(*b->v), cmp_raw);
+	return 0;
+}
+
 int ehf__build(const struct ehf_input *in, struct ehf_table *out)
 {
 	struct builder b = { 0 };
@@ -284,7 +346,11 @@ int ehf__build(const struct ehf_input *in, struct ehf_table *out)
 		free(b.v);
 		return err;
 	}
-	qsort(b.v, b.n, sizeof(*b.v), cmp_raw);
+	err = sort_rows(&b);
+	if (err) {
+		free(b.v);
+		return err;
+	}
 	out->base = b.v[0].vaddr;
 	out->rows = malloc(b.n * sizeof(*out->rows));
 	if (!out->rows) {

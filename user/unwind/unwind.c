@@ -33,7 +33,7 @@
 #define PID_ENTRY_BYTES 64        /* hash map element, approximately */
 
 struct tab {
-	const struct elfobj *obj;
+	uint64_t key;  /* elfobj__key: the same after an eviction and reload */
 	uint32_t id;   /* PMUBPF_UW_NO_TABLE: none */
 	uint64_t base; /* link-time vaddr of row pc 0 */
 };
@@ -54,7 +54,8 @@ struct unwind {
 	uint32_t next_row, next_table;
 	struct tab *tabs;
 	size_t ntabs, cap;
-	struct hashtab *index; /* elfobj -> tabs index */
+	struct hashtab *index; /* elfobj__key -> tabs index: an object evicted
+				* and read again finds its table (rows stay) */
 	struct tab vdso;
 	bool vdso_done;
 	uint64_t vdso_size, vdso_min_vaddr;
@@ -114,7 +115,7 @@ static bool tab_eq(const void *key, uint64_t idx, void *ctx)
 {
 	struct unwind *u = ctx;
 
-	return u->tabs[idx].obj == *(const struct elfobj *const *)key;
+	return u->tabs[idx].key == *(const uint64_t *)key;
 }
 
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
@@ -225,12 +226,12 @@ static void publish(struct unwind *u, const char *name, struct ehf_table *et, st
 static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 				   const struct procmap *m, const struct elfobj *obj)
 {
-	uint64_t idx, h = hashtab__hash_u64((uintptr_t)obj);
+	uint64_t idx, key = elfobj__key(obj), h = hashtab__hash_u64(key);
 	struct ehf_table et;
 	struct stat st;
 	int fd, err;
 
-	if (hashtab__find(u->index, h, &obj, &idx))
+	if (hashtab__find(u->index, h, &key, &idx))
 		return &u->tabs[idx];
 	fd = procmaps__open(pr->tgid, m, &st);
 	if (fd < 0)
@@ -245,7 +246,7 @@ static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 	int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	u->st.build_ns += (uint64_t)dt;
 	struct tab *t = &u->tabs[u->ntabs];
-	t->obj = obj;
+	t->key = key;
 	if (err) {
 		memset(&et, 0, sizeof(et));
 		if (u->verbose)
