@@ -12,7 +12,8 @@
  *
  * Its parts, included in order: labels.bpf.h (the label set id),
  * unwind.bpf.h (user stacks from .eh_frame tables), groups.bpf.h (group
- * members read at their leader's samples), lifecycle.bpf.h (exec, fork
+ * members read at their leader's samples), dataaddr.bpf.h (--data-addr:
+ * samples by data address), lifecycle.bpf.h (exec, fork
  * and exit tracepoints: process generations, `-- command` targets).
  *
  * Every way to lose something is counted in drops (per CPU, per event).
@@ -344,11 +345,14 @@ static __always_inline bool add_count(struct pmubpf_key *key, __u32 w, __u32 es,
 }
 
 #include "groups.bpf.h"
+#include "dataaddr.bpf.h"
 
 /* One sample of event ev, from either entry below. regs: the registers
  * of an interrupted user-mode task, else NULL (the unwinder then takes
- * the task's saved user registers). */
-static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period)
+ * the task's saved user registers). addr: the sample's data address
+ * (--data-addr), 0 if none. */
+static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period,
+				  __u64 addr)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -389,6 +393,8 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 		key.kstack = stack_key(ctx, es, 0, PMUBPF_DROP_KSTACK, period);
 
 	add_count(&key, w, es, period);
+	if (data_events)
+		count_data(&key, addr, w, es, period);
 	if (has_members)
 		count_members(&key, w, ev);
 	return 0;
@@ -403,7 +409,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if ((ctx->regs.cs & 3) == 3)
 		regs = &ctx->regs;
 #endif
-	return sample(ctx, regs, (__u32)bpf_get_attach_cookie(ctx), ctx->sample_period);
+	return sample(ctx, regs, (__u32)bpf_get_attach_cookie(ctx), ctx->sample_period,
+		      data_events ? ctx->addr : 0);
 }
 
 /* Tracepoint events: the kernel attaches only tracepoint-type programs
@@ -436,7 +443,7 @@ int on_tracepoint(void *ctx)
 	if (++*hits < tp_period)
 		return 0;
 	*hits = 0;
-	sample(ctx, NULL, ev, tp_period);
+	sample(ctx, NULL, ev, tp_period, 0);
 	return 0;
 }
 

@@ -29,6 +29,15 @@ struct pmubpf_key {
 	__u64 label;  /* label set id (see docs/labels-abi.md), 0 = none */
 };
 
+/* --data-addr: key of the data map (bpf/dataaddr.bpf.h), the counts key
+ * plus the data address the sample touched (PERF_SAMPLE_ADDR: 0 when the
+ * kernel had none for it). Exact, not rounded: a field's offset is the
+ * answer wanted; the map has its own size bound and drop reason. */
+struct pmubpf_data_key {
+	struct pmubpf_key k;
+	__u64 addr;
+};
+
 /* Stack statuses in place of a stacks-map key. */
 enum pmubpf_stack_status {
 	PMUBPF_STACK_NONE = 0, /* no such stack (kernel thread has no user
@@ -95,6 +104,9 @@ enum pmubpf_drop {
 	PMUBPF_DROP_GROUP_READ,      /* a group member's count unreadable at
 	                              * its leader's sample (counted for the
 	                              * member: that interval's count is lost) */
+	PMUBPF_DROP_DATA_FULL,       /* --data-addr: data map full: the sample
+	                              * is in the code profile, not the data
+	                              * one ([lost] frame there) */
 	PMUBPF_DROP__MAX,
 };
 

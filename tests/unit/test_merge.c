@@ -114,4 +114,35 @@ static bool random_windows(void)
 	return true;
 }
 
-TEST_MAIN("merge", TEST(sums_per_key), TEST(random_windows))
+/* --data-addr's entries: summed by key and address, kept apart from the
+ * code entries of the same key (address 0 included: "no address"). */
+static bool data_by_address(void)
+{
+	struct report_data w, dst;
+	struct pmubpf_key k = key(0, 1, PMUBPF_STACK_NONE);
+	struct pmubpf_val one = { 1, 10 };
+
+	CHECK(report_data__init(&dst) == 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK(report_data__init(&w) == 0);
+		CHECK(report_data__add_entry(&w, &k, &one) == 0);
+		CHECK(report_data__add_data(&w, &k, 0, &one) == 0);
+		CHECK(report_data__add_data(&w, &k, 0x1000, &one) == 0);
+		CHECK(report_data__add_data(&w, &k, 0x2000 + (uint64_t)i, &one) == 0);
+		CHECK(report_data__merge(&dst, &w) == 0);
+		report_data__free(&w);
+	}
+	CHECK_EQ_INT(dst.ev[0].n, 1);
+	CHECK_EQ_INT(dst.ev[0].v[0].v.count, 2);
+	CHECK_EQ_INT(dst.data[0].n, 4); /* 0, 0x1000, 0x2000, 0x2001 */
+	for (size_t i = 0; i < dst.data[0].n; i++) {
+		const struct report_entry *en = &dst.data[0].v[i];
+
+		CHECK_EQ_INT(en->v.count, en->addr < 0x2000 ? 2 : 1);
+		CHECK_EQ_INT(en->v.period, en->addr < 0x2000 ? 20 : 10);
+	}
+	report_data__free(&dst);
+	return true;
+}
+
+TEST_MAIN("merge", TEST(sums_per_key), TEST(random_windows), TEST(data_by_address))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cli.h"
 #include "config/values.h"
+#include "perf/perfev.h"
 #include "lib/errmsg.h"
 
 enum {
@@ -26,6 +27,7 @@ enum {
 	OPT_FORMAT = 360,
 	OPT_HTTP_TOKEN = 344,
 	OPT_DELAY = 380,
+	OPT_DATA_ADDR = 400,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN },
 	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "data-addr", no_argument, NULL, OPT_DATA_ADDR },
 	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
@@ -128,6 +131,15 @@ void cli__usage(FILE *f)
 "                        BPF; the default on x86-64) or fp (frame pointers)\n"
 "      --include-idle    keep the idle task's samples (-a leaves them out)\n"
 "      --top N           print the N hottest functions of each profile\n"
+"      --data-addr       also a data-address profile per event, NAME.data.pb.gz\n"
+"                        (NAME.EVENT.data.pb.gz, NAME.EVENT.data.STAMP.pb.gz):\n"
+"                        leaf frame the data the sample touched (a global by\n"
+"                        its ELF symbol, +offset as the line; [heap], [stack],\n"
+"                        [anon], a mapped file), then the code stack. Events\n"
+"                        that carry an address: page-faults, minor-faults,\n"
+"                        major-faults (every machine), precise memory events\n"
+"                        (Intel cpu/mem-loads/pp, mem-stores:pp, MEM_INST_\n"
+"                        RETIRED.* with :p; AMD ibs_op//); skid: see man page\n"
 "      --stack-map-size N, --counts-map-size N\n"
 "                        BPF map sizes (default: from -F, -d and CPUs)\n"
 "  -g                    accepted for perf's habit: stacks are always recorded\n"
@@ -319,7 +331,8 @@ static int append_pids(const char *s, pid_t **list, int *n)
 static bool writes_only(int opt)
 {
 	return opt == 'o' || opt == OPT_EVERY || opt == OPT_KEEP || opt == OPT_WINDOW ||
-	       opt == OPT_FORMAT || opt == OPT_TOP || opt == OPT_HTTP || opt == OPT_HTTP_TOKEN;
+	       opt == OPT_FORMAT || opt == OPT_TOP || opt == OPT_HTTP || opt == OPT_HTTP_TOKEN ||
+	       opt == OPT_DATA_ADDR;
 }
 
 static const char *long_name(int opt)
@@ -518,6 +531,9 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->top = (int)v;
 			rows_given = true;
 			break;
+		case OPT_DATA_ADDR:
+			cfg->data_addr = true;
+			break;
 		case OPT_TOP:
 			if (values__parse_u64(optarg, 1, 1000, &v))
 				return errmsg(err, errlen, "bad --top '%s': want 1..1000", optarg);
@@ -587,6 +603,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			return errmsg(err, errlen, "--http excludes --top: nothing is printed per request");
 		if (format_given)
 			return errmsg(err, errlen, "--http excludes --format: requests get pprof profiles");
+		if (cfg->data_addr)
+			return errmsg(err, errlen, "--http excludes --data-addr: data-address profiles are written to files (-o, --every)");
 	} else if (cfg->http_token_file) {
 		return errmsg(err, errlen, "--http-token-file needs --http");
 	}
@@ -611,7 +629,13 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 					 cfg->nevents, cfg->nevents);
 		if (cfg->top)
 			return errmsg(err, errlen, "-o - excludes --top: stdout carries the profile");
+		if (cfg->data_addr)
+			return errmsg(err, errlen, "-o - excludes --data-addr: that makes two profiles (give -o FILE)");
 	}
+	for (int e = 0; cfg->data_addr && e < cfg->nevents; e++)
+		if (!cfg->events[e].member && !perfev__carries_addr(&cfg->events[e]))
+			return errmsg(err, errlen, "--data-addr: event '%s' carries no data address: use page-faults (minor-faults, major-faults) or a precise memory event such as cpu/mem-loads/pp (Intel) or ibs_op// (AMD)",
+				      cfg->events[e].name);
 	if (live) {
 		/* One window per refresh: both window map sets sized for it. */
 		cfg->window = cfg->every;

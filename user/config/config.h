@@ -62,6 +62,8 @@ struct config {
 	bool no_dither;           /* --no-dither: timer periods stay fixed */
 	int call_graph;           /* --call-graph: enum call_graph */
 	bool no_symbol;           /* --no-symbol: addresses + mappings only */
+	bool data_addr;           /* --data-addr: a data-address profile per
+	                           * event too (report/dataaddr.c) */
 	char **debuginfo_dirs;    /* --debuginfo-dir (repeatable), borrowed argv */
 	int ndebuginfo_dirs;
 	int verbose;              /* -v count */

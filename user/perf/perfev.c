@@ -56,8 +56,25 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 	 * refuses bpf_get_stackid unless the event collects it. */
 	if (attr->precise_ip)
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* --data-addr: PEBS and IBS fill the sample's address only when
+	 * asked (software page faults always pass it): BPF reads it as
+	 * bpf_perf_event_data.addr. */
+	if (cfg->data_addr && perfev__carries_addr(ev))
+		attr->sample_type |= PERF_SAMPLE_ADDR;
 	attr->disabled = 1; /* the attach enables it */
 	attr->wakeup_events = 0;
+}
+
+bool perfev__carries_addr(const struct pmubpf_event *ev)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	if (ev->tracepoint || ev->member)
+		return false;
+	if (a->type == PERF_TYPE_SOFTWARE)
+		return a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+	return ev->hardware && (a->precise_ip || !strncmp(ev->base, "ibs_op/", 7));
 }
 
 void perfev__describe(const struct config *cfg, const struct pmubpf_event *ev,

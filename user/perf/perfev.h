@@ -46,6 +46,14 @@ int perfev__set_period(struct perfev *p, int ev, int ci, uint64_t period);
 void perfev__describe(const struct config *cfg, const struct pmubpf_event *ev,
 		      char *buf, size_t len);
 
+/* Can ev's samples carry the data address they touched (--data-addr,
+ * PERF_SAMPLE_ADDR)? The page-fault software events (the faulting
+ * address, on every machine), and hardware events sampled precisely
+ * (:p, where Intel PEBS load/store events and AMD IBS op report the
+ * address; a precise event that is no memory access gets 0, named
+ * "[no address]"), or AMD's ibs_op PMU. */
+bool perfev__carries_addr(const struct pmubpf_event *ev);
+
 /* Fill a sampling attr for ev from cfg (period or frequency, precise
  * events get PERF_SAMPLE_CALLCHAIN as the kernel requires for BPF stack
  * helpers). Exposed for tests. */

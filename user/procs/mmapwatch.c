@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "mmapwatch.h"
 
 #define PAGES_PER_CPU 8 /* 32 KiB: MMAP2 records are ~100 bytes */
@@ -43,7 +44,9 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 
 		memcpy(path, r->filename, len);
 		path[len] = '\0';
-		procs__mapped(w->procs, r->pid, path[0] == '/' ? &m : NULL);
+		/* A data mapping (--data-addr) only asks for a re-read: it is
+		 * no code, and the re-read keeps it in the data maps. */
+		procs__mapped(w->procs, r->pid, path[0] == '/' && (r->prot & PROT_EXEC) ? &m : NULL);
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		__u64 n;
 
@@ -53,7 +56,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
-struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs)
+struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs, bool data)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -63,6 +66,7 @@ struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs)
 		.mmap = 1,            /* executable file mappings only (the kernel
 		                       * counts watchers by .mmap) ... */
 		.mmap2 = 1,           /* ... reported in the MMAP2 format */
+		.mmap_data = data,    /* --data-addr: data mappings too */
 		.watermark = 1,       /* wake the reader at each record: */
 		.wakeup_watermark = 1,/* wakeup_events counts samples only */
 	};

@@ -10,14 +10,17 @@
 #ifndef PMUBPF_MMAPWATCH_H
 #define PMUBPF_MMAPWATCH_H
 
+#include <stdbool.h>
+
 #include "procs.h"
 
 struct mmapwatch;
 
 /* Open on every CPU, reporting into the PERF_EVENT_ARRAY map map_fd.
  * NULL + errno if the kernel refuses (callers go on without it: the
- * periodic re-reads in procs still find new libraries, later). */
-struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs);
+ * periodic re-reads in procs still find new libraries, later). data:
+ * report data mappings too (--data-addr: each asks for a re-read). */
+struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs, bool data);
 /* fd to poll (epoll) for records. */
 int mmapwatch__fd(const struct mmapwatch *w);
 /* Handle every pending record. Returns the number or -errno. */

@@ -82,6 +82,7 @@ static void proc_free(struct proc *pr)
 		return;
 	procmaps__free(&pr->maps);
 	procmaps__free(&pr->reported);
+	procmaps__free(&pr->data_maps);
 	procsyms__release(pr);
 	free(pr->objs);
 	free(pr);
@@ -336,6 +337,8 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 		return err;
 	}
 	procmaps__free(&pr->reported); /* the fresh read has them */
+	if (p->data_maps)
+		procs_datamaps_read(pr);
 	procsyms__jit_refresh(pr);
 	note_jit_refusal(p, pr);
 	if (merge_maps(p, pr, &fresh) == 0) {
@@ -369,6 +372,8 @@ static int snapshot(struct procs *p, struct proc *pr)
 	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
 	if (!pr->objs)
 		return -ENOMEM;
+	if (p->data_maps)
+		procs_datamaps_read(pr);
 	pr->other_mntns = procsyms__other_mntns(pr->tgid);
 	for (size_t i = 0; i < pr->maps.n; i++)
 		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);

@@ -34,6 +34,8 @@ struct proc {
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */
+	struct procmaps data_maps;/* --data-addr: every mapping, data ones
+	                           * too, merged across reads (datamaps.c) */
 	int64_t report_due;       /* re-read for them by then; 0: none */
 	bool dead;                /* exited or exec'd: its maps are final */
 	int64_t dead_ns;          /* when that was found (CLOCK_MONOTONIC) */
@@ -88,6 +90,12 @@ struct debuginfo;
 /* Note each new object's debug sources with dbg at snapshot (debuginfo.h);
  * without it objects get ELF symbols only. */
 void procs__set_debuginfo(struct procs *p, struct debuginfo *dbg);
+/* --data-addr: keep every mapping of each process (heap, stack, data
+ * files, anonymous), not only the executable ones, read with them. */
+void procs__set_data_maps(struct procs *p, bool on);
+/* pr's mapping (any kind, as kept by procs__set_data_maps) holding addr,
+ * or NULL. */
+const struct procmap *procs__data_map(const struct proc *pr, uint64_t addr);
 /* verbose > 0: say on stderr what is refused per process (perf maps). */
 void procs__set_verbose(struct procs *p, int verbose);
 void procs__free(struct procs *p);

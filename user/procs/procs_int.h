@@ -38,6 +38,7 @@ struct procs {
 	struct hashtab *set_index; /* (proc, id) -> index in sets */
 	struct procs_stats st;
 	int verbose;
+	bool data_maps;        /* --data-addr: pr->data_maps kept */
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
 	void *maps_hook_ctx;
 	int64_t last_tick;     /* procs__tick's last pass, and its result */
@@ -66,6 +67,9 @@ static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
 		return false;
 	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
 }
+/* --data-addr: read pr's maps, every kind, and merge them into
+ * pr->data_maps (datamaps.c). */
+void procs_datamaps_read(struct proc *pr);
 /* Look for the labels record in pr's mapped objects and, if found, give
  * BPF its slot (procs_labels_retry); LABELS_NONE if no object has it. */
 void procs_labels_find(struct procs *p, struct proc *pr);

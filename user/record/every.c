@@ -186,6 +186,11 @@ static int write_profiles(struct every *e)
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
 		int r = every__prune(prefix, cfg->keep);
 
+		if (r >= 0 && cfg->data_addr && !cfg->events[ev].member) {
+			/* the data profiles: NAME.EVENT.data.STAMP.pb.gz */
+			strncat(prefix, "data.", sizeof(prefix) - strlen(prefix) - 1);
+			r = every__prune(prefix, cfg->keep);
+		}
 		if (r < 0)
 			fprintf(stderr, "pmubpf: warning: --keep: cannot remove old profiles %s*: %s\n",
 				prefix, strerror(-r));

@@ -283,6 +283,24 @@ static int set_groups_and_tracepoints(struct session *s)
 	return 0;
 }
 
+/* --data-addr: which events key their samples by data address too, and
+ * the data maps, one entry per expected sample as the counts maps (one
+ * sample of a page-fault or memory event is mostly one new address). */
+static int size_data_maps(struct session *s, bool windowed)
+{
+	const struct config *cfg = s->cfg;
+	__u32 mask = 0;
+
+	for (int e = 0; cfg->data_addr && e < cfg->nevents; e++)
+		if (!cfg->events[e].member)
+			mask |= 1u << e;
+	s->skel->rodata->data_events = mask;
+	if (bpf_map__set_max_entries(s->skel->maps.data0, mask ? s->count_entries : 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.data1, mask && windowed ? s->count_entries : 1))
+		return -1;
+	return 0;
+}
+
 int session__open(struct session *s)
 {
 	const struct config *cfg = s->cfg;
@@ -321,6 +339,7 @@ int session__open(struct session *s)
 	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
 	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
 	    bpf_map__set_max_entries(s->skel->maps.counts1, windowed ? s->count_entries : 1) ||
+	    size_data_maps(s, windowed) ||
 	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
 		return fail(s, "sizing the BPF maps: %s", strerror(errno));
 	err = pmubpf_bpf__load(s->skel);
@@ -338,6 +357,8 @@ int session__open(struct session *s)
 		.counts_fd = { bpf_map__fd(s->skel->maps.counts0), bpf_map__fd(s->skel->maps.counts1) },
 		.stacks_fd = { bpf_map__fd(s->skel->maps.stacks0), bpf_map__fd(s->skel->maps.stacks1) },
 		.drops_fd = bpf_map__fd(s->skel->maps.drops),
+		.data = cfg->data_addr,
+		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
 		.nr_cpus = libbpf_num_possible_cpus(),
 	};
 	for (int i = 0; s->has_tp && cfg->cpus_given && i < s->ncpus; i++) {
@@ -369,6 +390,7 @@ int session__build(struct session *s)
 		return fail(s, "setting up the process registry: %s", strerror(errno));
 	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
 	procs__set_verbose(s->procs, cfg->verbose);
+	procs__set_data_maps(s->procs, cfg->data_addr);
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
 	if (!cfg->no_symbol) {
 		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
@@ -389,7 +411,7 @@ int session__build(struct session *s)
 		return fail(s, "setting up the notice ring buffer: %s", strerror(errno));
 	/* Optional: without it, libraries mapped after a process's first
 	 * sample are still found by procs' periodic re-reads. */
-	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs);
+	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
 	if (!s->mw && cfg->verbose)
 		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
 			strerror(errno));
@@ -573,6 +595,8 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		.counts_fd = s->win.counts_fd[0],
 		.stacks_fd = s->win.stacks_fd[0],
 		.drops_fd = s->win.drops_fd,
+		.data = s->win.data,
+		.data_fd = s->win.data_fd[0],
 		.nr_cpus = s->win.nr_cpus,
 		.procs = s->procs,
 		.ksyms = kernel_symbols(s),
@@ -658,7 +682,7 @@ static int drain_window(struct session *s, struct report_data *d, struct session
 			bool notices)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
-				 .nevents = s->cfg->nevents };
+				 .nevents = s->cfg->nevents, .data = s->win.data };
 	int64_t now = mono_ns(), now_wall = clock_ns(CLOCK_REALTIME);
 	uint32_t closed;
 	int err;
@@ -681,6 +705,7 @@ static int drain_window(struct session *s, struct report_data *d, struct session
 	s->win_start_wall = now_wall;
 	m.counts_fd = s->win.counts_fd[closed];
 	m.stacks_fd = s->win.stacks_fd[closed];
+	m.data_fd = s->win.data_fd[closed];
 	m.window = closed;
 	if (report__drain(&m, d, s->err, sizeof(s->err)))
 		return -1;

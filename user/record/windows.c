@@ -63,6 +63,8 @@ int windows__clear(const struct windows *w, uint32_t win)
 
 	win &= 1;
 	ret = windows__empty_map(w->counts_fd[win], sizeof(struct pmubpf_key));
+	if (!ret && w->data)
+		ret = windows__empty_map(w->data_fd[win], sizeof(struct pmubpf_data_key));
 	if (!ret)
 		ret = windows__empty_map(w->stacks_fd[win], sizeof(uint64_t));
 	if (ret)

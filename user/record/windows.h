@@ -14,6 +14,7 @@
 #ifndef PMUBPF_WINDOWS_H
 #define PMUBPF_WINDOWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,8 @@ struct windows {
 	int grace_inner_fd;      /* what is put into it */
 	int counts_fd[2], stacks_fd[2];
 	int drops_fd;            /* PMUBPF_DROP_INDEX(window, ev, reason) */
+	bool data;               /* --data-addr: data_fd[] are used too */
+	int data_fd[2];
 	int nr_cpus;             /* possible CPUs (per-CPU values) */
 };
 
@@ -30,7 +33,7 @@ struct windows {
  * left, complete when this returns 0. -errno with a reason in err. */
 int windows__flip(const struct windows *w, uint32_t *closed, char *err, size_t errlen);
 
-/* Empty window win's counts and stacks maps and zero its drops slots
+/* Empty window win's counts, data and stacks maps and zero its drops slots
  * (win must be closed). 0 or -errno. */
 int windows__clear(const struct windows *w, uint32_t win);
 

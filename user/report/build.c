@@ -5,6 +5,7 @@
 #include "build.h"
 #include "procs/labels.h"
 #include "perf/perfev.h"
+#include "dataaddr.h"
 #include "mainexe.h"
 #include "symbolize.h"
 
@@ -130,7 +131,7 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 /* Every entry as a sample; the main executable counted on the way. */
 static int add_samples(struct pprof *p, const struct report_in *in, const struct report_data *d,
 		       const struct report_event *es, double scale, struct top *top,
-		       struct mainexe *me, struct symb_stats *st)
+		       struct mainexe *me, struct symb_stats *st, struct data_stats *ds)
 {
 	uint64_t locs[2 * MAX_DEPTH + 2];
 
@@ -144,9 +145,12 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 
 		if (in->tick && !(i & 255))
 			in->tick(in->tick_ctx);
+		/* --data-addr's profile: the data touched is the leaf. */
+		if (in->data_profile && !(locs[n++] = dataaddr__location(p, pr, en->addr, en->v.count, ds)))
+			return -ENOMEM;
 		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, locs, n, st);
 		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, locs, n, st);
-		if (!n)
+		if (n == (in->data_profile ? 1u : 0u))
 			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
 		nl = sample_labels(in, en, pr, labels, keys);
 		int64_t w = (int64_t)((double)en->v.period * scale);
@@ -179,10 +183,11 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 {
 	const struct config *cfg = in->cfg;
 	const struct pmubpf_event *e = &cfg->events[ev];
-	const struct report_event *es = &d->ev[ev];
+	const struct report_event *es = in->data_profile ? &d->data[ev] : &d->ev[ev];
 	const struct pmubpf_drop_val *drops = es->drops;
 	const struct loss_sizes sizes = { in->counts_map_size, in->stack_map_size };
 	struct symb_stats st = { 0 };
+	struct data_stats ds = { 0 };
 	uint64_t nsamples = 0, weight = 0, loc;
 	double scale = 1.0;
 	int64_t period;
@@ -210,9 +215,17 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	pprof__set_time(p, in->time_nanos, in->duration_nanos);
 	report__loss_notes(drops, &sizes, scale, procs__stats(in->procs), &out->notes);
 	add_comments(p, in, ev, drops, &out->notes);
-	ret = add_samples(p, in, d, es, scale, top, me, &st);
+	if (in->data_profile)
+		pprof__add_comment(p, "data addresses (--data-addr): each sample's leaf frame is the data it touched (a global by its ELF symbol, a mapped file, [heap], [stack], [anon]; the byte offset into it is the line), then its code stack");
+	ret = add_samples(p, in, d, es, scale, top, me, &st, &ds);
 	if (ret)
 		goto fail;
+	if (in->data_profile) {
+		char sum[512];
+
+		dataaddr__summary(&ds, sum, sizeof(sum));
+		pprof__add_comment(p, "%s", sum);
+	}
 	if (st.user_frames || st.kernel_frames)
 		pprof__add_comment(p, "symbols: %llu user locations (%llu unnamed, %llu with source lines, %llu with inlined frames, %llu JIT), %llu kernel (%llu unnamed)%s",
 				   (unsigned long long)st.user_frames, (unsigned long long)st.user_unknown,
@@ -220,10 +233,19 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 				   (unsigned long long)st.user_jit, (unsigned long long)st.kernel_frames,
 				   (unsigned long long)st.kernel_unknown,
 				   cfg->no_symbol ? "; --no-symbol: addresses only" : "");
-	if (drops[PMUBPF_DROP_COUNTS_FULL].count) {
+	if (!in->data_profile && drops[PMUBPF_DROP_COUNTS_FULL].count) {
 		loc = symb__synthetic(p, SYNTH_LOST_COUNTS_FULL);
 		ret = loc ? pprof__add_sample(p, &loc, 1, (int64_t)drops[PMUBPF_DROP_COUNTS_FULL].count,
 					      (int64_t)((double)drops[PMUBPF_DROP_COUNTS_FULL].period * scale),
+					      NULL, 0)
+			  : -ENOMEM;
+		if (ret)
+			goto fail;
+	}
+	if (in->data_profile && drops[PMUBPF_DROP_DATA_FULL].count) {
+		loc = symb__synthetic(p, SYNTH_LOST_DATA_FULL);
+		ret = loc ? pprof__add_sample(p, &loc, 1, (int64_t)drops[PMUBPF_DROP_DATA_FULL].count,
+					      (int64_t)((double)drops[PMUBPF_DROP_DATA_FULL].period * scale),
 					      NULL, 0)
 			  : -ENOMEM;
 		if (ret)

@@ -45,6 +45,34 @@ static int drain_counts(const struct report_maps *m, struct report_data *d)
 	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
 }
 
+/* --data-addr: every data map entry, and the stacks it names. */
+static int drain_data(const struct report_maps *m, struct report_data *d)
+{
+	struct pmubpf_data_key key, next;
+	struct pmubpf_stack *buf = malloc(sizeof(*buf));
+	void *prev = NULL;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((err = bpf_map_get_next_key(m->data_fd, prev, &next)) == 0) {
+		struct pmubpf_val v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(m->data_fd, &next, &v) || next.k.event >= (uint32_t)m->nevents)
+			continue;
+		if (report_data__add_data(d, &next.k, next.addr, &v) ||
+		    read_stack(m->stacks_fd, d, next.k.ustack, buf) ||
+		    read_stack(m->stacks_fd, d, next.k.kstack, buf)) {
+			free(buf);
+			return -ENOMEM;
+		}
+	}
+	free(buf);
+	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
+}
+
 /* Each event's drop counters, summed over CPUs. */
 static int sum_drops(const struct report_maps *m, struct report_data *d)
 {
@@ -80,6 +108,10 @@ int report__drain(const struct report_maps *m, struct report_data *d, char *err,
 
 	if (ret) {
 		snprintf(err, errlen, "reading the counts map: %s", strerror(-ret));
+		return ret;
+	}
+	if (m->data && (ret = drain_data(m, d)) != 0) {
+		snprintf(err, errlen, "reading the data map (--data-addr): %s", strerror(-ret));
 		return ret;
 	}
 	ret = sum_drops(m, d);

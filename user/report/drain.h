@@ -7,6 +7,7 @@
 #ifndef PMUBPF_REPORT_DRAIN_H
 #define PMUBPF_REPORT_DRAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "entries.h"
 
@@ -15,6 +16,8 @@ struct report_maps {
 	uint32_t window;  /* whose drops slots (PMUBPF_DROP_INDEX) */
 	int nr_cpus;  /* possible CPUs (per-CPU map values) */
 	int nevents;
+	bool data;    /* --data-addr: also read data_fd, the window's data map */
+	int data_fd;
 };
 
 /* Add the maps' contents to d (report_data__init'ed; entries are

@@ -20,8 +20,10 @@ int report_data__init(struct report_data *d)
 
 void report_data__free(struct report_data *d)
 {
-	for (int e = 0; e < PMUBPF_MAX_EVENTS; e++)
+	for (int e = 0; e < PMUBPF_MAX_EVENTS; e++) {
 		free(d->ev[e].v);
+		free(d->data[e].v);
+	}
 	hashtab__free(d->stack_index);
 	hashtab__free(d->entry_index);
 	free(d->stacks);
@@ -38,6 +40,18 @@ int report_data__add_entry(struct report_data *d, const struct pmubpf_key *k,
 	if (GROW(ev->v, ev->cap, ev->n, 1))
 		return -ENOMEM;
 	ev->v[ev->n++] = (struct report_entry){ .k = *k, .v = *v };
+	return 0;
+}
+
+int report_data__add_data(struct report_data *d, const struct pmubpf_key *k, uint64_t addr,
+			  const struct pmubpf_val *v)
+{
+	if (k->event >= PMUBPF_MAX_EVENTS)
+		return -EINVAL;
+	struct report_event *ev = &d->data[k->event];
+	if (GROW(ev->v, ev->cap, ev->n, 1))
+		return -ENOMEM;
+	ev->v[ev->n++] = (struct report_entry){ .k = *k, .v = *v, .addr = addr };
 	return 0;
 }
 
@@ -71,20 +85,41 @@ const struct pmubpf_stack *report_data__stack(const struct report_data *d, uint6
 	return NULL;
 }
 
-/* entry_index values: the event in the top byte, the index below. */
+/* entry_index values: the event in the top byte, then whether it is a
+ * data entry, then the index. */
 #define ENTRY_EV_SHIFT 56
+#define ENTRY_DATA_BIT (1ULL << 55)
+#define ENTRY_IDX(v) ((v) & (ENTRY_DATA_BIT - 1))
 
-static bool entry_eq(const void *key, uint64_t val, void *ctx)
+static const struct report_event *side(const struct report_data *d, uint64_t val)
 {
-	const struct report_data *d = ctx;
-	const struct report_event *ev = &d->ev[val >> ENTRY_EV_SHIFT];
-
-	return !memcmp(&ev->v[val & ((1ULL << ENTRY_EV_SHIFT) - 1)].k, key, sizeof(struct pmubpf_key));
+	return val & ENTRY_DATA_BIT ? &d->data[val >> ENTRY_EV_SHIFT] : &d->ev[val >> ENTRY_EV_SHIFT];
 }
 
-static uint64_t entry_hash(const struct pmubpf_key *k)
+struct entry_probe {
+	const struct report_entry *en;
+	bool data;
+};
+
+/* Entries are equal when their side, key and data address are. */
+static bool entry_eq(const void *key, uint64_t val, void *ctx)
 {
-	return hashtab__hash_bytes(k, sizeof(*k));
+	const struct entry_probe *a = key;
+	const struct report_entry *b = &side(ctx, val)->v[ENTRY_IDX(val)];
+
+	return a->data == !!(val & ENTRY_DATA_BIT) && a->en->addr == b->addr &&
+	       !memcmp(&a->en->k, &b->k, sizeof(b->k));
+}
+
+static uint64_t entry_hash(const struct report_entry *en, bool data)
+{
+	return hashtab__hash_bytes(&en->k, sizeof(en->k)) ^
+	       hashtab__hash_u64(en->addr + data);
+}
+
+static uint64_t entry_val(int e, bool data, size_t i)
+{
+	return (uint64_t)e << ENTRY_EV_SHIFT | (data ? ENTRY_DATA_BIT : 0) | i;
 }
 
 /* Index dst's entries not indexed yet. */
@@ -92,20 +127,48 @@ static int index_entries(struct report_data *d)
 {
 	if (!d->entry_index && !(d->entry_index = hashtab__new(entry_eq, d)))
 		return -ENOMEM;
-	for (int e = 0; e < PMUBPF_MAX_EVENTS; e++) {
-		for (size_t i = d->indexed[e]; i < d->ev[e].n; i++)
-			if (hashtab__insert(d->entry_index, entry_hash(&d->ev[e].v[i].k),
-					    (uint64_t)e << ENTRY_EV_SHIFT | i))
-				return -ENOMEM;
-		d->indexed[e] = d->ev[e].n;
+	for (int data = 0; data < 2; data++)
+		for (int e = 0; e < PMUBPF_MAX_EVENTS; e++) {
+			const struct report_event *ev = data ? &d->data[e] : &d->ev[e];
+
+			for (size_t i = d->indexed[data][e]; i < ev->n; i++)
+				if (hashtab__insert(d->entry_index, entry_hash(&ev->v[i], data),
+						    entry_val(e, data, i)))
+					return -ENOMEM;
+			d->indexed[data][e] = ev->n;
+		}
+	return 0;
+}
+
+/* Add src's entries of one side of event e to dst's. */
+static int merge_side(struct report_data *dst, const struct report_event *se, int e, bool data)
+{
+	struct report_event *de = data ? &dst->data[e] : &dst->ev[e];
+	uint64_t val;
+
+	for (size_t i = 0; i < se->n; i++) {
+		const struct report_entry *en = &se->v[i];
+		struct entry_probe probe = { en, data };
+		uint64_t h = entry_hash(en, data);
+
+		if (hashtab__find(dst->entry_index, h, &probe, &val)) {
+			struct pmubpf_val *v = &de->v[ENTRY_IDX(val)].v;
+
+			v->count += en->v.count;
+			v->period += en->v.period;
+			continue;
+		}
+		if ((data ? report_data__add_data(dst, &en->k, en->addr, &en->v)
+			  : report_data__add_entry(dst, &en->k, &en->v)) ||
+		    hashtab__insert(dst->entry_index, h, entry_val(e, data, de->n - 1)))
+			return -ENOMEM;
+		dst->indexed[data][e] = de->n;
 	}
 	return 0;
 }
 
 int report_data__merge(struct report_data *dst, const struct report_data *src)
 {
-	uint64_t val;
-
 	if (index_entries(dst))
 		return -ENOMEM;
 	for (size_t i = 0; i < src->nstacks; i++)
@@ -119,22 +182,8 @@ int report_data__merge(struct report_data *dst, const struct report_data *src)
 			de->drops[r].count += se->drops[r].count;
 			de->drops[r].period += se->drops[r].period;
 		}
-		for (size_t i = 0; i < se->n; i++) {
-			const struct report_entry *en = &se->v[i];
-			uint64_t h = entry_hash(&en->k);
-
-			if (hashtab__find(dst->entry_index, h, &en->k, &val)) {
-				struct pmubpf_val *v = &de->v[val & ((1ULL << ENTRY_EV_SHIFT) - 1)].v;
-
-				v->count += en->v.count;
-				v->period += en->v.period;
-				continue;
-			}
-			if (report_data__add_entry(dst, &en->k, &en->v) ||
-			    hashtab__insert(dst->entry_index, h, (uint64_t)e << ENTRY_EV_SHIFT | (de->n - 1)))
-				return -ENOMEM;
-			dst->indexed[e] = de->n;
-		}
+		if (merge_side(dst, se, e, false) || merge_side(dst, &src->data[e], e, true))
+			return -ENOMEM;
 	}
 	return 0;
 }

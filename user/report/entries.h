@@ -17,6 +17,7 @@ struct hashtab;
 struct report_entry {
 	struct pmubpf_key k;
 	struct pmubpf_val v;
+	uint64_t addr; /* data entries (--data-addr): the data address; else 0 */
 };
 
 struct report_event {
@@ -27,6 +28,9 @@ struct report_event {
 
 struct report_data {
 	struct report_event ev[PMUBPF_MAX_EVENTS];
+	/* --data-addr: the data map's entries, per event (their drops stay
+	 * in ev[]); the stacks below serve both. */
+	struct report_event data[PMUBPF_MAX_EVENTS];
 	/* stacks: key -> frames */
 	struct hashtab *stack_index; /* key -> index into stacks */
 	struct pmubpf_stack *stacks;
@@ -35,7 +39,7 @@ struct report_data {
 	/* report_data__merge's index of the entries by key (made at the
 	 * first merge; entries added since are indexed at the next). */
 	struct hashtab *entry_index;
-	size_t indexed[PMUBPF_MAX_EVENTS];
+	size_t indexed[2][PMUBPF_MAX_EVENTS]; /* [0]: ev, [1]: data */
 };
 
 /* 0 or -ENOMEM. report_data__free frees what init and the adds made. */
@@ -45,6 +49,10 @@ void report_data__free(struct report_data *d);
  * range) or -ENOMEM. */
 int report_data__add_entry(struct report_data *d, const struct pmubpf_key *k,
 			   const struct pmubpf_val *v);
+/* Append a data entry (the data map's key k, address addr) to event
+ * k->event's data list: same returns. */
+int report_data__add_data(struct report_data *d, const struct pmubpf_key *k, uint64_t addr,
+			  const struct pmubpf_val *v);
 /* Keep a copy of stack `key`'s frames (nr <= PMUBPF_MAX_DEPTH, else
  * -EINVAL): 0 or -ENOMEM. A key already there is left as it is. */
 int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st);

@@ -20,6 +20,7 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_LABEL_READ, "lost: %llu label reads: label word unreadable (samples kept unlabelled)", HINT_NONE },
 	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
 	{ PMUBPF_DROP_GROUP_READ, "lost: %llu intervals: the group member's counter was unreadable at its leader's sample", HINT_NONE },
+	{ PMUBPF_DROP_DATA_FULL, "lost: %llu data addresses: data map full (--counts-map-size %u sizes it): those samples are in the code profile only", HINT_COUNTS_MAP },
 };
 
 static __attribute__((format(printf, 3, 4)))

@@ -54,6 +54,24 @@ void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *
 		snprintf(prefix, prefix_len, "%s", pre);
 }
 
+void report__data_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len)
+{
+	char code[4096], prefix[4096];
+
+	if (stamp) { /* NAME.TAG.data.STAMP.pb.gz: --keep counts them apart */
+		report__window_path(cfg, ev, stamp, code, sizeof(code), prefix, sizeof(prefix));
+		snprintf(buf, len, "%sdata.%s", prefix, code + strlen(prefix));
+		return;
+	}
+	report__output_path(cfg, ev, code, sizeof(code));
+	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
+	size_t n = strlen(code), k = strlen(want);
+	if (n > k && !strcmp(code + n - k, want))
+		snprintf(buf, len, "%.*s.data%s", (int)(n - k), code, want);
+	else
+		snprintf(buf, len, "%s.data", code);
+}
+
 /* What was written, then every note meant for stderr, in the words of
  * the profile's comments. */
 static void say_event(FILE *say, const char *event, const struct report_built *b,
@@ -69,6 +87,8 @@ static void say_event(FILE *say, const char *event, const struct report_built *b
 static int write_event(const struct report_in *in, const struct report_data *d, int ev,
 		       FILE *say, FILE *top_out, char *err, size_t errlen)
 {
+	if (in->data_profile)
+		top_out = NULL; /* --top ranks code */
 	const struct config *cfg = in->cfg;
 	const struct pmubpf_event *e = &cfg->events[ev];
 	struct top *top = NULL;
@@ -85,7 +105,9 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 		top__free(top);
 		return ret;
 	}
-	if (in->file_stamp)
+	if (in->data_profile)
+		report__data_path(cfg, ev, in->file_stamp, path, sizeof(path));
+	else if (in->file_stamp)
 		report__window_path(cfg, ev, in->file_stamp, path, sizeof(path), NULL, 0);
 	else
 		report__output_path(cfg, ev, path, sizeof(path));
@@ -94,7 +116,7 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 	if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
 	} else {
-		if (in->samples)
+		if (in->samples && !in->data_profile)
 			*in->samples += b.nsamples;
 		if (say)
 			say_event(say, e->name, &b, path);
@@ -111,8 +133,15 @@ int report__write_data(const struct report_in *in, const struct report_data *d,
 {
 	int ret = 0;
 
-	for (int ev = 0; !ret && ev < in->cfg->nevents; ev++)
+	struct report_in din = *in;
+
+	din.data_profile = true;
+	for (int ev = 0; !ret && ev < in->cfg->nevents; ev++) {
 		ret = write_event(in, d, ev, say, top_out, err, errlen);
+		/* --data-addr: each sampling event's data profile beside it. */
+		if (!ret && in->data && !in->cfg->events[ev].member)
+			ret = write_event(&din, d, ev, say, top_out, err, errlen);
+	}
 	return ret;
 }
 
@@ -121,6 +150,7 @@ int report__write_all(const struct report_in *in, char *err, size_t errlen)
 	const struct report_maps maps = {
 		.counts_fd = in->counts_fd, .stacks_fd = in->stacks_fd, .drops_fd = in->drops_fd,
 		.nr_cpus = in->nr_cpus, .nevents = in->cfg->nevents,
+		.data = in->data, .data_fd = in->data_fd,
 	};
 	struct report_data d;
 	int ret;

@@ -26,6 +26,8 @@ struct report_data;
 struct report_in {
 	const struct config *cfg;
 	int counts_fd, stacks_fd, drops_fd;
+	bool data;                    /* --data-addr: data_fd is the data map */
+	int data_fd;
 	int nr_cpus;                  /* possible CPUs (per-CPU map values) */
 	struct procs *procs;
 	const struct ksyms *ksyms;    /* NULL: kernel frames unsymbolized */
@@ -39,6 +41,9 @@ struct report_in {
 	int64_t file_stamp;           /* --every: the window's start (wall ns)
 	                               * names the files; 0: cfg->output */
 	bool quiet;                   /* no summary on stderr, no --top table */
+	bool data_profile;            /* report__build: the --data-addr profile
+	                               * (report_data's data entries), not the
+	                               * code one */
 	uint64_t *samples;            /* if set: += each profile's samples */
 	/* if set: called every few hundred samples while profiles are built
 	 * (a windowed recording drains a window that is due meanwhile) */
@@ -59,6 +64,13 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 #define REPORT_STAMP_LEN 16 /* YYYYMMDDTHHMMSSZ */
 void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len,
 			 char *prefix, size_t prefix_len);
+
+/* --data-addr: where event ev's data profile goes: the code profile's
+ * name with ".data" before its suffix (NAME.data.pb.gz, NAME.EVENT.data.pb.gz,
+ * NAME.data.folded); for --every's window at stamp (0: none)
+ * NAME.EVENT.data.STAMP.pb.gz, so that the prefix "NAME.EVENT.data." keeps
+ * the two kinds apart for --keep. */
+void report__data_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len);
 
 /* Drain the maps and write every event's profile. Returns 0, or -errno
  * with a one-line reason in err; profiles already written stay (each is

@@ -208,6 +208,9 @@ static const char *const synth_names[SYNTH__MAX] = {
 	[SYNTH_LOST_KSTACK_FULL] = "[lost: kernel stack (stacks map full)]",
 	[SYNTH_LOST_KSTACK_ERROR] = "[lost: kernel stack (walk failed)]",
 	[SYNTH_NO_STACK] = "[no stack]",
+	[SYNTH_LOST_DATA_FULL] = "[lost: data map full]",
+	[SYNTH_DATA_NONE] = "[no address]",
+	[SYNTH_DATA_UNKNOWN] = "[unknown]",
 };
 
 uint64_t symb__synthetic(struct pprof *p, enum symb_synth what)

@@ -57,6 +57,9 @@ enum symb_synth {
 	SYNTH_LOST_KSTACK_FULL,
 	SYNTH_LOST_KSTACK_ERROR,
 	SYNTH_NO_STACK,              /* neither stack exists nor was lost */
+	SYNTH_LOST_DATA_FULL,        /* --data-addr: "[lost: data map full]" */
+	SYNTH_DATA_NONE,             /* the sample carried no address */
+	SYNTH_DATA_UNKNOWN,          /* an address in no known mapping */
 	SYNTH__MAX,
 };
 

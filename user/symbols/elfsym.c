@@ -537,6 +537,36 @@ const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr)
 	return NULL;
 }
 
+const struct elfsym *elfobj__lookup_data(struct elfobj *o, uint64_t vaddr)
+{
+	size_t lo = 0, hi, n;
+
+	if (!o)
+		return NULL;
+	load_syms(o);
+	/* o->other: same-address code aliases, then data and TLS symbols,
+	 * each part sorted by address (elfsym_tab.c): find where data
+	 * starts, then search that part. */
+	hi = o->nother;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint8_t t = o->other[mid].type;
+
+		if (t == STT_FUNC || t == STT_GNU_IFUNC)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct elfsym *data = o->other + lo;
+	n = UPPER_BOUND(data, o->nother - lo, addr, vaddr);
+	/* The last object at or below vaddr that covers it, looking past a
+	 * few smaller ones nested in a bigger (or unsized labels). */
+	for (size_t j = n; j-- > 0 && n - j <= NESTED_WALK + 1;)
+		if (data[j].type == STT_OBJECT && data[j].size && vaddr - data[j].addr < data[j].size)
+			return &data[j];
+	return NULL;
+}
+
 static const struct elfsym *sym_at(const struct elfobj *o, uint64_t i)
 {
 	return i < o->nsyms ? &o->syms[i] : &o->other[i - o->nsyms];

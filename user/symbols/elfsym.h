@@ -104,6 +104,9 @@ int elfobj__mapping_vaddr(const struct elfobj *o, uint64_t pgoff, uint64_t len,
 /* Symbol covering vaddr (addr <= vaddr < addr+size, or the closest lower
  * symbol with size 0), or NULL. Loads symbols on first use. */
 const struct elfsym *elfobj__lookup(struct elfobj *o, uint64_t vaddr);
+/* Data object (STT_OBJECT, sized) covering vaddr, or NULL: a global or
+ * static variable, for --data-addr. Loads symbols on first use. */
+const struct elfsym *elfobj__lookup_data(struct elfobj *o, uint64_t vaddr);
 /* Symbol by exact name (first match, .symtab then .dynsym), or NULL. */
 const struct elfsym *elfobj__find(struct elfobj *o, const char *name);
 /* ELF type (ET_EXEC, ET_DYN), number of symbols loaded (for stats). */
