@@ -95,6 +95,13 @@ enum pmubpf_drop {
 	PMUBPF_DROP_GROUP_READ,      /* a group member's count unreadable at
 	                              * its leader's sample (counted for the
 	                              * member: that interval's count is lost) */
+	PMUBPF_DROP_OFFCPU_FULL,     /* -e off-cpu: a wait not recorded at its
+	                              * start, the waits map was full (period 0:
+	                              * its length is never known) */
+	PMUBPF_DROP_OFFCPU_UNSEEN,   /* -e off-cpu: a wait ended that was not
+	                              * recorded at its start (begun before the
+	                              * recording, or the map was full): period
+	                              * = its time since the recording began */
 	PMUBPF_DROP__MAX,
 };
 

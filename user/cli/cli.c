@@ -211,8 +211,11 @@ static int add_event(struct config *cfg, const char *list, char *one, int *group
 	if (*group >= 0) {
 		ev->member = true;
 		ev->leader = *group;
-		if (ev->tracepoint)
-			return errmsg(err, errlen, "event '%s': a tracepoint cannot be in a group (give it its own -e)", tok);
+		if (ev->tracepoint || ev->offcpu)
+			return errmsg(err, errlen, "event '%s': %s cannot be in a group (give it its own -e)", tok,
+				      ev->offcpu ? "off-cpu" : "a tracepoint");
+	} else if (opens && ev->offcpu) {
+		return errmsg(err, errlen, "event '%s': off-cpu cannot lead a group (it is measured at context switches, not sampled per CPU)", tok);
 	} else if (opens && ev->tracepoint) {
 		return errmsg(err, errlen, "event '%s': a tracepoint cannot lead a group (its program runs wherever it fires, not per CPU)", tok);
 	} else if (opens) {
