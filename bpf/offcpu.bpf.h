@@ -52,7 +52,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, struct offcpu_wait);
-	__uint(max_entries, 65536); /* resized by the loader */
+	__uint(max_entries, PMUBPF_OFFCPU_WAITS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } offcpu_waits SEC(".maps");
 
@@ -153,11 +153,13 @@ static __always_inline void offcpu_end(struct task_struct *next, __u32 ev, __u64
 	if (!w) {
 		/* A target's wait not seen begin: before the recording (or
 		 * the map was full then). Its time in the recording is known,
-		 * its stack is not. */
+		 * its stack is not. A thread created since t0 runs for the
+		 * first time: no wait. */
 		__u32 es = (*(volatile __u32 *)&window & 1) * PMUBPF_MAX_EVENTS + ev;
 		__u64 t0 = offcpu_t0;
 
-		if (t0 && now > t0 && (!filter_targets || is_target(tgid, tid)))
+		if (t0 && now > t0 && BPF_CORE_READ(next, start_time) < t0 &&
+		    (!filter_targets || is_target(tgid, tid)))
 			count_drop(es, PMUBPF_DROP_OFFCPU_UNSEEN, now - t0);
 		return;
 	}

@@ -105,6 +105,10 @@ enum pmubpf_drop {
 	PMUBPF_DROP__MAX,
 };
 
+/* -e off-cpu: threads that can be off CPU at once with a wait recorded
+ * (bpf/offcpu.bpf.h offcpu_waits; 2 KiB each, allocated as used). */
+#define PMUBPF_OFFCPU_WAITS 65536
+
 struct pmubpf_drop_val {
 	__u64 count;  /* samples */
 	__u64 period; /* their summed period (event units) */

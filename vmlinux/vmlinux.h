@@ -122,6 +122,7 @@ struct task_struct {
 	pid_t pid;  /* thread id */
 	pid_t tgid; /* process id */
 	unsigned int __state; /* TASK_* run state (5.14+) */
+	__u64 start_time;     /* creation, CLOCK_MONOTONIC ns */
 	struct mm_struct *mm; /* NULL for kernel threads */
 	struct task_struct *group_leader;
 	char comm[16];

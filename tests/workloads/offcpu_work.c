@@ -2,10 +2,10 @@
  *
  * The main thread waits three ways, each in its own function, each
  * `rounds` times (argv[2], default 2):
- *   sleep_wait   nanosleep 150 ms
- *   pipe_wait    read() on a pipe that a helper thread writes 100 ms
+ *   offcpu_sleep   nanosleep 150 ms
+ *   offcpu_pipe    read() on a pipe that a helper thread writes 100 ms
  *                after being asked
- *   futex_wait   FUTEX_WAIT on a word that the helper changes and wakes
+ *   offcpu_futex   FUTEX_WAIT on a word that the helper changes and wakes
  *                120 ms after being asked
  * and measures each wait itself with CLOCK_MONOTONIC around the blocking
  * call, printing "truth NAME NS" (the sum over rounds) to the file argv[1]
@@ -93,7 +93,7 @@ static void request(char c)
 		exit(1);
 }
 
-static __attribute__((noinline)) int64_t sleep_wait(void)
+static __attribute__((noinline)) int64_t offcpu_sleep(void)
 {
 	int64_t t = mono_ns();
 
@@ -101,7 +101,7 @@ static __attribute__((noinline)) int64_t sleep_wait(void)
 	return mono_ns() - t;
 }
 
-static __attribute__((noinline)) int64_t pipe_wait(void)
+static __attribute__((noinline)) int64_t offcpu_pipe(void)
 {
 	int64_t t;
 	char c;
@@ -113,7 +113,7 @@ static __attribute__((noinline)) int64_t pipe_wait(void)
 	return mono_ns() - t;
 }
 
-static __attribute__((noinline)) int64_t futex_wait(void)
+static __attribute__((noinline)) int64_t offcpu_futex(void)
 {
 	int64_t t;
 
@@ -149,18 +149,19 @@ int main(int argc, char **argv)
 	if (pipe(ask) || pipe(data) || pthread_create(&th, NULL, helper, NULL))
 		return 1;
 	/* Settle first: the profiler reads this process's maps and builds
-	 * its unwind tables at its first sample (here, its first wait). */
-	ms_sleep(50);
+	 * its unwind tables at its first sample (here, its first wait); on a
+	 * busy machine that has taken over 100 ms. */
+	ms_sleep(300);
 	for (int r = 0; r < rounds; r++) {
-		t_sleep += sleep_wait();
-		t_pipe += pipe_wait();
-		t_futex += futex_wait();
+		t_sleep += offcpu_sleep();
+		t_pipe += offcpu_pipe();
+		t_futex += offcpu_futex();
 	}
 	request(0);
 	pthread_join(th, NULL);
 	if (argc > 1 && !(out = fopen(argv[1], "w")))
 		return 1;
-	fprintf(out, "truth sleep_wait %lld\ntruth pipe_wait %lld\ntruth futex_wait %lld\n",
+	fprintf(out, "truth offcpu_sleep %lld\ntruth offcpu_pipe %lld\ntruth offcpu_futex %lld\n",
 		(long long)t_sleep, (long long)t_pipe, (long long)t_futex);
 	return fclose(out) ? 1 : 0;
 }
