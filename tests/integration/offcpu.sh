@@ -7,14 +7,18 @@
 # comments, not made up), over --every windows (a wait spanning a window
 # is split between them, the sum exact), and the event's errors.
 source "$(dirname "$0")/lib.sh"
-need_root command_exact sample_type with_cpu_clock pid_exact pid_unseen_noted every_windows_exact errors
+need_root command_exact sample_type labels with_cpu_clock pid_exact pid_unseen_noted every_windows_exact errors
 
 W=$B/offcpu_work
+FUNCS=--names=offcpu_sleep,offcpu_pipe,offcpu_futex
 
 # -- command: the three waits, twice each.
 if "$PMUBPF" -e off-cpu -o "$TMP/cmd.pb.gz" -- "$W" "$TMP/cmd.truth" 2 2>"$TMP/cmd.err"; then
-	check command_exact $CHECK exact "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --tolerance 0.02
+	check command_exact $CHECK exact "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --tolerance 0.02 $FUNCS
 	check sample_type $CHECK expect "$TMP/cmd.pb.gz" --sample-type off-cpu/nanoseconds --func offcpu_futex --kernel-frames 2
+	# The futex waits happen under {wait=futex}: their samples, and only
+	# theirs, carry it.
+	check labels $CHECK exact "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --by tag:wait --names wait=futex
 else
 	fail command_exact "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"
 	fail sample_type "no profile"
@@ -26,7 +30,7 @@ fi
 # not guaranteed, so only the file's type is checked).
 if "$PMUBPF" -e off-cpu,cpu-clock -o "$TMP/both.pb.gz" -- "$W" "$TMP/both.truth" 2 2>"$TMP/both.err"; then
 	with_cpu_clock() {
-		$CHECK exact "$TMP/both.off-cpu.pb.gz" "$TMP/both.truth" --tolerance 0.02 || return 1
+		$CHECK exact "$TMP/both.off-cpu.pb.gz" "$TMP/both.truth" --tolerance 0.02 $FUNCS || return 1
 		$CHECK expect "$TMP/both.cpu-clock.pb.gz" --sample-type cpu/nanoseconds --min-samples 0
 	}
 	check with_cpu_clock with_cpu_clock
@@ -43,7 +47,7 @@ if start_recorder "$TMP/pid.err" -e off-cpu -p "$wpid" -o "$TMP/pid.pb.gz"; then
 	echo go >"$TMP/gate"
 	wait $wpid
 	wait $RECORDER_PID
-	check pid_exact $CHECK exact "$TMP/pid.pb.gz" "$TMP/pid.truth" --tolerance 0.02
+	check pid_exact $CHECK exact "$TMP/pid.pb.gz" "$TMP/pid.truth" --tolerance 0.02 $FUNCS
 	pid_unseen_noted() {
 		$CHECK expect "$TMP/pid.pb.gz" --comment 'left out: [1-9][0-9]* off-CPU waits not seen begin' || return 1
 		grep -q 'off-CPU waits not seen begin' "$TMP/pid.err" || { echo "not said on stderr"; return 1; }
@@ -67,7 +71,7 @@ if "$PMUBPF" -e off-cpu --every 1 -o "$TMP/every/" -- "$W" "$TMP/every.truth" 6 
 		local files=("$TMP"/every/*.pb.gz) also=() f
 		((${#files[@]} >= 2)) || { echo "only ${#files[@]} windows"; return 1; }
 		for f in "${files[@]:1}"; do also+=(--also "$f"); done
-		$CHECK exact "${files[0]}" "$TMP/every.truth" --tolerance 0.02 "${also[@]}"
+		$CHECK exact "${files[0]}" "$TMP/every.truth" --tolerance 0.02 $FUNCS "${also[@]}"
 	}
 	check every_windows_exact every_windows_exact
 else

@@ -12,6 +12,10 @@
  * (stdout without one). The helper's own waits are in helper_* functions,
  * never in a truth function.
  *
+ * The futex waits run under the label set {wait=futex}: an off-CPU
+ * sample carries the labels its thread blocked with ("truth wait=futex",
+ * the futex waits' total again).
+ *
  * argv[3], optional: a FIFO to read one byte from first (in gate_wait),
  * so that a test can start the recorder with -p while the workload
  * waits: that wait began before the recording.
@@ -29,6 +33,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <pmubpf/labels.h>
 
 #define SLEEP_MS 150
 #define PIPE_MS 100
@@ -152,16 +157,23 @@ int main(int argc, char **argv)
 	 * its unwind tables at its first sample (here, its first wait); on a
 	 * busy machine that has taken over 100 ms. */
 	ms_sleep(300);
+	const pmubpf_labels *futex_set = pmubpf_labels_new(NULL, "wait", "futex", NULL);
+
 	for (int r = 0; r < rounds; r++) {
+		const pmubpf_labels *prev;
+
 		t_sleep += offcpu_sleep();
 		t_pipe += offcpu_pipe();
+		prev = pmubpf_labels_set(futex_set);
 		t_futex += offcpu_futex();
+		pmubpf_labels_set(prev);
 	}
 	request(0);
 	pthread_join(th, NULL);
 	if (argc > 1 && !(out = fopen(argv[1], "w")))
 		return 1;
-	fprintf(out, "truth offcpu_sleep %lld\ntruth offcpu_pipe %lld\ntruth offcpu_futex %lld\n",
-		(long long)t_sleep, (long long)t_pipe, (long long)t_futex);
+	fprintf(out, "truth offcpu_sleep %lld\ntruth offcpu_pipe %lld\ntruth offcpu_futex %lld\n"
+		"truth wait=futex %lld\n",
+		(long long)t_sleep, (long long)t_pipe, (long long)t_futex, (long long)t_futex);
 	return fclose(out) ? 1 : 0;
 }
