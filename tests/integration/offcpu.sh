@@ -7,7 +7,7 @@
 # comments, not made up), over --every windows (a wait spanning a window
 # is split between them, the sum exact), and the event's errors.
 source "$(dirname "$0")/lib.sh"
-need_root command_exact sample_type labels with_cpu_clock pid_exact pid_unseen_noted every_windows_exact errors
+need_root command_exact sample_type labels with_cpu_clock no_dispatch_frames pid_exact pid_unseen_noted every_windows_exact errors
 
 W=$B/offcpu_work
 FUNCS=--names=offcpu_sleep,offcpu_pipe,offcpu_futex
@@ -27,16 +27,31 @@ fi
 # Beside cpu-clock: two files, the off-cpu one still exact, and the
 # cpu-clock one has the workload (its main thread spins nowhere, but the
 # helper's and main's syscalls take some CPU time: at least one sample is
-# not guaranteed, so only the file's type is checked).
+# not guaranteed, so only the file's type is checked). A second recorder
+# (-a -e off-cpu) runs meanwhile: with two programs on sched_switch the
+# kernel dispatches through __traceiter_sched_switch, which is no frame
+# of the profiled code and must not be the stacks' leaf.
+if start_recorder "$TMP/second.err" -a -e off-cpu -o "$TMP/second.pb.gz"; then
+	second=$RECORDER_PID
+else
+	second=
+fi
 if "$PMUBPF" -e off-cpu,cpu-clock -o "$TMP/both.pb.gz" -- "$W" "$TMP/both.truth" 2 2>"$TMP/both.err"; then
 	with_cpu_clock() {
 		$CHECK exact "$TMP/both.off-cpu.pb.gz" "$TMP/both.truth" --tolerance 0.02 $FUNCS || return 1
 		$CHECK expect "$TMP/both.cpu-clock.pb.gz" --sample-type cpu/nanoseconds --min-samples 0
 	}
 	check with_cpu_clock with_cpu_clock
+	no_dispatch_frames() {
+		[[ -n $second ]] || { echo "the second recorder did not start: $(tail -n1 "$TMP/second.err")"; return 1; }
+		! "$DUMP" "$TMP/both.off-cpu.pb.gz" | grep -o '"__traceiter_[a-z_]*"' | sort -u | grep .
+	}
+	check no_dispatch_frames no_dispatch_frames
 else
 	fail with_cpu_clock "pmubpf failed: $(tail -n1 "$TMP/both.err")"
+	fail no_dispatch_frames "no profile"
 fi
+[[ -n $second ]] && { kill -INT "$second"; wait "$second"; }
 
 # -p: the workload waits on a FIFO (gate_wait) until the recorder is up;
 # that wait began before the recording: left out, and said.

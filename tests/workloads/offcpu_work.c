@@ -155,8 +155,8 @@ int main(int argc, char **argv)
 		return 1;
 	/* Settle first: the profiler reads this process's maps and builds
 	 * its unwind tables at its first sample (here, its first wait); on a
-	 * busy machine that has taken over 100 ms. */
-	ms_sleep(300);
+	 * busy machine (load 13 on 2 CPUs) that has taken over 300 ms. */
+	ms_sleep(1000);
 	const pmubpf_labels *futex_set = pmubpf_labels_new(NULL, "wait", "futex", NULL);
 
 	for (int r = 0; r < rounds; r++) {
