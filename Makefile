@@ -286,6 +286,15 @@ bench: deps
 	$(Q)tools/deps.sh --bench
 	$(Q)$(MAKE) --no-print-directory bench-build
 	$(Q)tools/bench.sh
+	$(Q)tools/bench/offcpu_bench.sh
+
+# -e off-cpu under a context-switch storm, against libbpf-tools'
+# offcputime: docs/benchmarks.md's "## Off-CPU time" (a few minutes).
+bench-offcpu: deps
+	$(Q)tools/deps.sh --bench
+	$(Q)$(MAKE) --no-print-directory pmubpf
+	$(Q)tools/bench/offcpu_bench.sh
+.PHONY: bench-offcpu
 
 $(addprefix bench-,$(BENCH_PARTS)): deps
 	$(Q)tools/deps.sh --bench

@@ -13,8 +13,10 @@
  * Its parts, included in order: labels.bpf.h (the label set id),
  * unwind.bpf.h (user stacks from .eh_frame tables), groups.bpf.h (group
  * members read at their leader's samples), dataaddr.bpf.h (--data-addr:
- * samples by data address), lifecycle.bpf.h (exec, fork
- * and exit tracepoints: process generations, `-- command` targets).
+ * samples by data address), lifecycle.bpf.h (exec, fork and exit
+ * tracepoints: process generations, `-- command` targets), offcpu.bpf.h
+ * (-e off-cpu: the scheduler's switches, each wait weighed in nanoseconds
+ * by the stack it blocked with).
  *
  * Every way to lose something is counted in drops (per CPU, per event).
  */
@@ -296,17 +298,14 @@ static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 es,
 	return h;
 }
 
-/* Walk one stack (user or kernel) and store it by content hash. */
-static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
-				       __u32 reason, __u64 period)
+/* Walk one stack (user or kernel) into st. PMUBPF_STACK_WALKED if st
+ * now holds its frames, else the status to record in their place. */
+#define PMUBPF_STACK_WALKED PMUBPF_STACK_KEY_MIN
+static __always_inline __u64 walk_stack(void *ctx, struct pmubpf_stack *st, __u32 es,
+					__u64 flags, __u32 reason, __u64 period)
 {
-	__u32 zero = 0;
-	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
-	long n;
+	long n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 
-	if (!st)
-		return PMUBPF_STACK_ERROR;
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 	/* -EFAULT: no such stack (kernel thread; user-mode sample's kernel
 	 * side). Not a loss. */
 	if (n == -EFAULT || n == 0)
@@ -316,7 +315,21 @@ static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
 		return PMUBPF_STACK_ERROR;
 	}
 	st->nr = (__u64)n / sizeof(__u64);
-	return store_stack(st, es, reason, period);
+	return PMUBPF_STACK_WALKED;
+}
+
+/* Walk one stack (user or kernel) and store it by content hash. */
+static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
+				       __u32 reason, __u64 period)
+{
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 r;
+
+	if (!st)
+		return PMUBPF_STACK_ERROR;
+	r = walk_stack(ctx, st, es, flags, reason, period);
+	return r == PMUBPF_STACK_WALKED ? store_stack(st, es, reason, period) : r;
 }
 
 #include "unwind.bpf.h"
@@ -447,4 +460,5 @@ int on_tracepoint(void *ctx)
 	return 0;
 }
 
+#include "offcpu.bpf.h"
 #include "lifecycle.bpf.h"

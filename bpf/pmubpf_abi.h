@@ -107,8 +107,19 @@ enum pmubpf_drop {
 	PMUBPF_DROP_DATA_FULL,       /* --data-addr: data map full: the sample
 	                              * is in the code profile, not the data
 	                              * one ([lost] frame there) */
+	PMUBPF_DROP_OFFCPU_FULL,     /* -e off-cpu: a wait not recorded at its
+	                              * start, the waits map was full (period 0:
+	                              * its length is never known) */
+	PMUBPF_DROP_OFFCPU_UNSEEN,   /* -e off-cpu: a wait ended that was not
+	                              * recorded at its start (begun before the
+	                              * recording, or the map was full): period
+	                              * = its time since the recording began */
 	PMUBPF_DROP__MAX,
 };
+
+/* -e off-cpu: threads that can be off CPU at once with a wait recorded
+ * (bpf/offcpu.bpf.h offcpu_waits; 2 KiB each, allocated as used). */
+#define PMUBPF_OFFCPU_WAITS 65536
 
 struct pmubpf_drop_val {
 	__u64 count;  /* samples */

@@ -297,8 +297,12 @@ static long uw_step(__u64 i, void *data)
 /* The user stack of the current task by DWARF CFI, stored like
  * stack_key's. Falls back to the frame-pointer walk (counted) while the
  * process has no tables. */
-static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
-					      __u32 tgid, __u32 pgen, __u64 period)
+/* Unwind the current task's user stack into scratch:
+ * PMUBPF_STACK_WALKED with the frames there, else the status to record.
+ * -e off-cpu keeps the frames (a wait is weighed when it ends); samples
+ * store them at once (dwarf_ustack_key). */
+static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					       __u32 tgid, __u32 pgen, __u64 period)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pmubpf_upid *up;
@@ -309,10 +313,13 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 
 	if (!BPF_CORE_READ(task, mm))
 		return PMUBPF_STACK_NONE; /* kernel thread: no user stack */
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st)
+		return PMUBPF_STACK_ERROR;
 	up = bpf_map_lookup_elem(&unwind_pids, &tgid);
 	if (!up || up->pgen != pgen) {
 		count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
-		return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+		return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	}
 	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
 		pc = regs->ip;
@@ -328,9 +335,8 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 		sp = u.sp;
 		bp = u.bp;
 	}
-	st = bpf_map_lookup_elem(&scratch, &zero);
 	c = bpf_map_lookup_elem(&unwind_state, &zero);
-	if (!st || !c)
+	if (!c)
 		return PMUBPF_STACK_ERROR;
 	__builtin_memset(c, 0, sizeof(*c));
 	c->slot = up->slot;
@@ -348,16 +354,34 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 	if (c->no_cfi)
 		count_drop(es, PMUBPF_DROP_DWARF_NO_CFI, period);
 	st->nr = c->n;
-	return store_stack(st, es, PMUBPF_DROP_USTACK, period);
+	return PMUBPF_STACK_WALKED;
 }
 
 #else /* !__TARGET_ARCH_x86 */
 
-static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
-					      __u32 tgid, __u32 pgen, __u64 period)
+static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					       __u32 tgid, __u32 pgen, __u64 period)
 {
-	return stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!st)
+		return PMUBPF_STACK_ERROR;
+	return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 }
 
 #endif
+
+/* The user stack unwound (dwarf_ustack_walk) and stored by content hash. */
+static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					      __u32 tgid, __u32 pgen, __u64 period)
+{
+	__u64 r = dwarf_ustack_walk(ctx, regs, es, tgid, pgen, period);
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (r != PMUBPF_STACK_WALKED)
+		return r;
+	return st ? store_stack(st, es, PMUBPF_DROP_USTACK, period) : PMUBPF_STACK_ERROR;
+}
 #endif

@@ -32,7 +32,7 @@ PKGS=(
   tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  PKGS+=(bpftrace gnuplot-nox)
+  PKGS+=(bpftrace gnuplot-nox libbpf-tools) # libbpf-tools: offcputime (make bench-offcpu)
 fi
 
 missing=()

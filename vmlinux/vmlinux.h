@@ -44,6 +44,7 @@ enum {
 	BPF_EXIST = 2,
 };
 enum {
+	BPF_F_NO_PREALLOC = (1U << 0), /* map_flags: entries allocated on insert */
 	BPF_F_MMAPABLE = (1U << 10), /* map_flags: userspace may mmap it */
 };
 enum {
@@ -120,6 +121,8 @@ struct mm_struct;
 struct task_struct {
 	pid_t pid;  /* thread id */
 	pid_t tgid; /* process id */
+	unsigned int __state; /* TASK_* run state (5.14+) */
+	__u64 start_time;     /* creation, CLOCK_MONOTONIC ns */
 	struct mm_struct *mm; /* NULL for kernel threads */
 	struct task_struct *group_leader;
 	char comm[16];

@@ -30,6 +30,11 @@ reason on the last line. Subcommands:
       weights() for the statistics). --by stack: a sample counts for the
       innermost NAME anywhere in its stack (e.g. the user function under
       the kernel's frames of a software event).
+  exact PROFILE TRUTH [--by leaf|stack|tag:KEY] [--tolerance 0.02]
+        [--also PROFILE]...
+      Weights that are measured, not sampled (-e off-cpu): each NAME's
+      weight (summed over PROFILE and every --also) within TOLERANCE
+      (relative) of its truth.
   top PROFILE TABLE --n N [--func NAME]
       pmubpf --top N's stdout against the profile (see top()).
   ancestors PROFILE --leaf NAME --ancestor NAME [--min-fraction 0.95]
@@ -194,6 +199,30 @@ def weights(args):
     if bad:
         sys.exit("outside %.2f sigma: %s" % (k, "; ".join(bad)))
     print("weights within %.2f sigma (%d checks)" % (k, m))
+
+
+def exact(args):
+    """Measured weights (no sampling error): each NAME's weight within
+    args.tolerance of its truth, relative."""
+    prof = load(args.profile)
+    truth = read_truth(args)
+    got = attribute(prof, truth, args.by)
+    for extra in args.also or []:  # more windows of the same recording
+        for k, v in attribute(load(extra), truth, args.by).items():
+            got[k][0] += v[0]
+            got[k][1] += v[1]
+    unit = "/".join(prof["sample_type"][1])
+    bad = []
+    print("%-14s %14s %14s %8s %7s" % ("name", "truth", "weight", "samples", "error"))
+    for name in sorted(truth):
+        t, w = truth[name], got[name][1]
+        err = (w - t) / t if t else float("inf")
+        print("%-14s %14d %14d %8d %+6.2f%%" % (name, t, w, got[name][0], 100 * err))
+        if abs(err) > args.tolerance:
+            bad.append("%s: %d %s vs truth %d (%+.2f%%)" % (name, w, unit, t, 100 * err))
+    if bad:
+        sys.exit("outside %.1f%%: %s" % (100 * args.tolerance, "; ".join(bad)))
+    print("all %d weights within %.1f%% of the truth" % (len(truth), 100 * args.tolerance))
 
 
 def expect(args):
@@ -470,6 +499,14 @@ def main():
     w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
     w.add_argument("--min-samples", type=int, default=100)
     w.set_defaults(fn=weights)
+    x = sub.add_parser("exact")
+    x.add_argument("profile")
+    x.add_argument("truth")
+    x.add_argument("--by", default="stack")
+    x.add_argument("--names", help="comma-separated truth names to use")
+    x.add_argument("--tolerance", type=float, default=0.02)
+    x.add_argument("--also", action="append", help="another profile whose weights add up (--every windows)")
+    x.set_defaults(fn=exact)
     t = sub.add_parser("top")
     t.add_argument("profile")
     t.add_argument("table", help="pmubpf --top N's stdout")

@@ -728,6 +728,27 @@ static bool tracepoints(void)
 
 /* list and the record-time error call "available" only what opens for
  * sampling: the msr PMU counts (tsc) but has no overflow interrupt. */
+/* off-cpu: a pseudo-event, no perf_event (BPF measures the waits). */
+static bool offcpu(void)
+{
+	struct pmubpf_event ev;
+	const char *out[3];
+	char err[256];
+
+	CHECK_EQ_INT(parse("off-cpu", &ev, err, sizeof(err)), 0);
+	CHECK(ev.offcpu && !ev.hardware && !ev.tracepoint && !ev.is_timer);
+	CHECK_STR(ev.value_type, "off-cpu");
+	CHECK_STR(ev.value_unit, "nanoseconds");
+	CHECK_STR(ev.file_tag, "off-cpu");
+	CHECK_EQ_INT(event__probe(&ev, err, sizeof(err)), 0);
+	CHECK_EQ_INT(parse("off-cpu:u", &ev, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "off-cpu takes no modifiers") != NULL);
+	CHECK_EQ_INT(parse("off-cpus", &ev, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(event__suggest("offcpu", out, 3) >= 1, 1);
+	CHECK_STR(out[0], "off-cpu");
+	return true;
+}
+
 static bool counting_only_pmu(void)
 {
 	struct pmubpf_event ev;
@@ -757,4 +778,5 @@ TEST_MAIN("events",
 	TEST(list_output),
 	TEST(list_filters),
 	TEST(tracepoints),
+	TEST(offcpu),
 	TEST(counting_only_pmu))

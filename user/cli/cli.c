@@ -90,6 +90,12 @@ void cli__usage(FILE *f)
 "                        libpfm4's :c=N :e :i :u=1 :k=0 :precise=N. Samples land\n"
 "                        a few instructions past the event (skid) unless :p\n"
 "                        and the event is precise on this CPU (PEBS)\n"
+"                        off-cpu: time each thread spent switched out (asleep,\n"
+"                        blocked or preempted), by the stack it waited in, in ns;\n"
+"                        exact, not sampled; beside cpu-clock it shows where the\n"
+"                        wall-clock time went. Cost: a BPF run at every context\n"
+"                        switch (~3-4 us where a target's wait begins or ends);\n"
+"                        waits begun before the recording: in comments only\n"
 "  -c, --count PERIOD    sample every PERIOD events (ns for cpu-clock/task-clock)\n"
 "  -F, --freq HZ         samples per second per CPU (default 999); 'max': the\n"
 "                        kernel's perf_event_max_sample_rate\n"
@@ -230,8 +236,11 @@ static int add_event(struct config *cfg, const char *list, char *one, int *group
 	if (*group >= 0) {
 		ev->member = true;
 		ev->leader = *group;
-		if (ev->tracepoint)
-			return errmsg(err, errlen, "event '%s': a tracepoint cannot be in a group (give it its own -e)", tok);
+		if (ev->tracepoint || ev->offcpu)
+			return errmsg(err, errlen, "event '%s': %s cannot be in a group (give it its own -e)", tok,
+				      ev->offcpu ? "off-cpu" : "a tracepoint");
+	} else if (opens && ev->offcpu) {
+		return errmsg(err, errlen, "event '%s': off-cpu cannot lead a group (it is measured at context switches, not sampled per CPU)", tok);
 	} else if (opens && ev->tracepoint) {
 		return errmsg(err, errlen, "event '%s': a tracepoint cannot lead a group (its program runs wherever it fires, not per CPU)", tok);
 	} else if (opens) {

@@ -114,9 +114,10 @@ int event__suggest(const char *bad, const char **out, int max)
 	if (!bad || !out || max <= 0)
 		return 0;
 	blen = strlen(bad);
-	for (int i = 0; i < event_nsym + event_ncache; i++) {
+	for (int i = 0; i < event_nsym + event_ncache + 1; i++) {
 		const char *cand = i < event_nsym ? event_syms[i].name
-					     : event_caches[i - event_nsym];
+				 : i < event_nsym + event_ncache ? event_caches[i - event_nsym]
+				 : OFFCPU_NAME;
 		int d = edit_distance(bad, cand), k;
 
 		/* <= 3 edits, and no more than half the word: "xyz" is not
@@ -430,6 +431,28 @@ static int parse_named(const char *spec, struct pmubpf_event *ev, char *err,
 	return 1;
 }
 
+/* "off-cpu": a pseudo-event, no perf_event behind it (the BPF switch
+ * program measures waits). 1 and ev filled, 0 if spec is another event,
+ * -EINVAL with the reason. */
+static int parse_offcpu(const char *spec, struct pmubpf_event *ev,
+			char *err, size_t errlen)
+{
+	size_t n = strlen(OFFCPU_NAME);
+
+	if (strncasecmp(spec, OFFCPU_NAME, n) || (spec[n] && spec[n] != ':'))
+		return 0;
+	if (spec[n]) {
+		errmsg(err, errlen, "event '%s': off-cpu takes no modifiers (--no-user, --no-kernel choose the stacks)", spec);
+		memset(ev, 0, sizeof(*ev));
+		return -EINVAL;
+	}
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_DUMMY; /* never opened */
+	ev->offcpu = true;
+	snprintf(ev->base, sizeof(ev->base), "%s", OFFCPU_NAME);
+	return 1;
+}
+
 int event__parse(const char *spec, const char *sysfs_root,
 		 struct pmubpf_event *ev, char *err, size_t errlen)
 {
@@ -456,6 +479,11 @@ int event__parse(const char *spec, const char *sysfs_root,
 	if (!sysfs_root)
 		sysfs_root = "/sys/bus/event_source/devices";
 	ev->attr.size = sizeof(ev->attr);
+	r = parse_offcpu(spec, ev, err, errlen);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		goto names;
 	r = parse_tracepoint(spec, ev, err, errlen);
 	if (r <= 0) {
 		/* Not a tracepoint here: "MEM_LOAD_RETIRED:L3_MISS" has the
@@ -515,7 +543,7 @@ names:
 	snprintf(ev->value_type, sizeof(ev->value_type), "%s",
 		 ev->is_timer ? "cpu" : ev->base);
 	snprintf(ev->value_unit, sizeof(ev->value_unit), "%s",
-		 ev->is_timer ? "nanoseconds" : "count");
+		 ev->is_timer || ev->offcpu ? "nanoseconds" : "count");
 	make_file_tag(spec, ev->file_tag, sizeof(ev->file_tag));
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #define EVENT_NAME_MAX 128
+#define OFFCPU_NAME "off-cpu" /* the pseudo-event of off-CPU time */
 
 struct pmubpf_event {
 	char name[EVENT_NAME_MAX];   /* as given, modifiers included: "cycles:pp" */
@@ -36,6 +37,9 @@ struct pmubpf_event {
 	bool tracepoint;                 /* "sys:name": PERF_TYPE_TRACEPOINT,
 	                                  * sampled every hit (or every -c N)
 	                                  * by the tracepoint-type BPF entry */
+	bool offcpu;                     /* "off-cpu": no perf_event; BPF
+	                                  * weighs every wait of a target
+	                                  * thread in ns at sched_switch */
 	/* Groups ("{a,b,c}", set by the command line): the leader samples;
 	 * each member only counts, and BPF reads its count at every leader
 	 * sample. leader is the index (in the config's events) of the
@@ -56,6 +60,7 @@ struct pmubpf_event {
  *   alignment-faults emulation-faults cgroup-switches
  *   rNNNN (hex raw config)
  *   SYS:NAME, a tracepoint (tracefs events/SYS/NAME), e.g. sched:sched_switch
+ *   off-cpu, time switched out (no perf_event: type "off-cpu", ns)
  *   PMU/term=value,term=value,.../ with terms from SYSFS/PMU/format/ and
  *     bare event names from SYSFS/PMU/events/
  * each optionally followed by :MODS with MODS from u, k, p (repeatable to

@@ -178,6 +178,7 @@ int event__list(const char *sysfs_root, const char *filter)
 							event_syms[j].name);
 		list_one(&l, s->name, shown, s->type == PERF_TYPE_HARDWARE ? "hardware" : "software");
 	}
+	list_one(&l, OFFCPU_NAME, OFFCPU_NAME " (time switched out, ns)", "bpf");
 	section(&l, "Generic cache events:");
 	for (int i = 0; i < event_ncache; i++)
 		list_one(&l, event_caches[i], event_caches[i], "cache");

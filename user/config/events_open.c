@@ -98,6 +98,15 @@ int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen)
 	struct perf_event_attr attr = ev->attr;
 	int fd, e;
 
+	if (ev->offcpu) { /* no perf_event; the scheduler tracepoint needs BTF */
+		if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+			errmsg(err, errlen, "event '%s': needs kernel BTF (/sys/kernel/btf/vmlinux)", ev->name);
+			return -ENOENT;
+		}
+		if (err && errlen)
+			err[0] = '\0';
+		return 0;
+	}
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	/* Opened as pmubpf samples it: some PMUs (msr, power) count but

@@ -32,6 +32,8 @@ static const struct {
 	[PMUBPF_DROP_DWARF_NO_CFI] = { "no_cfi", DWARF },
 	[PMUBPF_DROP_GROUP_READ] = { "group_read", LOST },
 	[PMUBPF_DROP_DATA_FULL] = { "data_map_full", LOST },
+	[PMUBPF_DROP_OFFCPU_FULL] = { "offcpu_map_full", LOST },
+	[PMUBPF_DROP_OFFCPU_UNSEEN] = { "offcpu_unseen", LOST },
 };
 
 void metrics__self(struct metrics *m)

@@ -31,8 +31,8 @@ struct metrics {
 	/* BPF programs' run time (bpf_stats on), per program */
 	bool bpf_stats;
 	int nprogs;
-	const char *prog_name[2];
-	uint64_t run_time_ns[2], run_cnt[2];
+	const char *prog_name[3];
+	uint64_t run_time_ns[3], run_cnt[3];
 	/* the process itself (metrics__self) */
 	double cpu_seconds, start_time_seconds;
 	uint64_t rss_bytes, vsize_bytes;

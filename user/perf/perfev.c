@@ -80,7 +80,9 @@ bool perfev__carries_addr(const struct pmubpf_event *ev)
 void perfev__describe(const struct config *cfg, const struct pmubpf_event *ev,
 		      char *buf, size_t len)
 {
-	if (ev->member)
+	if (ev->offcpu)
+		snprintf(buf, len, "not sampled: every wait of a target thread, from its switch out to its switch in (sched_switch), weighs its nanoseconds; preempted time included; waits begun before the recording are left out");
+	else if (ev->member)
 		snprintf(buf, len, "sampling: read at each sample of its group leader '%s' (weights: this event's count since the leader's previous sample on that CPU)",
 			 cfg->events[ev->leader].name);
 	else if (ev->tracepoint && cfg->period > 1)
@@ -158,6 +160,8 @@ struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
 		for (int c = 0; c < ncpus; c++) {
 			int fd;
 
+			if (ev->offcpu) /* no perf_event: BPF's on_switch */
+				break;
 			if (ev->member) {
 				if (open_member(p, cfg, pp, e, cpus, c, &attr, err, errlen))
 					goto fail;

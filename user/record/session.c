@@ -31,6 +31,7 @@
 #include "report/symbolize.h"
 #include "status.h"
 #include "targets.h"
+#include "offcpu.h"
 #include "windows.h"
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
@@ -148,6 +149,7 @@ struct session {
 	uint32_t stack_entries, count_entries;
 	bool dwarf;
 	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
+	bool offcpu;                 /* -e off-cpu: on_switch loaded (offcpu.h) */
 	struct pmubpf_bpf *skel;
 	/* the pipeline behind the notices */
 	struct symcache *sc;
@@ -275,7 +277,9 @@ static int set_groups_and_tracepoints(struct session *s)
 		}
 		s->has_tp |= cfg->events[e].tracepoint;
 	}
-	s->skel->rodata->tp_filter_cpus = s->has_tp && cfg->cpus_given;
+	s->offcpu = offcpu__configure(s->skel, cfg);
+	/* -C: tracepoint hits and off-CPU waits on those CPUs (tp_cpus). */
+	s->skel->rodata->tp_filter_cpus = (s->has_tp || s->offcpu) && cfg->cpus_given;
 	if (bpf_program__set_autoload(s->skel->progs.on_tracepoint, s->has_tp) ||
 	    bpf_map__set_max_entries(s->skel->maps.group_members, (__u32)(cfg->nevents * nr_possible)) ||
 	    bpf_map__set_max_entries(s->skel->maps.tp_cpus, (__u32)nr_possible))
@@ -361,7 +365,7 @@ int session__open(struct session *s)
 		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
 		.nr_cpus = libbpf_num_possible_cpus(),
 	};
-	for (int i = 0; s->has_tp && cfg->cpus_given && i < s->ncpus; i++) {
+	for (int i = 0; (s->has_tp || s->offcpu) && cfg->cpus_given && i < s->ncpus; i++) {
 		__u32 c = (__u32)s->cpus[i];
 		__u8 one = 1;
 
@@ -472,6 +476,7 @@ int session__start(struct session *s)
 	 * symbols) and must not stretch the recording. The same thread
 	 * dithers the timer periods (timekeeper.h). */
 	s->deadline = cfg->duration > 0 ? s->t0 + (int64_t)(cfg->duration * 1e9) : 0;
+	offcpu__start(s->skel, s->t0);
 	__atomic_store_n(&s->skel->bss->recording, 1, __ATOMIC_RELEASE); /* the window opens */
 	s->tk = timekeeper__start(s->pev, cfg, s->deadline, &s->skel->bss->recording);
 	if (s->cmd.pid && release_command(s))
@@ -549,6 +554,10 @@ void session__stop(struct session *s)
 	s->tk = NULL;
 	perfev__stop(s->pev);
 	s->duration = (fired ? s->deadline : t_end) - s->t0;
+	/* Waits under way, counted up to the end (before the last drain). */
+	if (offcpu__flush(s->skel, s->t0 + s->duration, false) && !s->quiet)
+		fprintf(stderr, "pmubpf: warning: off-cpu: waits under way at the end not counted: %s\n",
+			strerror(errno));
 	ring_buffer__consume(s->rb); /* notices of the last samples */
 	if (s->mw)
 		mmapwatch__consume(s->mw);
@@ -676,6 +685,10 @@ void session__sizes(struct session *s, struct session_sizes *z)
 		z->prog_fd[z->nprogs] = bpf_program__fd(s->skel->progs.on_tracepoint);
 		z->prog_name[z->nprogs++] = "on_tracepoint";
 	}
+	if (s->offcpu) {
+		z->prog_fd[z->nprogs] = bpf_program__fd(s->skel->progs.on_switch);
+		z->prog_name[z->nprogs++] = "on_switch";
+	}
 }
 
 static int drain_window(struct session *s, struct report_data *d, struct session_span *span,
@@ -691,6 +704,9 @@ static int drain_window(struct session *s, struct report_data *d, struct session
 		closed = __atomic_load_n(s->win.window, __ATOMIC_ACQUIRE) & 1;
 		now = s->t0 + s->duration;
 		now_wall = s->t0_wall + s->duration;
+	} else if (offcpu__flush(s->skel, now, true)) {
+		/* the waits under way, up to the window's end: exact windows */
+		return fail(s, "counting the off-CPU waits under way: %s", strerror(errno));
 	} else if (windows__flip(&s->win, &closed, s->err, sizeof(s->err))) {
 		return -1;
 	}

@@ -106,9 +106,9 @@ struct session_sizes {
 	size_t procs;                          /* process records */
 	size_t symcache_objects, symcache_bytes;
 	uint32_t stack_entries, count_entries; /* each window's maps */
-	int nprogs;                            /* on_sample, on_tracepoint */
-	int prog_fd[2];
-	const char *prog_name[2];
+	int nprogs;                            /* on_sample, on_tracepoint, on_switch */
+	int prog_fd[3];
+	const char *prog_name[3];
 };
 void session__sizes(struct session *s, struct session_sizes *z);
 /* Sampling over: window closed, events stopped, last notices read (also

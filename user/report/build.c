@@ -31,7 +31,18 @@ static size_t add_side(struct pprof *p, const struct report_data *d, uint64_t ke
 		locs[n++] = symb__synthetic(p, user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
 		return n;
 	}
-	for (uint64_t i = 0; i < f->nr; i++) {
+	uint64_t i = 0;
+	/* The kernel's tracepoint dispatch (__traceiter_NAME, there when
+	 * several programs share a tracepoint: -e off-cpu's sched_switch
+	 * beside another tool's) is our own path, not the profiled code. */
+	while (!user && ks && i < f->nr) {
+		const struct ksym *k = ksyms__lookup(ks, f->ips[i]);
+
+		if (!k || strncmp(k->name, "__traceiter_", 12))
+			break;
+		i++;
+	}
+	for (; i < f->nr; i++) {
 		uint64_t l = user ? symb__user(p, pr, f->ips[i], n == 0 && i == 0, st)
 				  : symb__kernel(p, ks, f->ips[i], i == 0, st);
 		if (l)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "losses.h"
 
-enum size_hint { HINT_NONE, HINT_COUNTS_MAP, HINT_STACK_MAP };
+enum size_hint { HINT_NONE, HINT_COUNTS_MAP, HINT_STACK_MAP, HINT_OFFCPU_MAP };
 
 /* Every drop reason that is a loss (or a leaving out) of whole samples,
  * stacks, notices or labels. The DWARF walk's reasons are not here: those
@@ -21,6 +21,8 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
 	{ PMUBPF_DROP_GROUP_READ, "lost: %llu intervals: the group member's counter was unreadable at its leader's sample", HINT_NONE },
 	{ PMUBPF_DROP_DATA_FULL, "lost: %llu data addresses: data map full (--counts-map-size %u sizes it): those samples are in the code profile only", HINT_COUNTS_MAP },
+	{ PMUBPF_DROP_OFFCPU_FULL, "lost: %llu off-CPU waits: the waits map was full when they began (%u threads off CPU at once)", HINT_OFFCPU_MAP },
+	{ PMUBPF_DROP_OFFCPU_UNSEEN, "left out: %llu off-CPU waits not seen begin (begun before the recording, or lost above): their stacks are unknown", HINT_NONE },
 };
 
 static __attribute__((format(printf, 3, 4)))
@@ -43,7 +45,8 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 	for (size_t i = 0; i < sizeof(loss_reasons) / sizeof(loss_reasons[0]); i++) {
 		const struct loss_reason *r = &loss_reasons[i];
 		unsigned size = r->hint == HINT_COUNTS_MAP ? sz->counts_map_size
-			      : r->hint == HINT_STACK_MAP ? sz->stack_map_size : 0;
+			      : r->hint == HINT_STACK_MAP ? sz->stack_map_size
+			      : r->hint == HINT_OFFCPU_MAP ? PMUBPF_OFFCPU_WAITS : 0;
 
 		if (!d[r->drop].count)
 			continue;
