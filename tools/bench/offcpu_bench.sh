@@ -113,7 +113,7 @@ LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 for ((r = 1; r <= ROUNDS; r++)); do
 	for tool in bare pmubpf pmubpf-fp offcputime; do
 		echo "offcpu_bench: round $r/$ROUNDS: $tool" >&2
-		one $tool | tee -a "$rows" >&2
+		echo "$r $(one $tool)" | tee -a "$rows" >&2
 	done
 done
 
@@ -121,18 +121,23 @@ section=$TMP/section
 python3 - "$rows" "$LOOPS" "$ROUNDS" "$(date -u +%Y-%m-%d)" "$(nproc)" "$(uname -r)" "$LOAD0" "$(cut -d' ' -f1 /proc/loadavg)" >"$section" <<'PY'
 import statistics, sys
 rows, loops, rounds, day, ncpu, kernel, load0, load1 = sys.argv[1:]
-by = {}
+by, bare_of = {}, {}
 for line in open(rows):
-    tool, secs, cpu, ns, runs = line.split()
-    by.setdefault(tool, []).append((float(secs), float(cpu), int(ns), int(runs)))
+    rnd, tool, secs, cpu, ns, runs = line.split()
+    if tool == "bare":
+        bare_of[rnd] = float(secs)
+    # the slowdown against the same round's bare run: the machine's load
+    # drifts between rounds more than within one
+    by.setdefault(tool, []).append((float(secs), float(cpu), int(ns), int(runs),
+                                    float(secs) / bare_of[rnd] - 1))
 med = lambda xs: statistics.median(xs)
-bare = med([r[0] for r in by["bare"]])
 names = {"bare": "bare", "pmubpf": "`pmubpf -a -e off-cpu` (dwarf)",
          "pmubpf-fp": "`pmubpf -a -e off-cpu --call-graph fp`", "offcputime": "libbpf-tools `offcputime`"}
 print("## Off-CPU time\n")
 print("`make bench-offcpu` (%s, %s CPUs, %s): `perf bench sched pipe -l %s` (two" % (day, ncpu, kernel, loops))
 print("tasks ping-pong over pipes: a context-switch storm), %s rounds, tools in turn" % rounds)
-print("each round; medians. Slowdown: the benchmark's time against bare. Tracer CPU:")
+print("each round; medians. Slowdown: the median over rounds of the benchmark's time")
+print("against the same round's bare run. Tracer CPU:")
 print("the tracer process's own user + system time during the benchmark. BPF: its")
 print("programs' run time per run (kernel.bpf_stats_enabled), paid by the switching")
 print("tasks: on_switch runs at every context switch on every CPU, both ends of a")
@@ -151,7 +156,7 @@ for tool in ["bare", "pmubpf", "pmubpf-fp", "offcputime"]:
     ns = sum(r[2] for r in rs); runs = sum(r[3] for r in rs)
     per = "%.0f" % (ns / runs) if runs else "-"
     print("| %s | %.3f | %s | %s | %s | %s |" % (
-        names[tool], s, "-" if tool == "bare" else "%+.0f%%" % (100 * (s / bare - 1)),
+        names[tool], s, "-" if tool == "bare" else "%+.0f%%" % (100 * med([r[4] for r in rs])),
         "-" if tool == "bare" else "%.2f" % cpu, per, "-" if tool == "bare" else "%d" % (runs // len(rs))))
 print()
 print("What differs: offcputime keys its map by (pid, stack ids) with the kernel's")
