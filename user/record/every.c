@@ -100,7 +100,7 @@ struct every {
 
 /* Close the window under way and add it to a: the maps are emptied
  * every --window seconds, however long --every is. */
-static int drain_into(struct every *e, struct acc *a, bool notices)
+static int drain_into(struct every *e, struct acc *a)
 {
 	struct session_span span;
 
@@ -113,8 +113,7 @@ static int drain_into(struct every *e, struct acc *a, bool notices)
 		a->duration = 0;
 		a->start_wall = 0;
 	}
-	if (notices ? session__drain_window(e->s, &a->d, &span)
-		    : session__drain_window_only(e->s, &a->d, &span)) {
+	if (session__drain_window(e->s, &a->d, &span)) {
 		fprintf(stderr, "pmubpf: %s\n", session__error(e->s));
 		return -1;
 	}
@@ -127,19 +126,21 @@ static int drain_into(struct every *e, struct acc *a, bool notices)
 
 static int drain(struct every *e)
 {
-	return drain_into(e, &e->acc[e->cur], true);
+	return drain_into(e, &e->acc[e->cur]);
 }
 
-/* report_in.tick while acc[cur] is written: a window due goes into the
- * other accumulator. */
+/* report_in.tick while acc[cur] is written: the notices taken in (the
+ * ring buffer would fill during a long build: 25038 lost in a soak's
+ * window), and a window due goes into the other accumulator. */
 static void tick(void *ctx)
 {
 	struct every *e = ctx;
 	int64_t now = mono_ns();
 
+	session__take_notices(e->s);
 	if (now < e->next_drain || e->failed)
 		return;
-	if (drain_into(e, &e->acc[!e->cur], false))
+	if (drain_into(e, &e->acc[!e->cur]))
 		e->failed = 1;
 	e->late_drains++;
 	e->next_drain = now + e->drain_step;

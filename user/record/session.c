@@ -691,8 +691,7 @@ void session__sizes(struct session *s, struct session_sizes *z)
 	}
 }
 
-static int drain_window(struct session *s, struct report_data *d, struct session_span *span,
-			bool notices)
+int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
 				 .nevents = s->cfg->nevents, .data = s->win.data };
@@ -712,8 +711,7 @@ static int drain_window(struct session *s, struct report_data *d, struct session
 	}
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
-	if (notices)
-		ring_buffer__consume(s->rb);
+	ring_buffer__consume(s->rb);
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
 	span->end = now;
@@ -731,15 +729,9 @@ static int drain_window(struct session *s, struct report_data *d, struct session
 	return 0;
 }
 
-int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
+void session__take_notices(struct session *s)
 {
-	return drain_window(s, d, span, true);
-}
-
-int session__drain_window_only(struct session *s, struct report_data *d,
-			       struct session_span *span)
-{
-	return drain_window(s, d, span, false);
+	ring_buffer__consume(s->rb);
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)

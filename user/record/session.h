@@ -76,13 +76,14 @@ struct session_span {
 	int64_t end;                  /* CLOCK_MONOTONIC ns: the next window's start */
 };
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span);
-/* The same without taking in the notices (no change to the processes):
- * callable while profiles are being built from them (report_in.tick),
- * so that a long build does not leave a window open past its size. The
- * notices wait for the next step, which comes before that window is
- * built. */
-int session__drain_window_only(struct session *s, struct report_data *d,
-			       struct session_span *span);
+/* Take in the notices waiting in the ring buffer (new processes, label
+ * sets). Safe while profiles are being built from the processes (a
+ * windowed recording calls it from report_in.tick, so that a long build
+ * does not let the ring buffer fill): a notice only adds processes and
+ * label sets, never changes or frees what a builder holds (re-reads of
+ * maps, which do, wait for the next step). session__drain_window takes
+ * them in too, and is as safe there. */
+void session__take_notices(struct session *s);
 void session__report_in(struct session *s, const struct session_span *span, struct report_in *in);
 /* Once everything drained up to `before` (a span's end, CLOCK_MONOTONIC)
  * is built into profiles: forget the processes that were found dead
