@@ -125,10 +125,14 @@ int main(void) { spin_here(); return 0; }
 C
 gcc -O1 -Wl,--build-id=none -o "$TMP/ev/spin" "$TMP/ev/spin.c"
 for i in $(seq 1 120); do cp "$TMP/ev/spin" "$TMP/ev/bin/spin$i"; done
-"$PMUBPF" -a -F 499 --every 1 -v -d 9 -o "$TMP/ev/p/" 2>"$TMP/ev.err" >/dev/null &
+"$PMUBPF" -a -F 499 --every 1 -v -d 300 -o "$TMP/ev/p/" 2>"$TMP/ev.err" >/dev/null &
 pm=$!
 sleep 1.5
 for i in $(seq 1 120); do "$TMP/ev/bin/spin$i"; done
+# A few windows after the last one exited (a loaded machine runs them
+# slower than 40 ms each: no fixed -d), then a clean end.
+sleep 3
+kill -INT "$pm"
 wait "$pm"; rc=$?
 if out=$(python3 - "$TMP/ev.err" "$TMP/ev/p" "$DUMP" 2>&1 <<'PY'
 import json, os, re, subprocess, sys
@@ -147,7 +151,9 @@ objs, ev = map(int, w[-1])
 print("programs named", len(named), "objects", objs, "evicted", ev)
 if len(named) < 60:
     sys.exit("only %d of 120 programs named: %s" % (len(named), sorted(named)[:10]))
-if ev < 120 - 64 - 10 or objs >= 120:
+# Each program named had its object; once all are gone, at most 64 of
+# them stay cached (and a few others' may have gone too).
+if ev < len(named) - 64 or objs >= 120:
     sys.exit("not evicted: objects %d, evicted %d" % (objs, ev))
 PY
 ); then pass evicts_objects; else fail evicts_objects "rc $rc: $out"; fi
