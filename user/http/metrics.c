@@ -31,6 +31,7 @@ static const struct {
 	[PMUBPF_DROP_DWARF_BAD_RULE] = { "bad_rule", DWARF },
 	[PMUBPF_DROP_DWARF_NO_CFI] = { "no_cfi", DWARF },
 	[PMUBPF_DROP_GROUP_READ] = { "group_read", LOST },
+	[PMUBPF_DROP_LABEL_FOREIGN] = { "label_foreign", LOST },
 };
 
 void metrics__self(struct metrics *m)

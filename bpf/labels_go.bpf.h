@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* labels_go.bpf.h — a Go program's pprof labels, read at sample time.
+ *
+ * Included by labels.bpf.h. Go keeps the labels of pprof.Do (and of
+ * SetGoroutineLabels) in the goroutine: runtime.g.labels. The running
+ * goroutine of a thread is m.curg, where m is the g in the thread's TLS
+ * slot (g.m): when the thread runs the runtime on its system stack (g0,
+ * gsignal) curg is still the goroutine it runs for. Userspace fills
+ * go_slots[tgid] from the binary's Go version (user/procs/goversion.c:
+ * the offsets, and the layout of the labels, which changed in go1.24);
+ * a version it does not know gets no slot, so BPF never reads with
+ * guessed offsets.
+ *
+ * The set's id: Go's label sets are immutable (pprof.Do makes a new one),
+ * but they are garbage-collected and their memory reused, so the address
+ * alone could name another set later. A go1.18-1.23 set is a map whose
+ * header holds hash0, a random seed drawn at each makemap: (address, map
+ * header, hash0) changes when the memory is reused. go1.24's list has no
+ * such seed: (address, list address, length) is the id, and a set whose
+ * two allocations are both reused by a set of the same length would be
+ * named by the first (docs/labels-abi.md says so).
+ */
+#ifndef PMUBPF_LABELS_GO_BPF_H
+#define PMUBPF_LABELS_GO_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct pmubpf_go_slot);
+	__uint(max_entries, 16384);
+} go_slots SEC(".maps");
+
+/* A Go string or slice header, and go1.24's label. */
+struct go_str {
+	__u64 ptr, len;
+};
+struct go_hmap { /* runtime.hmap, go1.18-1.23: the fields read */
+	__u64 count;
+	__u8 flags, B;
+	__u16 noverflow;
+	__u32 hash0;
+	__u64 buckets;
+};
+#define GO_BUCKET_SLOTS 8
+struct go_bucket { /* map[string]string's bucket */
+	__u8 tophash[GO_BUCKET_SLOTS];
+	struct go_str keys[GO_BUCKET_SLOTS];
+	struct go_str vals[GO_BUCKET_SLOTS];
+};
+#define GO_MIN_TOPHASH 5 /* below: an empty (or evacuated) slot */
+
+/* Scratch for the notice's copy: a bucket, or up to 16 list elements. */
+union go_scratch {
+	struct go_bucket b;
+	struct go_str list[2 * PMUBPF_FLABEL_MAX];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, union go_scratch);
+	__uint(max_entries, 1);
+} go_scratch SEC(".maps");
+
+/* n clamped to mask (a power of two minus one) in a way the compiler
+ * cannot fold away: the verifier must see the bound at the call. */
+static __always_inline __u32 go_clamp(__u64 n, __u32 mask)
+{
+	__u32 v = n > mask ? mask : (__u32)n;
+
+	asm volatile("%0 &= %1" : "+r"(v) : "i"(PMUBPF_FLABEL_VAL - 1));
+	return v & mask;
+}
+
+static __always_inline void go_copy_pair(struct pmubpf_flabel *p, const struct go_str *k,
+					 const struct go_str *v)
+{
+	__u64 kp = k->ptr, kn = k->len, vp = v->ptr, vn = v->len;
+	__u32 kl = go_clamp(kn, PMUBPF_FLABEL_KEY - 1);
+	__u32 vl = go_clamp(vn, PMUBPF_FLABEL_VAL - 1);
+
+	p->flags = PMUBPF_FLABEL_PRESENT;
+	p->klen = kn > 0xffff ? 0xffff : kn;
+	p->vlen = vn > 0xffff ? 0xffff : vn;
+	if ((kl && bpf_probe_read_user(p->key, kl, (void *)kp)) ||
+	    (vl && bpf_probe_read_user(p->val, vl, (void *)vp)))
+		p->flags |= PMUBPF_FLABEL_FAULT;
+}
+
+/* Copy set `labels` (the g.labels pointer; `hdr` the map's header or the
+ * list's slice header) into a notice. */
+static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 id,
+					  __u32 layout, __u64 labels, const void *hdr)
+{
+	struct pmubpf_flabel_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	union go_scratch *s;
+	__u32 zero = 0;
+
+	if (!n)
+		return -1;
+	fill_notice(&n->hdr, PMUBPF_NOTICE_FLABEL, tgid, tid, pgen, id, labels);
+	n->source = PMUBPF_LSRC_GO;
+	n->nslots = 0;
+	n->status = PMUBPF_FLABEL_OK;
+	s = bpf_map_lookup_elem(&go_scratch, &zero);
+	if (!s) {
+		n->status = PMUBPF_FLABEL_UNREADABLE;
+		goto out;
+	}
+	if (layout == PMUBPF_GO_MAP) {
+		const struct go_hmap *h = hdr;
+
+		n->total = h->count > 0xffff ? 0xffff : h->count;
+		/* Up to 8 pairs fit the first bucket and never grow the map
+		 * (B stays 0); more are refused whole rather than half read
+		 * from a map that may be mid-growth. */
+		if (h->B != 0 || h->count > GO_BUCKET_SLOTS) {
+			n->status = PMUBPF_FLABEL_TOO_MANY;
+			goto out;
+		}
+		if (bpf_probe_read_user(&s->b, sizeof(s->b), (void *)h->buckets)) {
+			n->status = PMUBPF_FLABEL_UNREADABLE;
+			goto out;
+		}
+		n->nslots = GO_BUCKET_SLOTS;
+#pragma unroll
+		for (int i = 0; i < GO_BUCKET_SLOTS; i++) {
+			n->pairs[i].flags = 0;
+			if (s->b.tophash[i] >= GO_MIN_TOPHASH)
+				go_copy_pair(&n->pairs[i], &s->b.keys[i], &s->b.vals[i]);
+		}
+	} else {
+		const struct go_str *sl = hdr; /* {array, len}; cap not read */
+
+		n->total = sl->len > 0xffff ? 0xffff : sl->len;
+		if (sl->len > PMUBPF_FLABEL_MAX) {
+			n->status = PMUBPF_FLABEL_TOO_MANY;
+			goto out;
+		}
+		if (bpf_probe_read_user(s->list, sl->len * 2 * sizeof(struct go_str) &
+						 (sizeof(s->list) - 1), (void *)sl->ptr)) {
+			n->status = PMUBPF_FLABEL_UNREADABLE;
+			goto out;
+		}
+		n->nslots = sl->len;
+#pragma unroll
+		for (int i = 0; i < PMUBPF_FLABEL_MAX; i++) {
+			n->pairs[i].flags = 0;
+			if (i < sl->len)
+				go_copy_pair(&n->pairs[i], &s->list[2 * i], &s->list[2 * i + 1]);
+		}
+	}
+out:
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+/* The id of the current goroutine's label set (0: none, not Go, or
+ * unreadable: counted). tp is the thread pointer. */
+static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 pgen,
+					 __u64 period, __u64 tp)
+{
+	struct pmubpf_go_slot *slot = bpf_map_lookup_elem(&go_slots, &tgid);
+	__u64 g = 0, m = 0, curg = 0, labels = 0, id;
+	union {
+		struct go_hmap h;
+		struct go_str sl;
+	} hdr;
+
+	if (!slot || slot->pgen != pgen || !tp)
+		return 0;
+	/* A thread the Go runtime did not make (cgo's, a C library's) has
+	 * no g: no labels, and not an error. */
+	if (bpf_probe_read_user(&g, sizeof(g), (void *)(tp + slot->g_tls)) || !g)
+		return 0;
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)(g + slot->g_m)) || !m ||
+	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + slot->m_curg)))
+		goto fault;
+	if (!curg) /* the M runs no goroutine (scheduler, idle) */
+		return 0;
+	if (bpf_probe_read_user(&labels, sizeof(labels), (void *)(curg + slot->g_labels)))
+		goto fault;
+	if (!labels)
+		return 0;
+	if (slot->layout == PMUBPF_GO_MAP) {
+		__u64 hmap = 0;
+
+		/* g.labels points at a labelMap variable holding the map. */
+		if (bpf_probe_read_user(&hmap, sizeof(hmap), (void *)labels) || !hmap ||
+		    bpf_probe_read_user(&hdr.h, sizeof(hdr.h), (void *)hmap))
+			goto fault;
+		if (!hdr.h.count)
+			return 0;
+		id = labels * 0x9E3779B97F4A7C15ULL ^ hmap ^ ((__u64)hdr.h.hash0 << 32);
+	} else {
+		if (bpf_probe_read_user(&hdr.sl, sizeof(hdr.sl), (void *)labels))
+			goto fault;
+		if (!hdr.sl.len)
+			return 0;
+		id = labels * 0x9E3779B97F4A7C15ULL ^ hdr.sl.ptr ^ (hdr.sl.len << 48);
+	}
+	id = id ? id : 1;
+
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = PMUBPF_LSRC_GO };
+	__u8 one = 1;
+	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
+		if (send_go_notice(tgid, tid, pgen, id, slot->layout, labels, &hdr))
+			count_drop(es, PMUBPF_DROP_NOTICE, period);
+		else
+			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
+	}
+	return id;
+fault:
+	count_drop(es, PMUBPF_DROP_LABEL_FOREIGN, period);
+	return 0;
+}
+
+#endif
