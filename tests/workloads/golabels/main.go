@@ -11,7 +11,9 @@
 // inside pprof.Do, which inherits the labels (Go's rule), under a nested
 // pprof.Do adding req=1 (two labels in one set).
 //
-// Usage: golabels_work SECONDS; prints "truth tenant=X NANOSECONDS".
+// Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
+// NANOSECONDS". DELAY seconds of sleep first let a system-wide pmubpf
+// finish reading the processes already running before the work starts.
 package main
 
 import (
@@ -69,6 +71,11 @@ func main() {
 	if len(os.Args) > 1 {
 		if v, err := strconv.ParseFloat(os.Args[1], 64); err == nil {
 			secs = v
+		}
+	}
+	if len(os.Args) > 2 {
+		if v, err := strconv.ParseFloat(os.Args[2], 64); err == nil {
+			time.Sleep(time.Duration(v * float64(time.Second)))
 		}
 	}
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
