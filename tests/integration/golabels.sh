@@ -32,11 +32,17 @@ else
 	fail command_shares "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"
 fi
 
-# -p: attached after start; the duty cycles repeat every 4 ms, so the
-# recorded window's shares are the whole run's.
-"$W" 4 >"$TMP/p.truth" & gp=$!
+# -p: attached after start. The truth is the CPU time between SIGUSR1,
+# sent once pmubpf says it is recording, and SIGUSR2, sent just before
+# it is stopped: the other work on this machine changes the program's
+# shares over time, so the whole run's would not be the window's.
+"$W" 8 >"$TMP/p.truth" & gp=$!
 sleep 0.3
-if "$PMUBPF" -F 999 -p $gp -d 3 -o "$TMP/p.pb.gz" 2>"$TMP/p.err"; then
+if start_recorder "$TMP/p.err" -F 999 -p $gp -o "$TMP/p.pb.gz"; then
+	kill -USR1 $gp
+	sleep 3
+	kill -USR2 $gp
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
 	wait $gp
 	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:tenant --names $NAMES
 else

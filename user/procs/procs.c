@@ -487,7 +487,7 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 		if (!pr)
 			pr = add(p, n->tgid, n->pgen, n->comm);
 		if (pr)
-			procs_flabels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
+			procs_labels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
 	}
 	return 0;
 }

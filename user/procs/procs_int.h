@@ -94,11 +94,12 @@ struct proc_label_set *procs_labels_kept(const struct procs *p, const struct pro
 /* procs_flabels.c: other writers' labels. */
 void procs_flabels_find(struct procs *p, struct proc *pr);
 void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n);
-void procs_flabels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);
+/* A union notice: make its set, or wait for its parts (procs_labels.c). */
+void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);
 /* A set of pr was kept: make the waiting unions it completes. */
-void procs_flabels_complete(struct procs *p, const struct proc *pr);
+void procs_labels_complete(struct procs *p, const struct proc *pr);
 /* procs__gc: forget the waiting unions of processes dead before `before`. */
-void procs_flabels_forget(struct procs *p, int64_t before);
+void procs_labels_forget_unions(struct procs *p, int64_t before);
 /* hashtab equality for p->set_index. */
 /* procs__gc: drop the sets of processes dead before `before` and index
  * the rest in `index` (empty, room reserved), which replaces the old. */

@@ -12,6 +12,8 @@
 #include "lib/hashtab.h"
 #include "procs_int.h"
 #include "lib/grow.h"
+#include "flabels.h"
+#include <stdio.h>
 
 static uint64_t set_hash(const struct proc *pr, uint32_t src, uint64_t id)
 {
@@ -207,7 +209,7 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 	else
 		p->st.flabel_sets++;
 	if (src != PMUBPF_LSRC_UNION)
-		procs_flabels_complete(p, pr);
+		procs_labels_complete(p, pr);
 }
 
 /* What the samples of a set not kept (over a cap) are labelled with. */
@@ -261,5 +263,84 @@ void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index)
 	}
 	p->nsets = k;
 	p->st.label_bytes = p->set_bytes;
-	procs_flabels_forget(p, before);
+	procs_labels_forget_unions(p, before);
+}
+
+/* Union sets: a sample on which several writers had labels is keyed by
+ * a union key (bpf/labels.bpf.h); its set is our header's pairs first
+ * (they win a clash), then each other writer's in source order. */
+
+/* Make union u's set if all of its parts are read: true if made (or
+ * never to be made: no memory). */
+static bool make_union(struct procs *p, const struct union_rec *u)
+{
+	struct label_set merged; /* 5 KiB of fixed buffers, only here */
+
+	memset(&merged, 0, offsetof(struct label_set, pairs));
+	merged.id = u->key;
+	for (uint32_t src = 0; src < PMUBPF_LSRC__MAX; src++) {
+		const struct proc_label_set *s;
+		struct label_set part;
+
+		if (!u->ids[src])
+			continue;
+		s = procs_labels_kept(p, u->pr, src, u->ids[src]);
+		if (!s)
+			return false;
+		part.n = 0;
+		part.truncated = s->truncated;
+		for (uint32_t i = 0; i < s->n && part.n < LABELS_MAX; i++) {
+			snprintf(part.pairs[part.n].key, LABELS_KEY_MAX, "%s", s->pairs[i].key);
+			snprintf(part.pairs[part.n].value, LABELS_VALUE_MAX, "%s", s->pairs[i].value);
+			part.n++;
+		}
+		flabels__union(&merged, &part);
+	}
+	procs_labels_keep(p, (struct proc *)u->pr, PMUBPF_LSRC_UNION, &merged);
+	return true;
+}
+
+void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n)
+{
+	struct union_rec u = { .pr = pr, .key = n->hdr.label };
+
+	if (procs_labels_kept(p, pr, PMUBPF_LSRC_UNION, u.key))
+		return;
+	for (size_t i = 0; i < p->nunions; i++)
+		if (p->unions[i].pr == pr && p->unions[i].key == u.key)
+			return;
+	memcpy(u.ids, n->ids, sizeof(u.ids));
+	if (make_union(p, &u))
+		return;
+	if (GROW(p->unions, p->capunions, p->nunions, 1))
+		return;
+	p->unions[p->nunions++] = u;
+}
+
+void procs_labels_complete(struct procs *p, const struct proc *pr)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nunions; i++) {
+		struct union_rec u = p->unions[i];
+
+		if (u.pr == pr && make_union(p, &u))
+			continue;
+		p->unions[k++] = u;
+	}
+	p->nunions = k;
+}
+
+void procs_labels_forget_unions(struct procs *p, int64_t before)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nunions; i++) {
+		const struct proc *pr = p->unions[i].pr;
+
+		if (pr->dead && pr->dead_ns < before)
+			continue;
+		p->unions[k++] = p->unions[i];
+	}
+	p->nunions = k;
 }

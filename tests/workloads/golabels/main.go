@@ -14,6 +14,11 @@
 // Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
 // NANOSECONDS". DELAY seconds of sleep first let a system-wide pmubpf
 // finish reading the processes already running before the work starts.
+// SIGUSR1 then SIGUSR2 mark a window (a -p recording's): the truth
+// printed is then the CPU time between the two, not the whole run's, so
+// that a change of load on the machine cannot make the window differ
+// from its truth. Each worker's CPU time is read from
+// /proc/self/task/TID/schedstat (its thread's, in ns) at the marks.
 package main
 
 import (
@@ -22,7 +27,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,11 +58,28 @@ func burn(d time.Duration) {
 	sink = x
 }
 
+// taskCPU is thread tid's CPU time in ns (schedstat's first field).
+func taskCPU(tid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", tid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseInt(f[0], 10, 64)
+	return v
+}
+
+var tids sync.Map // label -> its worker's thread id
+
 // work runs rounds of `busy` burning then 4ms-busy asleep until the
 // deadline, on this goroutine's own thread, and returns its CPU time.
-func work(deadline time.Time, busy time.Duration) int64 {
+func work(label string, deadline time.Time, busy time.Duration) int64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	tids.Store(label, syscall.Gettid())
 	start := threadCPU()
 	for time.Now().Before(deadline) {
 		burn(busy)
@@ -78,6 +102,27 @@ func main() {
 			time.Sleep(time.Duration(v * float64(time.Second)))
 		}
 	}
+	// The window marks: CPU time per label at SIGUSR1 and at SIGUSR2.
+	marks := make(chan os.Signal, 2)
+	signal.Notify(marks, syscall.SIGUSR1, syscall.SIGUSR2)
+	var wmu sync.Mutex
+	window := map[string]int64{}
+	windowed := false
+	go func() {
+		for sig := range marks {
+			wmu.Lock()
+			tids.Range(func(k, v any) bool {
+				if sig == syscall.SIGUSR1 {
+					window[k.(string)] -= taskCPU(v.(int))
+				} else {
+					window[k.(string)] += taskCPU(v.(int))
+					windowed = true
+				}
+				return true
+			})
+			wmu.Unlock()
+		}
+	}()
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -88,22 +133,27 @@ func main() {
 	wg.Add(3)
 	go pprof.Do(ctx, pprof.Labels("tenant", "a"), func(context.Context) {
 		defer wg.Done()
-		add("tenant=a", work(deadline, 4*time.Millisecond))
+		add("tenant=a", work("tenant=a", deadline, 4*time.Millisecond))
 	})
 	go pprof.Do(ctx, pprof.Labels("tenant", "b"), func(ctx context.Context) {
 		pprof.Do(ctx, pprof.Labels("req", "1"), func(context.Context) {
 			// A goroutine started here inherits tenant=b, req=1.
 			go func() {
 				defer wg.Done()
-				add("tenant=b", work(deadline, 2*time.Millisecond))
+				add("tenant=b", work("tenant=b", deadline, 2*time.Millisecond))
 			}()
 		})
 	})
 	go pprof.Do(ctx, pprof.Labels("tenant", "c"), func(context.Context) {
 		defer wg.Done()
-		add("tenant=c", work(deadline, 1*time.Millisecond))
+		add("tenant=c", work("tenant=c", deadline, 1*time.Millisecond))
 	})
 	wg.Wait()
+	wmu.Lock()
+	if windowed {
+		truth = window
+	}
+	wmu.Unlock()
 	for _, k := range []string{"tenant=a", "tenant=b", "tenant=c"} {
 		fmt.Printf("truth %s %d\n", k, truth[k])
 	}
