@@ -56,8 +56,7 @@ int goversion__parse(const char *v, unsigned *major, unsigned *minor)
 #define BUILDINFO_HDR 32
 #define BUILDINFO_INLINE 2 /* flags: strings inline (go1.18+) */
 
-/* The version string of a .go.buildinfo section's bytes. */
-static int buildinfo_version(const uint8_t *b, size_t n, char *out, size_t outsz, const char **why)
+int goversion__buildinfo(const uint8_t *b, size_t n, char *out, size_t outsz, const char **why)
 {
 	uint64_t len = 0;
 	size_t i = BUILDINFO_HDR;
@@ -168,7 +167,7 @@ int goversion__read(const char *path, struct go_info *out, const char **why)
 			err = -EPROTO;
 			goto out;
 		}
-		err = buildinfo_version(d->d_buf, d->d_size, out->version, sizeof(out->version), why);
+		err = goversion__buildinfo(d->d_buf, d->d_size, out->version, sizeof(out->version), why);
 		if (err)
 			goto out;
 		GElf_Ehdr eh;

@@ -11,6 +11,7 @@
 #ifndef PMUBPF_GOVERSION_H
 #define PMUBPF_GOVERSION_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "pmubpf_abi.h"
 
@@ -27,6 +28,11 @@ int goversion__offsets(unsigned major, unsigned minor, struct pmubpf_go_slot *sl
 /* Parse a Go version string ("go1.19.8", "go1.24rc1") into major.minor.
  * Returns 0 or -EINVAL. */
 int goversion__parse(const char *v, unsigned *major, unsigned *minor);
+
+/* The version string in the bytes of a .go.buildinfo section (n bytes)
+ * into out. Returns 0, -EPROTONOSUPPORT (older than go1.18's format, or
+ * 32-bit), -EPROTO (malformed). *why set on error. */
+int goversion__buildinfo(const uint8_t *b, size_t n, char *out, size_t outsz, const char **why);
 
 /* Read the Go binary at path (e.g. /proc/PID/exe). Returns 0, -ENOENT
  * (not a Go binary: no buildinfo), -EPROTONOSUPPORT (a Go this table

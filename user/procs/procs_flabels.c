@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "flabels.h"
+#include "golabels.h"
 #include "goversion.h"
 #include "procs_int.h"
 
@@ -52,14 +53,38 @@ void procs_flabels_find(struct procs *p, struct proc *pr)
 		bpf_map_delete_elem(p->go_fd, &pr->tgid);
 }
 
+/* Did BPF fail to read some of the set (a page not resident)? */
+static bool copy_failed(const struct pmubpf_flabel_notice *n)
+{
+	if (n->status == PMUBPF_FLABEL_UNREADABLE)
+		return true;
+	for (uint32_t i = 0; i < n->nslots && i < PMUBPF_FLABEL_MAX; i++)
+		if (n->pairs[i].flags & PMUBPF_FLABEL_FAULT)
+			return true;
+	return false;
+}
+
 void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n)
 {
+	struct pmubpf_flabel_notice again; /* 5 KiB, as the set */
 	struct label_set set;
 	const char *why = NULL;
 
 	if (n->source == PMUBPF_LSRC_OURS || n->source >= PMUBPF_LSRC__MAX ||
 	    procs_labels_kept(p, pr, n->source, n->hdr.label))
 		return;
+	/* Read it again from the process, checking that it is still the
+	 * same set (a Go set is garbage-collected once unused). */
+	if (n->source == PMUBPF_LSRC_GO && copy_failed(n) && p->go_fd >= 0) {
+		struct pmubpf_go_slot slot;
+		pid_t pid = (pid_t)pr->tgid;
+
+		again.hdr = n->hdr;
+		if (bpf_map_lookup_elem(p->go_fd, &pr->tgid, &slot) == 0 && slot.pgen == pr->pgen &&
+		    golabels__copy(golabels__read_pid, &pid, slot.layout, n->hdr.label_ptr,
+				   n->hdr.label, &again) == 0)
+			n = &again;
+	}
 	if (flabels__decode(n, &set, &why)) {
 		p->st.flabel_sets_bad++;
 		if (p->verbose)
