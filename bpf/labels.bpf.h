@@ -8,7 +8,8 @@
  * word, then the set's unique id; the first sample of a (process, set)
  * sends userspace a copy of the set (docs/labels-abi.md).
  *
- * Other writers' labels (labels_go.bpf.h: Go's pprof labels) give their
+ * Other writers' labels (labels_go.bpf.h: Go's pprof labels;
+ * labels_custom.bpf.h: the custom-labels ABI v1) give their
  * own ids; a sample's label key is the union of every source's id
  * (label_key below): our id alone when no other source has labels, so a
  * program using only our header is keyed exactly as before.
@@ -95,7 +96,35 @@ static __always_inline __u64 own_label_id(__u32 es, __u32 tgid, __u32 tid,
 	return id;
 }
 
+/* Other writers' readers share these. */
+
+/* n clamped to mask (a power of two minus one) in a way the compiler
+ * cannot fold away: the verifier must see the bound at the call. */
+static __always_inline __u32 flabel_clamp(__u64 n, __u32 mask)
+{
+	__u32 v = n > mask ? mask : (__u32)n;
+
+	asm volatile("%0 &= %1" : "+r"(v) : "i"(PMUBPF_FLABEL_VAL - 1));
+	return v & mask;
+}
+
+/* One pair of a foreign set into a notice slot (key at kp, kn bytes). */
+static __always_inline void flabel_copy_pair(struct pmubpf_flabel *p, __u64 kp, __u64 kn,
+					     __u64 vp, __u64 vn)
+{
+	__u32 kl = flabel_clamp(kn, PMUBPF_FLABEL_KEY - 1);
+	__u32 vl = flabel_clamp(vn, PMUBPF_FLABEL_VAL - 1);
+
+	p->flags = PMUBPF_FLABEL_PRESENT;
+	p->klen = kn > 0xffff ? 0xffff : kn;
+	p->vlen = vn > 0xffff ? 0xffff : vn;
+	if ((kl && bpf_probe_read_user(p->key, kl, (void *)kp)) ||
+	    (vl && bpf_probe_read_user(p->val, vl, (void *)vp)))
+		p->flags |= PMUBPF_FLABEL_FAULT;
+}
+
 #include "labels_go.bpf.h"
+#include "labels_custom.bpf.h"
 
 /* Send the components of union key `key`. */
 static __always_inline int send_union_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 key,
@@ -128,6 +157,7 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 #endif
 	ids[PMUBPF_LSRC_OURS] = own_label_id(es, tgid, tid, pgen, period, tp);
 	ids[PMUBPF_LSRC_GO] = go_label_id(es, tgid, tid, pgen, period, tp);
+	ids[PMUBPF_LSRC_CUSTOM] = custom_label_id(es, tgid, tid, pgen, period, tp);
 #pragma unroll
 	for (int i = 1; i < PMUBPF_LSRC__MAX; i++)
 		foreign |= ids[i];

@@ -61,31 +61,6 @@ struct {
 	__uint(max_entries, 1);
 } go_scratch SEC(".maps");
 
-/* n clamped to mask (a power of two minus one) in a way the compiler
- * cannot fold away: the verifier must see the bound at the call. */
-static __always_inline __u32 go_clamp(__u64 n, __u32 mask)
-{
-	__u32 v = n > mask ? mask : (__u32)n;
-
-	asm volatile("%0 &= %1" : "+r"(v) : "i"(PMUBPF_FLABEL_VAL - 1));
-	return v & mask;
-}
-
-static __always_inline void go_copy_pair(struct pmubpf_flabel *p, const struct go_str *k,
-					 const struct go_str *v)
-{
-	__u64 kp = k->ptr, kn = k->len, vp = v->ptr, vn = v->len;
-	__u32 kl = go_clamp(kn, PMUBPF_FLABEL_KEY - 1);
-	__u32 vl = go_clamp(vn, PMUBPF_FLABEL_VAL - 1);
-
-	p->flags = PMUBPF_FLABEL_PRESENT;
-	p->klen = kn > 0xffff ? 0xffff : kn;
-	p->vlen = vn > 0xffff ? 0xffff : vn;
-	if ((kl && bpf_probe_read_user(p->key, kl, (void *)kp)) ||
-	    (vl && bpf_probe_read_user(p->val, vl, (void *)vp)))
-		p->flags |= PMUBPF_FLABEL_FAULT;
-}
-
 /* Copy set `labels` (the g.labels pointer; `hdr` the map's header or the
  * list's slice header) into a notice. */
 static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 id,
@@ -126,7 +101,8 @@ static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u
 		for (int i = 0; i < GO_BUCKET_SLOTS; i++) {
 			n->pairs[i].flags = 0;
 			if (s->b.tophash[i] >= GO_MIN_TOPHASH)
-				go_copy_pair(&n->pairs[i], &s->b.keys[i], &s->b.vals[i]);
+				flabel_copy_pair(&n->pairs[i], s->b.keys[i].ptr, s->b.keys[i].len,
+						 s->b.vals[i].ptr, s->b.vals[i].len);
 		}
 	} else {
 		const struct go_str *sl = hdr; /* {array, len}; cap not read */
@@ -146,7 +122,8 @@ static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u
 		for (int i = 0; i < PMUBPF_FLABEL_MAX; i++) {
 			n->pairs[i].flags = 0;
 			if (i < sl->len)
-				go_copy_pair(&n->pairs[i], &s->list[2 * i], &s->list[2 * i + 1]);
+				flabel_copy_pair(&n->pairs[i], s->list[2 * i].ptr, s->list[2 * i].len,
+						 s->list[2 * i + 1].ptr, s->list[2 * i + 1].len);
 		}
 	}
 out:

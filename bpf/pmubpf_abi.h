@@ -209,6 +209,7 @@ struct pmubpf_label_slot {
 enum pmubpf_label_source {
 	PMUBPF_LSRC_OURS = 0, /* include/pmubpf/labels.h */
 	PMUBPF_LSRC_GO = 1,   /* Go's runtime/pprof labels (pprof.Do) */
+	PMUBPF_LSRC_CUSTOM = 2,/* custom-labels ABI v1 (Polar Signals) */
 	PMUBPF_LSRC__MAX,
 };
 #define PMUBPF_LSRC_UNION PMUBPF_LSRC__MAX /* seen_labels: a union key */
@@ -227,6 +228,14 @@ struct pmubpf_go_slot {
 	__u32 g_labels; /* offsetof(runtime.g, labels) */
 	__u32 layout;   /* enum pmubpf_go_layout */
 	__u32 pgen;     /* the generation it was read for */
+	__u32 pad;
+};
+
+/* custom_slots[tgid]: where a process using the custom-labels ABI v1
+ * keeps custom_labels_current_set (user/procs/customlabels.c). */
+struct pmubpf_custom_slot {
+	__s64 tls_offset; /* of custom_labels_current_set from the thread pointer */
+	__u32 pgen;
 	__u32 pad;
 };
 

@@ -82,7 +82,7 @@ sys.path.insert(0, sys.argv[1] + "/tests/integration")
 import check
 p = check.load(sys.argv[2])
 err = open(sys.argv[3]).read()
-want = "1 not read: unknown Go version: go1.99.8"
+want = "Go 0 read, 1 unknown version: go1.99.8"
 if not any(want in c for c in p["comments"]):
     sys.exit("no comment saying %r: %s" % (want, p["comments"]))
 if want not in err:

@@ -1,4 +1,5 @@
-/* test_golabels.c — Go's pprof labels and the union of label sources
+/* test_golabels.c — Go's pprof labels, the custom-labels writer's name
+ * rule, and the union of label sources
  * (issue 12), without a Go toolchain: the offsets table per Go version
  * (goversion.c), buildinfo parsing, and synthetic memory images laid out
  * as each Go version lays out g, m and its label set, read by
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "procs/customlabels.h"
 #include "procs/flabels.h"
 #include "procs/golabels.h"
 #include "procs/goversion.h"
@@ -372,6 +374,19 @@ static bool union_rule(void)
 	return true;
 }
 
+/* The custom-labels ABI's rule on where its writer may live. */
+static bool custom_names(void)
+{
+	CHECK(customlabels__name_ok("/usr/bin/anything", true));
+	CHECK(customlabels__name_ok("/usr/lib/libcustomlabels.so", false));
+	CHECK(customlabels__name_ok("/opt/x/libcustomlabels_rs-1.2.so", false));
+	CHECK(customlabels__name_ok("/app/node_modules/customlabels.node", false));
+	CHECK(!customlabels__name_ok("/usr/lib/libcustomlabels.so.1", false));
+	CHECK(!customlabels__name_ok("/usr/lib/libother.so", false));
+	CHECK(!customlabels__name_ok("/usr/lib/mycustomlabels.node", false));
+	return true;
+}
+
 TEST_MAIN("golabels", TEST(version_parse), TEST(table_rows), TEST(buildinfo_parse),
 	  TEST(each_version_image), TEST(stale_set_refused), TEST(map_limits),
-	  TEST(decode_rules), TEST(union_rule))
+	  TEST(decode_rules), TEST(union_rule), TEST(custom_names))

@@ -49,6 +49,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->sc = sc;
 	p->slots_fd = label_slots_fd;
 	p->go_fd = -1;
+	p->custom_fd = -1;
 	p->seen_fd = seen_fd;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
@@ -330,6 +331,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 		 * Python extension module dlopen()ed after the first sample. */
 		if (pr->label_state == LABELS_NONE)
 			procs_labels_find(p, pr);
+		procs_flabels_find(p, pr, true);
 	}
 	procmaps__free(&fresh);
 	return 0;
@@ -365,7 +367,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	if (p->maps_hook)
 		p->maps_hook(p->maps_hook_ctx, pr);
 	procs_labels_find(p, pr);
-	procs_flabels_find(p, pr);
+	procs_flabels_find(p, pr, false);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct procs {
 	struct debuginfo *dbg;
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
+	int custom_fd;         /* custom_slots, or -1 */
 	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
@@ -92,7 +93,8 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 struct proc_label_set *procs_labels_kept(const struct procs *p, const struct proc *pr,
 					 uint32_t src, uint64_t id);
 /* procs_flabels.c: other writers' labels. */
-void procs_flabels_find(struct procs *p, struct proc *pr);
+/* At the snapshot (rescan false) and maps re-reads (true). */
+void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan);
 void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n);
 /* A union notice: make its set, or wait for its parts (procs_labels.c). */
 void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);

@@ -62,11 +62,13 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
 		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
 		     (unsigned long long)ps->label_sets_bad);
-	if (ps && (ps->go_processes || ps->go_refused || ps->flabel_sets || ps->flabel_sets_bad))
-		note(out, ps->go_refused || ps->flabel_sets_bad,
-		     "labels from other writers: %llu Go programs read, %llu not read: unknown Go version%s%s; %llu sets read, %llu refused (too many labels, unreadable: samples kept without them); %llu unions",
+	if (ps && (ps->go_processes || ps->go_refused || ps->custom_processes ||
+		   ps->custom_refused || ps->flabel_sets || ps->flabel_sets_bad))
+		note(out, ps->go_refused || ps->custom_refused || ps->flabel_sets_bad,
+		     "labels from other writers: Go %llu read, %llu unknown version%s%s; custom-labels %llu read, %llu refused (-v says why); sets %llu read, %llu refused (too many labels, unreadable: kept without them); %llu unions",
 		     (unsigned long long)ps->go_processes, (unsigned long long)ps->go_refused,
 		     ps->go_refused ? ": " : "", ps->go_refused ? ps->go_refused_version : "",
+		     (unsigned long long)ps->custom_processes, (unsigned long long)ps->custom_refused,
 		     (unsigned long long)ps->flabel_sets, (unsigned long long)ps->flabel_sets_bad,
 		     (unsigned long long)ps->label_unions);
 	if (ps && ps->label_sets_over)
