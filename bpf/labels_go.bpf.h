@@ -61,38 +61,47 @@ struct {
 	__uint(max_entries, 1);
 } go_scratch SEC(".maps");
 
-/* Copy set `labels` (the g.labels pointer; `hdr` the map's header or the
- * list's slice header) into a notice. */
-static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 id,
-					  __u32 layout, __u64 labels, const void *hdr)
+/* Copy set `labels` (the g.labels pointer) into a notice. A global
+ * function: the verifier checks it once, not on every path of on_sample
+ * (the 24 unrolled pair copies are most of this reader's instructions).
+ * It reads the set's header again: first sight only. */
+__noinline int pmubpf_go_notice(__u64 tgid_tid, __u64 pgen_layout, __u64 id, __u64 labels)
 {
-	struct pmubpf_flabel_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	__u32 tgid = tgid_tid >> 32, tid = (__u32)tgid_tid;
+	__u32 pgen = pgen_layout >> 32, layout = (__u32)pgen_layout;
+	struct pmubpf_flabel_notice *n;
 	union go_scratch *s;
 	__u32 zero = 0;
+	__u64 hmap = 0;
 
+	s = bpf_map_lookup_elem(&go_scratch, &zero);
+	if (!s)
+		return -1;
+	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
 	if (!n)
 		return -1;
 	fill_notice(&n->hdr, PMUBPF_NOTICE_FLABEL, tgid, tid, pgen, id, labels);
 	n->source = PMUBPF_LSRC_GO;
 	n->nslots = 0;
+	n->total = 0;
 	n->status = PMUBPF_FLABEL_OK;
-	s = bpf_map_lookup_elem(&go_scratch, &zero);
-	if (!s) {
-		n->status = PMUBPF_FLABEL_UNREADABLE;
-		goto out;
-	}
 	if (layout == PMUBPF_GO_MAP) {
-		const struct go_hmap *h = hdr;
+		struct go_hmap h;
 
-		n->total = h->count > 0xffff ? 0xffff : h->count;
+		if (bpf_probe_read_user(&hmap, sizeof(hmap), (void *)labels) ||
+		    bpf_probe_read_user(&h, sizeof(h), (void *)hmap)) {
+			n->status = PMUBPF_FLABEL_UNREADABLE;
+			goto out;
+		}
+		n->total = h.count > 0xffff ? 0xffff : h.count;
 		/* Up to 8 pairs fit the first bucket and never grow the map
 		 * (B stays 0); more are refused whole rather than half read
 		 * from a map that may be mid-growth. */
-		if (h->B != 0 || h->count > GO_BUCKET_SLOTS) {
+		if (h.B != 0 || h.count > GO_BUCKET_SLOTS) {
 			n->status = PMUBPF_FLABEL_TOO_MANY;
 			goto out;
 		}
-		if (bpf_probe_read_user(&s->b, sizeof(s->b), (void *)h->buckets)) {
+		if (bpf_probe_read_user(&s->b, sizeof(s->b), (void *)h.buckets)) {
 			n->status = PMUBPF_FLABEL_UNREADABLE;
 			goto out;
 		}
@@ -105,23 +114,27 @@ static __always_inline int send_go_notice(__u32 tgid, __u32 tid, __u32 pgen, __u
 						 s->b.vals[i].ptr, s->b.vals[i].len);
 		}
 	} else {
-		const struct go_str *sl = hdr; /* {array, len}; cap not read */
+		struct go_str sl; /* {array, len}; cap not read */
 
-		n->total = sl->len > 0xffff ? 0xffff : sl->len;
-		if (sl->len > PMUBPF_FLABEL_MAX) {
-			n->status = PMUBPF_FLABEL_TOO_MANY;
-			goto out;
-		}
-		if (bpf_probe_read_user(s->list, sl->len * 2 * sizeof(struct go_str) &
-						 (sizeof(s->list) - 1), (void *)sl->ptr)) {
+		if (bpf_probe_read_user(&sl, sizeof(sl), (void *)labels)) {
 			n->status = PMUBPF_FLABEL_UNREADABLE;
 			goto out;
 		}
-		n->nslots = sl->len;
+		n->total = sl.len > 0xffff ? 0xffff : sl.len;
+		if (sl.len > PMUBPF_FLABEL_MAX) {
+			n->status = PMUBPF_FLABEL_TOO_MANY;
+			goto out;
+		}
+		if (bpf_probe_read_user(s->list, sl.len * 2 * sizeof(struct go_str) &
+						 (sizeof(s->list) - 1), (void *)sl.ptr)) {
+			n->status = PMUBPF_FLABEL_UNREADABLE;
+			goto out;
+		}
+		n->nslots = sl.len;
 #pragma unroll
 		for (int i = 0; i < PMUBPF_FLABEL_MAX; i++) {
 			n->pairs[i].flags = 0;
-			if (i < sl->len)
+			if (i < sl.len)
 				flabel_copy_pair(&n->pairs[i], s->list[2 * i].ptr, s->list[2 * i].len,
 						 s->list[2 * i + 1].ptr, s->list[2 * i + 1].len);
 		}
@@ -180,7 +193,8 @@ static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 
 	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = PMUBPF_LSRC_GO };
 	__u8 one = 1;
 	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (send_go_notice(tgid, tid, pgen, id, slot->layout, labels, &hdr))
+		if (pmubpf_go_notice((__u64)tgid << 32 | tid, (__u64)pgen << 32 | slot->layout, id,
+				     labels))
 			count_drop(es, PMUBPF_DROP_NOTICE, period);
 		else
 			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
