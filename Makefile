@@ -210,13 +210,35 @@ bench-unwind: test-build
 # The scrapers' checks with the pprof parser Parca and Alloy use
 # (tests/http_client): Debian's golang-github-google-pprof-dev, built
 # offline in GOPATH mode (its module would want the network).
+GO_GOENV := GO111MODULE=off GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
+# Go workloads (issue 12: pprof labels) and the DWARF offsets reader;
+# standard library only, built offline.
+$(OUT)/tests/golabels_work: tests/workloads/golabels/main.go | $(OUT)/tests
+	$(call msg,GO,$@)
+	$(Q)cd tests/workloads/golabels && $(GO_GOENV) go build -o $(abspath $@) .
+$(OUT)/tests/gooffsets: tests/tools/gooffsets/main.go | $(OUT)/tests
+	$(call msg,GO,$@)
+	$(Q)cd tests/tools/gooffsets && $(GO_GOENV) go build -o $(abspath $@) .
+
+# The custom-labels ABI v1 from a shared library (issue 12): the ABI
+# requires a library to reach its thread-local set through a TLS
+# descriptor, which clang 14 cannot emit (-mtls-dialect=gnu2): gcc.
+CUSTOM_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
+$(OUT)/tests/libcustomlabels.so: tests/workloads/customlabels/customlabels.c tests/workloads/customlabels/customlabels.h | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)gcc $(CUSTOM_CFLAGS) -fPIC -shared -ftls-model=global-dynamic -mtls-dialect=gnu2 $< -o $@
+$(OUT)/tests/customlabels_work: tests/workloads/customlabels/work.c $(OUT)/tests/libcustomlabels.so include/pmubpf/labels.h
+	$(call msg,CC,$@)
+	$(Q)gcc $(CUSTOM_CFLAGS) $< -o $@ -L$(OUT)/tests -lcustomlabels -Wl,-rpath,'$$ORIGIN'
+
 HTTPCLIENT_GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
 $(OUT)/tests/pprof_scrape: tests/http_client/main.go | $(OUT)/tests
 	$(call msg,GO,$@)
 	$(Q)cd tests/http_client && $(HTTPCLIENT_GOENV) go build -o $(abspath $@) .
 
 test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) \
-            $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS) $(OUT)/tests/pprof_scrape
+            $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS) $(OUT)/tests/pprof_scrape \
+            $(OUT)/tests/golabels_work $(OUT)/tests/gooffsets $(OUT)/tests/customlabels_work
 
 # Includes and calls point down the layers, no circles (docs/architecture.md,
 # "Files"). It reads the objects, so it runs after the build; `make test`

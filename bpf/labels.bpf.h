@@ -7,6 +7,12 @@
  * of the thread's label word from the thread pointer. A sample reads the
  * word, then the set's unique id; the first sample of a (process, set)
  * sends userspace a copy of the set (docs/labels-abi.md).
+ *
+ * Other writers' labels (labels_go.bpf.h: Go's pprof labels;
+ * labels_custom.bpf.h: the custom-labels ABI v1) give their
+ * own ids; a sample's label key is the union of every source's id
+ * (label_key below): our id alone when no other source has labels, so a
+ * program using only our header is keyed exactly as before.
  */
 #ifndef PMUBPF_LABELS_BPF_H
 #define PMUBPF_LABELS_BPF_H
@@ -15,6 +21,8 @@ struct label_seen_key {
 	__u32 tgid;
 	__u32 pgen;
 	__u64 label;
+	__u32 src; /* enum pmubpf_label_source, or PMUBPF_LSRC_UNION */
+	__u32 pad;
 };
 
 struct {
@@ -54,21 +62,14 @@ static __always_inline int send_label_notice(__u32 tgid, __u32 tid, __u32 pgen,
 }
 
 /* The thread's label set id, from the slot its process registered. */
-static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
-				       __u32 pgen, __u64 period)
+static __always_inline __u64 own_label_id(__u32 es, __u32 tgid, __u32 tid,
+					  __u32 pgen, __u64 period, __u64 tp)
 {
 	struct pmubpf_label_slot *slot = bpf_map_lookup_elem(&label_slots, &tgid);
-	struct task_struct *task;
-	__u64 tp, set = 0, id = 0;
+	__u64 set = 0, id = 0;
 
 	if (!slot)
 		return 0;
-	task = bpf_get_current_task_btf();
-#if defined(__TARGET_ARCH_x86)
-	tp = BPF_CORE_READ(task, thread.fsbase);
-#else
-	tp = BPF_CORE_READ(task, thread.uw.tp_value);
-#endif
 	if (!tp || bpf_probe_read_user(&set, sizeof(set), (void *)(tp + slot->tls_offset))) {
 		count_drop(es, PMUBPF_DROP_LABEL_READ, period);
 		return 0;
@@ -84,7 +85,7 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 	if (!id)
 		return 0;
 
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id };
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = PMUBPF_LSRC_OURS };
 	__u8 one = 1;
 	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
 		if (send_label_notice(tgid, tid, pgen, id, set))
@@ -93,6 +94,92 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
 	}
 	return id;
+}
+
+/* Other writers' readers share these. */
+
+/* n clamped to mask (a power of two minus one) in a way the compiler
+ * cannot fold away: the verifier must see the bound at the call. */
+static __always_inline __u32 flabel_clamp(__u64 n, __u32 mask)
+{
+	__u32 v = n > mask ? mask : (__u32)n;
+
+	asm volatile("%0 &= %1" : "+r"(v) : "i"(PMUBPF_FLABEL_VAL - 1));
+	return v & mask;
+}
+
+/* One pair of a foreign set into a notice slot (key at kp, kn bytes). */
+static __always_inline void flabel_copy_pair(struct pmubpf_flabel *p, __u64 kp, __u64 kn,
+					     __u64 vp, __u64 vn)
+{
+	__u32 kl = flabel_clamp(kn, PMUBPF_FLABEL_KEY - 1);
+	__u32 vl = flabel_clamp(vn, PMUBPF_FLABEL_VAL - 1);
+
+	p->flags = PMUBPF_FLABEL_PRESENT;
+	p->klen = kn > 0xffff ? 0xffff : kn;
+	p->vlen = vn > 0xffff ? 0xffff : vn;
+	if ((kl && bpf_probe_read_user(p->key, kl, (void *)kp)) ||
+	    (vl && bpf_probe_read_user(p->val, vl, (void *)vp)))
+		p->flags |= PMUBPF_FLABEL_FAULT;
+}
+
+#include "labels_go.bpf.h"
+#include "labels_custom.bpf.h"
+
+/* Send the components of union key `key`. */
+static __always_inline int send_union_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 key,
+					     const __u64 *ids)
+{
+	struct pmubpf_lunion_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+
+	if (!n)
+		return -1;
+	fill_notice(&n->hdr, PMUBPF_NOTICE_LUNION, tgid, tid, pgen, key, 0);
+#pragma unroll
+	for (int i = 0; i < PMUBPF_LSRC__MAX; i++)
+		n->ids[i] = ids[i];
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+/* The sample's label key: every source's set id, as one u64. */
+static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
+				       __u32 pgen, __u64 period)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 ids[PMUBPF_LSRC__MAX], key, foreign = 0;
+	__u64 tp;
+
+#if defined(__TARGET_ARCH_x86)
+	tp = BPF_CORE_READ(task, thread.fsbase);
+#else
+	tp = BPF_CORE_READ(task, thread.uw.tp_value);
+#endif
+	ids[PMUBPF_LSRC_OURS] = own_label_id(es, tgid, tid, pgen, period, tp);
+	ids[PMUBPF_LSRC_GO] = go_label_id(es, tgid, tid, pgen, period, tp);
+	ids[PMUBPF_LSRC_CUSTOM] = custom_label_id(es, tgid, tid, pgen, period, tp);
+#pragma unroll
+	for (int i = 1; i < PMUBPF_LSRC__MAX; i++)
+		foreign |= ids[i];
+	if (!foreign)
+		return ids[PMUBPF_LSRC_OURS];
+	/* The union: a 64-bit mix of the ids (FNV-1a per word, as the stack
+	 * hash), named to userspace once per process and key. */
+	key = 0xcbf29ce484222325ULL;
+#pragma unroll
+	for (int i = 0; i < PMUBPF_LSRC__MAX; i++)
+		key = (key ^ ids[i]) * 0x100000001b3ULL;
+	key = key ? key : 1;
+
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = key, .src = PMUBPF_LSRC_UNION };
+	__u8 one = 1;
+	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
+		if (send_union_notice(tgid, tid, pgen, key, ids))
+			count_drop(es, PMUBPF_DROP_NOTICE, period);
+		else
+			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
+	}
+	return key;
 }
 
 #endif

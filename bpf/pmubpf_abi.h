@@ -114,6 +114,9 @@ enum pmubpf_drop {
 	                              * recorded at its start (begun before the
 	                              * recording, or the map was full): period
 	                              * = its time since the recording began */
+	PMUBPF_DROP_LABEL_FOREIGN,   /* another writer's labels (Go's, ...)
+	                              * unreadable at the sample: kept, without
+	                              * that writer's labels */
 	PMUBPF_DROP__MAX,
 };
 
@@ -219,10 +222,52 @@ struct pmubpf_label_slot {
 	__u32 pad;
 };
 
+/* Labels from other writers (docs/labels-abi.md, "Other writers"). Each
+ * source gives a sample a 64-bit id of its current set (0 = none). When
+ * only our header's id is non-zero it is the key's label as it always
+ * was; when another source's is, the key's label is a hash of all of
+ * them (the union key), whose first sight sends a
+ * pmubpf_lunion_notice naming its components, and each foreign set's
+ * first sight a pmubpf_flabel_notice with a copy of its pairs. */
+enum pmubpf_label_source {
+	PMUBPF_LSRC_OURS = 0, /* include/pmubpf/labels.h */
+	PMUBPF_LSRC_GO = 1,   /* Go's runtime/pprof labels (pprof.Do) */
+	PMUBPF_LSRC_CUSTOM = 2,/* custom-labels ABI v1 (Polar Signals) */
+	PMUBPF_LSRC__MAX,
+};
+#define PMUBPF_LSRC_UNION PMUBPF_LSRC__MAX /* seen_labels: a union key */
+
+/* go_slots[tgid]: where a Go program keeps its current goroutine's
+ * labels, from the binary's Go version (user/procs/goversion.c). */
+enum pmubpf_go_layout {
+	PMUBPF_GO_MAP = 1,   /* go1.18-1.23: g.labels -> *labelMap -> hmap
+	                      * (map[string]string; up to 8 labels, one bucket) */
+	PMUBPF_GO_SLICE = 2, /* go1.24: g.labels -> labelMap{list []label} */
+};
+struct pmubpf_go_slot {
+	__s64 g_tls;    /* the g pointer's offset from the thread pointer */
+	__u32 g_m;      /* offsetof(runtime.g, m) */
+	__u32 m_curg;   /* offsetof(runtime.m, curg) */
+	__u32 g_labels; /* offsetof(runtime.g, labels) */
+	__u32 layout;   /* enum pmubpf_go_layout */
+	__u32 pgen;     /* the generation it was read for */
+	__u32 pad;
+};
+
+/* custom_slots[tgid]: where a process using the custom-labels ABI v1
+ * keeps custom_labels_current_set (user/procs/customlabels.c). */
+struct pmubpf_custom_slot {
+	__s64 tls_offset; /* of custom_labels_current_set from the thread pointer */
+	__u32 pgen;
+	__u32 pad;
+};
+
 /* Ring buffer notices, BPF -> userspace. */
 enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_PROC = 1,  /* first sample of (tgid, pgen): snapshot it */
 	PMUBPF_NOTICE_LABEL = 2, /* first sample of (tgid, label): read the set */
+	PMUBPF_NOTICE_FLABEL = 3,/* first sample of a foreign set: its pairs */
+	PMUBPF_NOTICE_LUNION = 4,/* first sample of a union key: its parts */
 };
 struct pmubpf_notice {
 	__u32 kind; /* enum pmubpf_notice_kind */
@@ -247,6 +292,45 @@ struct pmubpf_label_notice {
 	__u32 len;  /* bytes of data copied; 0 = the copy failed */
 	__u32 pad;
 	__u8 data[PMUBPF_LABEL_SET_MAX];
+};
+
+/* A foreign set's pairs as BPF copied them (struct pmubpf_flabel_notice,
+ * hdr.label = the source's id of the set). Each pair is one slot of the
+ * writer's structure (a map bucket slot, a list element): flags say
+ * whether it holds a pair, and whether it was cut or unreadable. */
+#define PMUBPF_FLABEL_MAX 16
+#define PMUBPF_FLABEL_KEY 64  /* bytes copied at most, with room for a NUL */
+#define PMUBPF_FLABEL_VAL 256
+enum pmubpf_flabel_flags {
+	PMUBPF_FLABEL_PRESENT = 1, /* the slot holds a pair */
+	PMUBPF_FLABEL_FAULT = 2,   /* a string was unreadable */
+};
+struct pmubpf_flabel {
+	__u32 flags;
+	__u32 klen, vlen; /* the writer's lengths (more than copied: cut) */
+	__u32 pad;
+	char key[PMUBPF_FLABEL_KEY];
+	char val[PMUBPF_FLABEL_VAL];
+};
+enum pmubpf_flabel_status {
+	PMUBPF_FLABEL_OK = 0,
+	PMUBPF_FLABEL_TOO_MANY = 1, /* more pairs than BPF reads (a Go map
+	                             * past one bucket): none copied */
+	PMUBPF_FLABEL_UNREADABLE = 2,/* the structure itself was unreadable */
+};
+struct pmubpf_flabel_notice {
+	struct pmubpf_notice hdr;
+	__u32 source; /* enum pmubpf_label_source */
+	__u32 nslots; /* pairs[] slots filled in */
+	__u32 total;  /* pairs the writer said it had */
+	__u32 status; /* enum pmubpf_flabel_status */
+	struct pmubpf_flabel pairs[PMUBPF_FLABEL_MAX];
+};
+
+/* A union key's components (hdr.label = the key). */
+struct pmubpf_lunion_notice {
+	struct pmubpf_notice hdr;
+	__u64 ids[PMUBPF_LSRC__MAX];
 };
 
 #endif

@@ -23,8 +23,10 @@ fi
 
 # -p: attach to a running process; only the recorded window counts, so
 # the truth is the whole run's and the window must be representative:
-# the workload's pattern repeats every few milliseconds.
-"$B/labels_work" 4 >"$TMP/p.truth" & lp=$!
+# the workload's pattern repeats every few milliseconds. It runs 8 s so
+# that a slow start (BPF verification on a loaded machine: seconds) still
+# leaves the whole -d 3 window inside its run.
+"$B/labels_work" 8 >"$TMP/p.truth" & lp=$!
 sleep 0.3
 if "$PMUBPF" -F 999 -p $lp -d 3 -o "$TMP/p.pb.gz" 2>"$TMP/p.err"; then
 	wait $lp

@@ -34,6 +34,7 @@ static const struct {
 	[PMUBPF_DROP_DATA_FULL] = { "data_map_full", LOST },
 	[PMUBPF_DROP_OFFCPU_FULL] = { "offcpu_map_full", LOST },
 	[PMUBPF_DROP_OFFCPU_UNSEEN] = { "offcpu_unseen", LOST },
+	[PMUBPF_DROP_LABEL_FOREIGN] = { "label_foreign", LOST },
 };
 
 void metrics__self(struct metrics *m)

@@ -64,6 +64,8 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 		return NULL;
 	p->sc = sc;
 	p->slots_fd = label_slots_fd;
+	p->go_fd = -1;
+	p->custom_fd = -1;
 	p->seen_fd = seen_fd;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
@@ -99,6 +101,7 @@ void procs__free(struct procs *p)
 	for (size_t i = 0; i < p->nsets; i++)
 		free(p->sets[i].set);
 	free(p->sets);
+	free(p->unions);
 	hashtab__free(p->index);
 	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);
@@ -349,6 +352,7 @@ static int rescan(struct procs *p, struct proc *pr, bool scheduled)
 		 * Python extension module dlopen()ed after the first sample. */
 		if (pr->label_state == LABELS_NONE)
 			procs_labels_find(p, pr);
+		procs_flabels_find(p, pr, true);
 	}
 	procmaps__free(&fresh);
 	return 0;
@@ -386,6 +390,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	if (p->maps_hook)
 		p->maps_hook(p->maps_hook_ctx, pr);
 	procs_labels_find(p, pr);
+	procs_flabels_find(p, pr, false);
 	return 0;
 }
 
@@ -502,6 +507,18 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 			pr = add(p, n->tgid, n->pgen, n->comm);
 		if (pr)
 			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
+	}
+	if (n->kind == PMUBPF_NOTICE_FLABEL && size >= sizeof(struct pmubpf_flabel_notice)) {
+		if (!pr)
+			pr = add(p, n->tgid, n->pgen, n->comm);
+		if (pr)
+			procs_flabels_notice(p, pr, (const struct pmubpf_flabel_notice *)n);
+	}
+	if (n->kind == PMUBPF_NOTICE_LUNION && size >= sizeof(struct pmubpf_lunion_notice)) {
+		if (!pr)
+			pr = add(p, n->tgid, n->pgen, n->comm);
+		if (pr)
+			procs_labels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
 	}
 	return 0;
 }

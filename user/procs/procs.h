@@ -46,6 +46,7 @@ struct proc {
 	uint32_t label_sets;      /* sets kept, and their bytes (caps: */
 	uint32_t label_bytes;     /* LABEL_SETS_*, LABEL_BYTES_*) */
 	bool label_sets_over;     /* a set was not kept: over a cap */
+	bool custom_done;         /* custom-labels writer found or refused */
 	/* symbols beyond mapped files (procsyms.c) */
 	bool other_mntns;         /* in another mount namespace than pmubpf */
 	struct perfmap_src jit_src;
@@ -70,6 +71,16 @@ struct procs_stats {
 	uint64_t label_sets_bad;   /* malformed set */
 	uint64_t label_sets_over;  /* not kept: a cap on sets or bytes reached */
 	uint64_t label_bytes;      /* memory of the sets kept */
+	/* labels from other writers (procs_flabels.c) */
+	uint64_t go_processes;     /* Go programs whose labels BPF reads */
+	uint64_t go_refused;       /* Go programs refused: version unknown */
+	uint64_t custom_processes; /* custom-labels v1 writers read */
+	uint64_t custom_refused;   /* ... refused: version, TLS (dynamic) */
+	char go_refused_version[32]; /* the last refused one's version */
+	uint64_t flabel_sets;      /* other writers' sets read */
+	uint64_t flabel_sets_bad;  /* refused: too many labels, unreadable,
+	                            * malformed */
+	uint64_t label_unions;     /* label sets made of several writers' */
 	uint64_t over_cap;         /* processes not recorded: max_procs reached */
 	uint64_t collected;        /* dead processes forgotten (procs__gc) */
 	size_t max_procs;
@@ -80,6 +91,11 @@ struct procs_stats {
  * seen_fd: the BPF map tgid -> generation (to tell whether a process is
  * still in the address space a snapshot was taken of), or -1. */
 struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd);
+/* go_slots_fd: the BPF map tgid -> struct pmubpf_go_slot (Go programs'
+ * pprof labels), or -1 (the default: Go labels not read). */
+void procs__set_go_slots(struct procs *p, int go_slots_fd);
+/* custom_slots_fd: tgid -> struct pmubpf_custom_slot, or -1 (default). */
+void procs__set_custom_slots(struct procs *p, int custom_slots_fd);
 /* At most max process records (default PROCS_MAX): beyond, a process is
  * not snapshotted (its samples stay, unsymbolized, comm "[unknown]";
  * counted in over_cap). Each recorded process has at least one counts map
@@ -167,6 +183,7 @@ struct proc_label_set {
 	uint32_t n;
 	bool truncated;
 	bool ours;          /* pmubpf's own (e.g. [too many sets]): keys as they are */
+	uint8_t source;     /* enum pmubpf_label_source, or PMUBPF_LSRC_UNION */
 	struct label_kv pairs[];
 };
 /* The label set `id` of proc, or NULL if it was never read. A process

@@ -25,6 +25,8 @@ struct procs {
 	struct symcache *sc;
 	struct debuginfo *dbg;
 	int slots_fd;
+	int go_fd;             /* go_slots, or -1 */
+	int custom_fd;         /* custom_slots, or -1 */
 	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
@@ -35,7 +37,9 @@ struct procs {
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
 	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
-	struct hashtab *set_index; /* (proc, id) -> index in sets */
+	struct hashtab *set_index; /* (proc, source, id) -> index in sets */
+	struct union_rec *unions;  /* union keys whose sets are not all read */
+	size_t nunions, capunions;
 	struct procs_stats st;
 	int verbose;
 	bool data_maps;        /* --data-addr: pr->data_maps kept */
@@ -54,6 +58,15 @@ struct set_rec {
 struct set_key {
 	const struct proc *pr;
 	uint64_t id;
+	uint32_t src; /* enum pmubpf_label_source, or PMUBPF_LSRC_UNION */
+};
+
+/* A union key (several writers' sets on one sample) not made yet: one of
+ * its sets has not been read (its notice comes later, or never). */
+struct union_rec {
+	const struct proc *pr;
+	uint64_t key;
+	uint64_t ids[PMUBPF_LSRC__MAX];
 };
 
 /* Is pr's tgid still in the address space of generation pr->pgen? The
@@ -79,6 +92,21 @@ void procs_labels_find(struct procs *p, struct proc *pr);
 void procs_labels_retry(struct procs *p, struct proc *pr);
 /* A label notice: decode BPF's copy of the set (or read it) and keep it. */
 void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n);
+/* Keep a decoded set of source src (enum pmubpf_label_source, or
+ * PMUBPF_LSRC_UNION) under the caps; make the unions waiting for it. */
+void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const struct label_set *set);
+struct proc_label_set *procs_labels_kept(const struct procs *p, const struct proc *pr,
+					 uint32_t src, uint64_t id);
+/* procs_flabels.c: other writers' labels. */
+/* At the snapshot (rescan false) and maps re-reads (true). */
+void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan);
+void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n);
+/* A union notice: make its set, or wait for its parts (procs_labels.c). */
+void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);
+/* A set of pr was kept: make the waiting unions it completes. */
+void procs_labels_complete(struct procs *p, const struct proc *pr);
+/* procs__gc: forget the waiting unions of processes dead before `before`. */
+void procs_labels_forget_unions(struct procs *p, int64_t before);
 /* hashtab equality for p->set_index. */
 /* procs__gc: drop the sets of processes dead before `before` and index
  * the rest in `index` (empty, room reserved), which replaces the old. */

@@ -12,10 +12,12 @@
 #include "lib/hashtab.h"
 #include "procs_int.h"
 #include "lib/grow.h"
+#include "flabels.h"
+#include <stdio.h>
 
-static uint64_t set_hash(const struct proc *pr, uint64_t id)
+static uint64_t set_hash(const struct proc *pr, uint32_t src, uint64_t id)
 {
-	return hashtab__hash_mix(hashtab__hash_u64((uintptr_t)pr), id);
+	return hashtab__hash_mix(hashtab__hash_u64((uintptr_t)pr + src), id);
 }
 
 bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx)
@@ -23,7 +25,8 @@ bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx)
 	const struct set_key *k = key;
 	struct procs *p = ctx;
 
-	return p->sets[idx].pr == k->pr && p->sets[idx].set->id == k->id;
+	return p->sets[idx].pr == k->pr && p->sets[idx].set->id == k->id &&
+	       p->sets[idx].set->source == k->src;
 }
 
 /* Runtime address of a link-time vaddr in the object mapped by m (the
@@ -96,18 +99,19 @@ void procs_labels_find(struct procs *p, struct proc *pr)
 	pr->label_state = LABELS_NONE;
 }
 
-static struct proc_label_set *kept(const struct procs *p, const struct proc *pr, uint64_t id)
+struct proc_label_set *procs_labels_kept(const struct procs *p, const struct proc *pr,
+					 uint32_t src, uint64_t id)
 {
-	struct set_key k = { pr, id };
+	struct set_key k = { pr, id, src };
 	uint64_t idx;
 
-	if (hashtab__find(p->set_index, set_hash(pr, id), &k, &idx))
+	if (hashtab__find(p->set_index, set_hash(pr, src, id), &k, &idx))
 		return p->sets[idx].set;
 	return NULL;
 }
 
 /* Copy set into one allocation sized to its strings. */
-static struct proc_label_set *pack(const struct label_set *set, size_t *bytes)
+static struct proc_label_set *pack(const struct label_set *set, uint32_t src, size_t *bytes)
 {
 	size_t size = sizeof(struct proc_label_set) + set->n * sizeof(struct label_kv);
 	struct proc_label_set *ps;
@@ -122,6 +126,7 @@ static struct proc_label_set *pack(const struct label_set *set, size_t *bytes)
 	ps->n = set->n;
 	ps->truncated = set->truncated;
 	ps->ours = false;
+	ps->source = (uint8_t)src;
 	s = (char *)&ps->pairs[set->n];
 	for (uint32_t i = 0; i < set->n; i++) {
 		size_t k = strlen(set->pairs[i].key) + 1, v = strlen(set->pairs[i].value) + 1;
@@ -141,16 +146,10 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	uint64_t id = n->hdr.label;
 	struct label_set set; /* 5 KiB of fixed buffers: only while decoding */
 	const char *why = NULL;
-	size_t bytes;
 	int err;
 
-	if (kept(p, pr, id))
+	if (procs_labels_kept(p, pr, PMUBPF_LSRC_OURS, id))
 		return;
-	if (pr->label_sets >= LABEL_SETS_PER_PROC || p->nsets >= LABEL_SETS_MAX) {
-		p->st.label_sets_over++;
-		pr->label_sets_over = true;
-		return;
-	}
 	if (n->len && n->len <= sizeof(n->data))
 		err = labels__parse_set(n->data, n->len, id, &set, &why);
 	else
@@ -163,7 +162,22 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 		p->st.label_sets_bad++;
 		return;
 	}
-	struct proc_label_set *ps = pack(&set, &bytes);
+	procs_labels_keep(p, pr, PMUBPF_LSRC_OURS, &set);
+}
+
+void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const struct label_set *set)
+{
+	uint64_t id = set->id;
+	size_t bytes;
+
+	if (procs_labels_kept(p, pr, src, id))
+		return;
+	if (pr->label_sets >= LABEL_SETS_PER_PROC || p->nsets >= LABEL_SETS_MAX) {
+		p->st.label_sets_over++;
+		pr->label_sets_over = true;
+		return;
+	}
+	struct proc_label_set *ps = pack(set, src, &bytes);
 	if (!ps)
 		return;
 	if (pr->label_bytes + bytes > LABEL_BYTES_PER_PROC || p->set_bytes + bytes > LABEL_BYTES_MAX) {
@@ -176,7 +190,7 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 		free(ps);
 		return;
 	}
-	if (hashtab__insert(p->set_index, set_hash(pr, id), p->nsets)) {
+	if (hashtab__insert(p->set_index, set_hash(pr, src, id), p->nsets)) {
 		free(ps);
 		return;
 	}
@@ -188,7 +202,14 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	pr->label_bytes += (uint32_t)bytes;
 	p->set_bytes += bytes;
 	p->st.label_bytes = p->set_bytes;
-	p->st.label_sets++;
+	if (src == PMUBPF_LSRC_OURS)
+		p->st.label_sets++;
+	else if (src == PMUBPF_LSRC_UNION)
+		p->st.label_unions++;
+	else
+		p->st.flabel_sets++;
+	if (src != PMUBPF_LSRC_UNION)
+		procs_labels_complete(p, pr);
 }
 
 /* What the samples of a set not kept (over a cap) are labelled with. */
@@ -212,8 +233,12 @@ static const struct proc_label_set *too_many(void)
 const struct proc_label_set *procs__label_set(const struct procs *p,
 					      const struct proc *pr, uint64_t id)
 {
-	const struct proc_label_set *s = kept(p, pr, id);
+	/* A union key first: an id of our header equal to one would have
+	 * to collide in 64 bits. */
+	const struct proc_label_set *s = procs_labels_kept(p, pr, PMUBPF_LSRC_UNION, id);
 
+	if (!s)
+		s = procs_labels_kept(p, pr, PMUBPF_LSRC_OURS, id);
 	return s ? s : pr->label_sets_over ? too_many() : NULL;
 }
 
@@ -232,9 +257,90 @@ void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index)
 			continue;
 		}
 		p->sets[k] = p->sets[i];
-		hashtab__insert(index, set_hash(pr, p->sets[k].set->id), k); /* reserved */
+		hashtab__insert(index, set_hash(pr, p->sets[k].set->source, p->sets[k].set->id),
+				k); /* reserved */
 		k++;
 	}
 	p->nsets = k;
 	p->st.label_bytes = p->set_bytes;
+	procs_labels_forget_unions(p, before);
+}
+
+/* Union sets: a sample on which several writers had labels is keyed by
+ * a union key (bpf/labels.bpf.h); its set is our header's pairs first
+ * (they win a clash), then each other writer's in source order. */
+
+/* Make union u's set if all of its parts are read: true if made (or
+ * never to be made: no memory). */
+static bool make_union(struct procs *p, const struct union_rec *u)
+{
+	struct label_set merged; /* 5 KiB of fixed buffers, only here */
+
+	memset(&merged, 0, offsetof(struct label_set, pairs));
+	merged.id = u->key;
+	for (uint32_t src = 0; src < PMUBPF_LSRC__MAX; src++) {
+		const struct proc_label_set *s;
+		struct label_set part;
+
+		if (!u->ids[src])
+			continue;
+		s = procs_labels_kept(p, u->pr, src, u->ids[src]);
+		if (!s)
+			return false;
+		part.n = 0;
+		part.truncated = s->truncated;
+		for (uint32_t i = 0; i < s->n && part.n < LABELS_MAX; i++) {
+			snprintf(part.pairs[part.n].key, LABELS_KEY_MAX, "%s", s->pairs[i].key);
+			snprintf(part.pairs[part.n].value, LABELS_VALUE_MAX, "%s", s->pairs[i].value);
+			part.n++;
+		}
+		flabels__union(&merged, &part);
+	}
+	procs_labels_keep(p, (struct proc *)u->pr, PMUBPF_LSRC_UNION, &merged);
+	return true;
+}
+
+void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n)
+{
+	struct union_rec u = { .pr = pr, .key = n->hdr.label };
+
+	if (procs_labels_kept(p, pr, PMUBPF_LSRC_UNION, u.key))
+		return;
+	for (size_t i = 0; i < p->nunions; i++)
+		if (p->unions[i].pr == pr && p->unions[i].key == u.key)
+			return;
+	memcpy(u.ids, n->ids, sizeof(u.ids));
+	if (make_union(p, &u))
+		return;
+	if (GROW(p->unions, p->capunions, p->nunions, 1))
+		return;
+	p->unions[p->nunions++] = u;
+}
+
+void procs_labels_complete(struct procs *p, const struct proc *pr)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nunions; i++) {
+		struct union_rec u = p->unions[i];
+
+		if (u.pr == pr && make_union(p, &u))
+			continue;
+		p->unions[k++] = u;
+	}
+	p->nunions = k;
+}
+
+void procs_labels_forget_unions(struct procs *p, int64_t before)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nunions; i++) {
+		const struct proc *pr = p->unions[i].pr;
+
+		if (pr->dead && pr->dead_ns < before)
+			continue;
+		p->unions[k++] = p->unions[i];
+	}
+	p->nunions = k;
 }

@@ -390,6 +390,10 @@ int session__build(struct session *s)
 	if (!s->sc)
 		return fail(s, "setting up the symbol cache: %s", strerror(errno));
 	s->procs = procs__new(s->sc, bpf_map__fd(skel->maps.label_slots), bpf_map__fd(skel->maps.seen));
+	if (s->procs) {
+		procs__set_go_slots(s->procs, bpf_map__fd(skel->maps.go_slots));
+		procs__set_custom_slots(s->procs, bpf_map__fd(skel->maps.custom_slots));
+	}
 	if (!s->procs)
 		return fail(s, "setting up the process registry: %s", strerror(errno));
 	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */

@@ -19,6 +19,7 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_NOTICE, "lost: %llu process/label notices: ring buffer full (retried on later samples)", HINT_NONE },
 	{ PMUBPF_DROP_LABEL_READ, "lost: %llu label reads: label word unreadable (samples kept unlabelled)", HINT_NONE },
 	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
+	{ PMUBPF_DROP_LABEL_FOREIGN, "lost: %llu labels from other writers (Go): their memory unreadable at the sample (samples kept without them)", HINT_NONE },
 	{ PMUBPF_DROP_GROUP_READ, "lost: %llu intervals: the group member's counter was unreadable at its leader's sample", HINT_NONE },
 	{ PMUBPF_DROP_DATA_FULL, "lost: %llu data addresses: data map full (--counts-map-size %u sizes it): those samples are in the code profile only", HINT_COUNTS_MAP },
 	{ PMUBPF_DROP_OFFCPU_FULL, "lost: %llu off-CPU waits: the waits map was full when they began (%u threads off CPU at once)", HINT_OFFCPU_MAP },
@@ -65,6 +66,15 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
 		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
 		     (unsigned long long)ps->label_sets_bad);
+	if (ps && (ps->go_processes || ps->go_refused || ps->custom_processes ||
+		   ps->custom_refused || ps->flabel_sets || ps->flabel_sets_bad))
+		note(out, ps->go_refused || ps->custom_refused || ps->flabel_sets_bad,
+		     "labels from other writers: Go %llu read, %llu unknown version%s%s; custom-labels %llu read, %llu refused (-v says why); sets %llu read, %llu refused (too many labels, unreadable: kept without them); %llu unions",
+		     (unsigned long long)ps->go_processes, (unsigned long long)ps->go_refused,
+		     ps->go_refused ? ": " : "", ps->go_refused ? ps->go_refused_version : "",
+		     (unsigned long long)ps->custom_processes, (unsigned long long)ps->custom_refused,
+		     (unsigned long long)ps->flabel_sets, (unsigned long long)ps->flabel_sets_bad,
+		     (unsigned long long)ps->label_unions);
 	if (ps && ps->label_sets_over)
 		note(out, true, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all; %llu KiB kept): samples labelled %s=[too many sets]",
 		     (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# golabels.sh — Go's pprof labels in pmubpf's profile (issue 12): a Go
+# program labels its work with pprof.Do and measures, itself, the CPU
+# time under each label (tests/workloads/golabels); pmubpf's tenant=
+# shares must be within k binomial sigma of that truth under
+# `-- command`, -p (attached after start) and -a (the program started
+# after pmubpf), with the nested label (req=1) carried into a goroutine
+# started inside pprof.Do. pmubpf's offsets table must agree with the
+# binary's own DWARF; a Go version not in the table is refused, counted
+# in the profile's comments and on stderr, and its samples kept.
+source "$(dirname "$0")/lib.sh"
+need_root offsets_match_dwarf command_shares command_nested command_tags p_shares a_shares unknown_version_refused
+
+NAMES=tenant=a,tenant=b,tenant=c
+W=$B/golabels_work
+
+# The table (goversion.c) against the DWARF of the Go we build with.
+want=$("$B/gooffsets" "$W" 2>&1); got=$("$B/goversion_dump" "$W" 2>&1)
+if [[ -n $want && $got == "$want "* ]]; then pass offsets_match_dwarf
+else fail offsets_match_dwarf "DWARF says '$want', pmubpf's table '$got'"; fi
+
+if "$PMUBPF" -F 999 -o "$TMP/cmd.pb.gz" -- "$W" 3 >"$TMP/cmd.truth" 2>"$TMP/cmd.err"; then
+	check command_shares $CHECK shares "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --by tag:tenant --names $NAMES
+	# tenant=b's work runs in a goroutine started inside the nested
+	# pprof.Do: it inherits both labels (Go's rule).
+	check command_nested $CHECK expect "$TMP/cmd.pb.gz" --func main.burn --tag tenant=b --tag req=1
+	# go tool pprof -tags reads them as labels of the profile.
+	tags=$(HOME=${HOME:-/root} GOCACHE=$TMP/gocache go tool pprof -tags "$TMP/cmd.pb.gz" 2>/dev/null)
+	if grep -q 'tenant: Total' <<<"$tags" && grep -qE '\): a$' <<<"$tags" && grep -qE '\): 1$' <<<"$tags"
+	then pass command_tags; else fail command_tags "go tool pprof -tags: $(tr '\n' ' ' <<<"$tags" | cut -c1-300)"; fi
+else
+	fail command_shares "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"
+fi
+
+# -p: attached after start. The truth is the CPU time between SIGUSR1,
+# sent once pmubpf says it is recording, and SIGUSR2, sent just before
+# it is stopped: the other work on this machine changes the program's
+# shares over time, so the whole run's would not be the window's.
+"$W" 8 >"$TMP/p.truth" & gp=$!
+sleep 0.3
+if start_recorder "$TMP/p.err" -F 999 -p $gp -o "$TMP/p.pb.gz"; then
+	kill -USR1 $gp
+	sleep 3
+	kill -USR2 $gp
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	wait $gp
+	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:tenant --names $NAMES
+else
+	fail p_shares "pmubpf failed: $(tail -n1 "$TMP/p.err")"
+	wait $gp
+fi
+
+# -a: the Go program started after pmubpf. Under -a pmubpf first reads
+# every running process (a second or more of CPU on this machine), which
+# both delays the Go program's snapshot (its samples before it are
+# unlabelled) and competes with it for the CPUs (changing its shares for
+# a while). So its work starts after 2 s of sleep.
+if start_recorder "$TMP/a.err" -a -F 999 -o "$TMP/a.pb.gz"; then
+	"$W" 3 2 >"$TMP/a.truth"
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	check a_shares $CHECK shares "$TMP/a.pb.gz" "$TMP/a.truth" --by tag:tenant --names $NAMES
+else
+	fail a_shares "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+fi
+
+# A Go pmubpf does not know (the buildinfo's version rewritten to
+# go1.99.8, same length): refused, counted, said; samples kept unlabelled.
+python3 - "$W" "$TMP/go199" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+i = b.index(b"\xff Go buildinf:")
+j = b.index(b"go1.", i)
+v = b[j:j + 8]
+b = b[:j] + b"go1.99" + b[j + 6:]
+open(sys.argv[2], "wb").write(b)
+PY
+chmod +x "$TMP/go199"
+if "$PMUBPF" -F 999 -o "$TMP/u.pb.gz" -- "$TMP/go199" 1 >/dev/null 2>"$TMP/u.err"; then
+	check unknown_version_refused python3 - "$ROOT" "$TMP/u.pb.gz" "$TMP/u.err" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+p = check.load(sys.argv[2])
+err = open(sys.argv[3]).read()
+want = "Go 0 read, 1 unknown version: go1.99.8"
+if not any(want in c for c in p["comments"]):
+    sys.exit("no comment saying %r: %s" % (want, p["comments"]))
+if want not in err:
+    sys.exit("stderr does not say %r" % want)
+n = sum(s["values"][0] for s in p["samples"])
+lab = sum(s["values"][0] for s in p["samples"] if "tenant" in s["labels"])
+if n < 300 or lab:
+    sys.exit("%d samples, %d labelled: want >= 300 kept, none labelled" % (n, lab))
+print("refused, counted; %d samples kept unlabelled" % n)
+PY
+else
+	fail unknown_version_refused "pmubpf failed: $(tail -n1 "$TMP/u.err")"
+fi

@@ -1,0 +1,160 @@
+// golabels_work — a Go program that labels its work with runtime/pprof's
+// pprof.Do (issue 12) and measures, itself, the CPU time spent under each
+// label: the truth pmubpf's Go-labels reader is checked against.
+//
+// Three goroutines, each locked to its own OS thread (so that the
+// thread's CPU clock, CLOCK_THREAD_CPUTIME_ID, is the goroutine's CPU
+// time), run under pprof.Do with tenant=a, b, c. They burn at different
+// duty cycles (a always, b half, c a quarter of each 4 ms round), so the
+// shares differ and stay the same over any window of a few rounds (-p
+// attaches after start). tenant=b's work runs in a goroutine started
+// inside pprof.Do, which inherits the labels (Go's rule), under a nested
+// pprof.Do adding req=1 (two labels in one set).
+//
+// Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
+// NANOSECONDS". DELAY seconds of sleep first let a system-wide pmubpf
+// finish reading the processes already running before the work starts.
+// SIGUSR1 then SIGUSR2 mark a window (a -p recording's): the truth
+// printed is then the CPU time between the two, not the whole run's, so
+// that a change of load on the machine cannot make the window differ
+// from its truth. Each worker's CPU time is read from
+// /proc/self/task/TID/schedstat (its thread's, in ns) at the marks.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
+
+func threadCPU() int64 {
+	var ts syscall.Timespec
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+var sink uint64
+
+//go:noinline
+func burn(d time.Duration) {
+	end := time.Now().Add(d)
+	x := sink
+	for time.Now().Before(end) {
+		for i := 0; i < 2000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	sink = x
+}
+
+// taskCPU is thread tid's CPU time in ns (schedstat's first field).
+func taskCPU(tid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", tid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseInt(f[0], 10, 64)
+	return v
+}
+
+var tids sync.Map // label -> its worker's thread id
+
+// work runs rounds of `busy` burning then 4ms-busy asleep until the
+// deadline, on this goroutine's own thread, and returns its CPU time.
+func work(label string, deadline time.Time, busy time.Duration) int64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tids.Store(label, syscall.Gettid())
+	start := threadCPU()
+	for time.Now().Before(deadline) {
+		burn(busy)
+		if idle := 4*time.Millisecond - busy; idle > 0 {
+			time.Sleep(idle)
+		}
+	}
+	return threadCPU() - start
+}
+
+func main() {
+	secs := 3.0
+	if len(os.Args) > 1 {
+		if v, err := strconv.ParseFloat(os.Args[1], 64); err == nil {
+			secs = v
+		}
+	}
+	if len(os.Args) > 2 {
+		if v, err := strconv.ParseFloat(os.Args[2], 64); err == nil {
+			time.Sleep(time.Duration(v * float64(time.Second)))
+		}
+	}
+	// The window marks: CPU time per label at SIGUSR1 and at SIGUSR2.
+	marks := make(chan os.Signal, 2)
+	signal.Notify(marks, syscall.SIGUSR1, syscall.SIGUSR2)
+	var wmu sync.Mutex
+	window := map[string]int64{}
+	windowed := false
+	go func() {
+		for sig := range marks {
+			wmu.Lock()
+			tids.Range(func(k, v any) bool {
+				if sig == syscall.SIGUSR1 {
+					window[k.(string)] -= taskCPU(v.(int))
+				} else {
+					window[k.(string)] += taskCPU(v.(int))
+					windowed = true
+				}
+				return true
+			})
+			wmu.Unlock()
+		}
+	}()
+	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	truth := map[string]int64{}
+	add := func(k string, ns int64) { mu.Lock(); truth[k] += ns; mu.Unlock() }
+	ctx := context.Background()
+
+	wg.Add(3)
+	go pprof.Do(ctx, pprof.Labels("tenant", "a"), func(context.Context) {
+		defer wg.Done()
+		add("tenant=a", work("tenant=a", deadline, 4*time.Millisecond))
+	})
+	go pprof.Do(ctx, pprof.Labels("tenant", "b"), func(ctx context.Context) {
+		pprof.Do(ctx, pprof.Labels("req", "1"), func(context.Context) {
+			// A goroutine started here inherits tenant=b, req=1.
+			go func() {
+				defer wg.Done()
+				add("tenant=b", work("tenant=b", deadline, 2*time.Millisecond))
+			}()
+		})
+	})
+	go pprof.Do(ctx, pprof.Labels("tenant", "c"), func(context.Context) {
+		defer wg.Done()
+		add("tenant=c", work("tenant=c", deadline, 1*time.Millisecond))
+	})
+	wg.Wait()
+	wmu.Lock()
+	if windowed {
+		truth = window
+	}
+	wmu.Unlock()
+	for _, k := range []string{"tenant=a", "tenant=b", "tenant=c"} {
+		fmt.Printf("truth %s %d\n", k, truth[k])
+	}
+}
