@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 C=corpus
-mkdir -p $C/{symbols,procmaps,perfmap,ehframe,labels,ksyms,pmu_sysfs,events,cli,http}
+mkdir -p $C/{symbols,procmaps,perfmap,ehframe,labels,ksyms,pmu_sysfs,events,cli,http,flabels}
 
 # symbols: one selector byte (0 ELF, 1 perf map, 2 MiniDebugInfo), then
 # a tiny static ELF with DWARF and inlining, the same stripped, a perf
@@ -112,4 +112,50 @@ printf 'list' >$C/cli/list
 printf 'GET /debug/pprof/profile?seconds=5&event=cpu-clock&hz=99 HTTP/1.1\r\nHost: x\r\n\r\n' >$C/http/profile
 printf 'GET /debug/pprof/profile?event=cpu%%2Fevent%%3D0x3c%%2F&seconds=2.5+ HTTP/1.0\n\n' >$C/http/escaped
 printf 'HEAD / HTTP/1.1\r\n\r\n' >$C/http/head
+# flabels: 0 + a Go binary's .go.buildinfo section (Debian's Go); 1 + a
+# foreign set's notice as BPF fills it (two pairs, a duplicate key, an
+# empty key, a cut value).
+cat >"$T/gv.go" <<'GO'
+package main
+
+func main() {}
+GO
+(cd "$T" && GO111MODULE=off GOFLAGS= go build -o gv gv.go)
+objcopy -O binary --only-section=.go.buildinfo "$T/gv" "$T/bi"
+{ printf '\0'; cat "$T/bi"; } >$C/flabels/buildinfo_go
+cat >"$T/fl.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+#include "pmubpf_abi.h"
+static void pair(struct pmubpf_flabel *p, const char *k, const char *v, unsigned vlen)
+{
+	p->flags = PMUBPF_FLABEL_PRESENT;
+	p->klen = strlen(k);
+	p->vlen = vlen;
+	strcpy(p->key, k);
+	strcpy(p->val, v);
+}
+int main(void)
+{
+	static struct pmubpf_flabel_notice n;
+	n.hdr.kind = 3;
+	n.hdr.label = 0x1234;
+	n.source = PMUBPF_LSRC_GO;
+	n.nslots = 5;
+	n.total = 5;
+	pair(&n.pairs[0], "tenant", "blue", 4);
+	pair(&n.pairs[1], "endpoint", "/api", 4);
+	pair(&n.pairs[2], "tenant", "red", 3);
+	pair(&n.pairs[3], "", "empty", 5);
+	pair(&n.pairs[4], "long", "cut", 1000);
+	putchar(1);
+	fwrite(&n, sizeof(n), 1, stdout);
+	return 0;
+}
+C
+clang -I ../../bpf -o "$T/fl" "$T/fl.c"
+"$T/fl" >$C/flabels/notice
+
 ls -l $C/*
