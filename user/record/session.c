@@ -28,6 +28,7 @@
 #include "report/drain.h"
 #include "report/report.h"
 #include "session.h"
+#include "session_int.h"
 #include "report/symbolize.h"
 #include "status.h"
 #include "targets.h"
@@ -85,110 +86,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static uint32_t next_pow2(uint64_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v && p < (1u << 31))
-		p <<= 1;
-	return p;
-}
-
-static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-double session__window(const struct config *cfg)
-{
-	double w = cfg->window > 0 ? cfg->window : SESSION_WINDOW;
-
-	return cfg->every > 0 && cfg->every < w ? cfg->every : w;
-}
-
-void session__map_sizes(const struct config *cfg, int ncpus,
-			uint32_t *stack_entries, uint32_t *count_entries)
-{
-	/* Expected samples: rate x CPUs x seconds x events. A period gives
-	 * no rate; assume 1000/s per CPU. No -d: size for a minute. Distinct
-	 * keys are a fraction of samples for long-lived processes, but not
-	 * under process churn: with ASLR every short-lived process's user
-	 * stacks are new (a fork-heavy 10 s on 2 CPUs: 10k distinct of 13k
-	 * samples, which overflowed samples/4; `make bench-churn` lost 6% of
-	 * its samples to a counts map of samples/2). Counts entries are ~100
-	 * bytes, so there is one per expected sample, the worst case; stack
-	 * map entries cost ~1 KiB each (127 frames), so they get half and
-	 * are capped lower. A windowed recording (--every, --http) runs for
-	 * days under whatever churn comes: its stacks get one per expected
-	 * sample of a window too (a 30 min soak under churn lost up to 4748
-	 * user stacks a 10 s window to samples/2), which a short window keeps
-	 * affordable (10 s on 2 CPUs: 32768, 2 x 32 MiB). */
-	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
-	double rate = cfg->period ? 1000 : (double)cfg->freq;
-	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
-
-	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
-		: next_pow2(clamp_u64(cfg->every > 0 ? samples : samples / 2, 16384, 65536));
-	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
-		: next_pow2(clamp_u64(samples, 16384, 262144));
-}
-
-struct command {               /* `-- command` */
-	pid_t pid;             /* 0: none, or reaped */
-	int go_fd, err_fd;     /* held before exec (targets__start_command) */
-	int status;            /* waitpid's, once done */
-	bool done;
-};
-
-struct session {
-	const struct config *cfg;
-	bool quiet;
-	int status;                  /* exit status of a failed phase */
-	char err[512];
-	int *cpus, ncpus;
-	uint32_t stack_entries, count_entries;
-	bool dwarf;
-	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
-	bool offcpu;                 /* -e off-cpu: on_switch loaded (offcpu.h) */
-	struct pmubpf_bpf *skel;
-	/* the pipeline behind the notices */
-	struct symcache *sc;
-	struct debuginfo *dbg;
-	struct procs *procs;
-	struct unwind *uw;
-	struct ring_buffer *rb;
-	struct mmapwatch *mw;
-	int epfd;
-	/* the recording */
-	struct command cmd;
-	struct perfev *pev;
-	struct timekeeper *tk;
-	struct timekeeper_stats tk_st;
-	struct ksyms_loader *kload;
-	struct ksyms *ks;            /* joined from kload when first needed */
-	int64_t ks_loaded;           /* when (mono ns) */
-	int64_t t0_wall, t0, deadline;
-	int pending;                 /* procs__tick: work waits (poll short) */
-	/* windows (cfg->every) */
-	struct windows win;
-	int64_t win_start, win_start_wall;
-	bool stopped;
-	int64_t duration;            /* set by session__stop */
-	struct unwind_stats uw_st;
-};
-
-static int fail(struct session *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	errmsg_v(s->err, sizeof(s->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 const char *session__error(const struct session *s)
 {
@@ -200,39 +97,6 @@ int session__status(const struct session *s)
 	return s->status;
 }
 
-static int watch_fd(int epfd, int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-static int handle_notice(void *ctx, void *data, size_t size)
-{
-	if (size >= sizeof(struct pmubpf_notice))
-		procs__notice(ctx, data, size);
-	return 0;
-}
-
-static int add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t state)
-{
-	struct pmubpf_target t = { .id = id, .kind = kind };
-
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &t, &state, BPF_ANY))
-		return fail(s, "adding %s %u to the targets map: %s",
-			    kind == PMUBPF_TARGET_TID ? "thread" : "process", id, strerror(errno));
-	return 0;
-}
-
-int session__check(const struct config *cfg, int **cpus, int *ncpus,
-		   char *err, size_t errlen)
-{
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
-	}
-	return targets__check(cfg, cpus, ncpus, err, errlen);
-}
 
 struct session *session__new(const struct config *cfg, bool quiet)
 {
@@ -250,186 +114,6 @@ struct session *session__new(const struct config *cfg, bool quiet)
 	return s;
 }
 
-static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
-{
-	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
-				    skel->maps.unwind_slots, skel->maps.unwind_pids };
-}
-
-/* Groups and tracepoints (perfev.h): members are read through
- * group_members, tracepoints need their own program type (loaded only
- * when asked for: it costs a second verification). 0 or -1 + errno. */
-static int set_groups_and_tracepoints(struct session *s)
-{
-	const struct config *cfg = s->cfg;
-	int nr_possible = libbpf_num_possible_cpus();
-
-	if (nr_possible <= 0) {
-		errno = -nr_possible;
-		return -1;
-	}
-	s->skel->rodata->nr_cpus = (__u32)nr_possible;
-	s->skel->rodata->tp_period = cfg->period ? cfg->period : 1;
-	for (int e = 0; e < cfg->nevents; e++) {
-		if (cfg->events[e].member) {
-			s->skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
-			s->skel->rodata->has_members = true;
-		}
-		s->has_tp |= cfg->events[e].tracepoint;
-	}
-	s->offcpu = offcpu__configure(s->skel, cfg);
-	/* -C: tracepoint hits and off-CPU waits on those CPUs (tp_cpus). */
-	s->skel->rodata->tp_filter_cpus = (s->has_tp || s->offcpu) && cfg->cpus_given;
-	if (bpf_program__set_autoload(s->skel->progs.on_tracepoint, s->has_tp) ||
-	    bpf_map__set_max_entries(s->skel->maps.group_members, (__u32)(cfg->nevents * nr_possible)) ||
-	    bpf_map__set_max_entries(s->skel->maps.tp_cpus, (__u32)nr_possible))
-		return -1;
-	return 0;
-}
-
-/* --data-addr: which events key their samples by data address too, and
- * the data maps, one entry per expected sample as the counts maps (one
- * sample of a page-fault or memory event is mostly one new address). */
-static int size_data_maps(struct session *s, bool windowed)
-{
-	const struct config *cfg = s->cfg;
-	__u32 mask = 0;
-
-	for (int e = 0; cfg->data_addr && e < cfg->nevents; e++)
-		if (!cfg->events[e].member)
-			mask |= 1u << e;
-	s->skel->rodata->data_events = mask;
-	if (bpf_map__set_max_entries(s->skel->maps.data0, mask ? s->count_entries : 1) ||
-	    bpf_map__set_max_entries(s->skel->maps.data1, mask && windowed ? s->count_entries : 1))
-		return -1;
-	return 0;
-}
-
-int session__open(struct session *s)
-{
-	const struct config *cfg = s->cfg;
-	struct unwind_bpf uwb;
-	int err;
-
-	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
-		return -1;
-	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
-
-	/* Locked memory limits only matter before 5.11 (memcg accounting). */
-	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
-
-	s->skel = pmubpf_bpf__open();
-	if (!s->skel)
-		return fail(s, "opening the BPF object: %s", strerror(errno));
-	s->skel->rodata->filter_targets = !cfg->all;
-	s->skel->rodata->include_idle = cfg->include_idle;
-	s->skel->rodata->want_user = !cfg->no_user;
-	s->skel->rodata->want_kernel = !cfg->no_kernel;
-	s->skel->rodata->follow_forks = cfg->command != NULL;
-	s->skel->rodata->nr_events = (__u32)cfg->nevents;
-	if (set_groups_and_tracepoints(s))
-		return fail(s, "sizing the BPF maps: %s", strerror(errno));
-	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
-	if (s->dwarf && !unwind__supported()) {
-		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
-		s->dwarf = false;
-	}
-	s->skel->rodata->call_graph_dwarf = s->dwarf;
-	uwb = unwind_maps_of(s->skel);
-	/* Window 1's maps are used only by a recording that flips windows
-	 * (and each window's are sized for one window, not the recording). */
-	bool windowed = cfg->every > 0;
-	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
-	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
-	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
-	    bpf_map__set_max_entries(s->skel->maps.counts1, windowed ? s->count_entries : 1) ||
-	    size_data_maps(s, windowed) ||
-	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
-		return fail(s, "sizing the BPF maps: %s", strerror(errno));
-	err = pmubpf_bpf__load(s->skel);
-	if (err == -EPERM || err == -EACCES)
-		return fail(s, "loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
-	if (err)
-		return fail(s, "loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
-	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
-	if (err)
-		return fail(s, "attaching BPF tracepoints: %s", strerror(-err));
-	s->win = (struct windows){
-		.window = &s->skel->bss->window,
-		.grace_fd = bpf_map__fd(s->skel->maps.grace),
-		.grace_inner_fd = bpf_map__fd(s->skel->maps.grace_inner),
-		.counts_fd = { bpf_map__fd(s->skel->maps.counts0), bpf_map__fd(s->skel->maps.counts1) },
-		.stacks_fd = { bpf_map__fd(s->skel->maps.stacks0), bpf_map__fd(s->skel->maps.stacks1) },
-		.drops_fd = bpf_map__fd(s->skel->maps.drops),
-		.data = cfg->data_addr,
-		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
-		.nr_cpus = libbpf_num_possible_cpus(),
-	};
-	for (int i = 0; (s->has_tp || s->offcpu) && cfg->cpus_given && i < s->ncpus; i++) {
-		__u32 c = (__u32)s->cpus[i];
-		__u8 one = 1;
-
-		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_cpus), &c, &one, BPF_ANY))
-			return fail(s, "tracepoints on CPU %d (-C): %s", s->cpus[i], strerror(errno));
-	}
-	for (int i = 0; i < cfg->npids; i++)
-		if (add_target(s, cfg->pids[i], PMUBPF_TARGET_TGID, PMUBPF_TARGET_ACTIVE))
-			return -1;
-	for (int i = 0; i < cfg->ntids; i++)
-		if (add_target(s, cfg->tids[i], PMUBPF_TARGET_TID, PMUBPF_TARGET_ACTIVE))
-			return -1;
-	return 0;
-}
-
-int session__build(struct session *s)
-{
-	const struct config *cfg = s->cfg;
-	struct pmubpf_bpf *skel = s->skel;
-
-	s->sc = symcache__new();
-	if (!s->sc)
-		return fail(s, "setting up the symbol cache: %s", strerror(errno));
-	s->procs = procs__new(s->sc, bpf_map__fd(skel->maps.label_slots), bpf_map__fd(skel->maps.seen));
-	if (s->procs) {
-		procs__set_go_slots(s->procs, bpf_map__fd(skel->maps.go_slots));
-		procs__set_custom_slots(s->procs, bpf_map__fd(skel->maps.custom_slots));
-	}
-	if (!s->procs)
-		return fail(s, "setting up the process registry: %s", strerror(errno));
-	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
-	procs__set_verbose(s->procs, cfg->verbose);
-	procs__set_data_maps(s->procs, cfg->data_addr);
-	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
-	if (!cfg->no_symbol) {
-		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
-		if (!s->dbg)
-			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
-		procs__set_debuginfo(s->procs, s->dbg);
-	}
-	if (s->dwarf) {
-		struct unwind_bpf uwb = unwind_maps_of(skel);
-
-		s->uw = unwind__open(&uwb, cfg->verbose);
-		if (!s->uw)
-			return fail(s, "setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
-		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
-	}
-	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s->procs, NULL);
-	if (!s->rb)
-		return fail(s, "setting up the notice ring buffer: %s", strerror(errno));
-	/* Optional: without it, libraries mapped after a process's first
-	 * sample are still found by procs' periodic re-reads. */
-	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
-	if (!s->mw && cfg->verbose)
-		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
-			strerror(errno));
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0 || watch_fd(s->epfd, ring_buffer__epoll_fd(s->rb)) ||
-	    (s->mw && watch_fd(s->epfd, mmapwatch__fd(s->mw))))
-		return fail(s, "setting up epoll: %s", strerror(errno));
-	return 0;
-}
-
 /* The held command may exec now; its exec error, if any, comes back on
  * err_fd (EOF: it ran). */
 static int release_command(struct session *s)
@@ -438,14 +122,14 @@ static int release_command(struct session *s)
 	int en = 0;
 
 	if (write(s->cmd.go_fd, "g", 1) != 1)
-		return fail(s, "cannot start '%s': %s", name, strerror(errno));
+		return session_fail(s, "cannot start '%s': %s", name, strerror(errno));
 	close(s->cmd.go_fd);
 	s->cmd.go_fd = -1;
 	if (read(s->cmd.err_fd, &en, sizeof(en)) == (ssize_t)sizeof(en)) {
 		waitpid(s->cmd.pid, NULL, 0);
 		s->cmd.pid = 0;
 		s->status = 127;
-		return fail(s, "cannot run '%s': %s", name, strerror(en));
+		return session_fail(s, "cannot run '%s': %s", name, strerror(en));
 	}
 	return 0;
 }
@@ -458,9 +142,9 @@ int session__start(struct session *s)
 		s->cmd.pid = targets__start_command(cfg->command, &s->cmd.go_fd, &s->cmd.err_fd);
 		if (s->cmd.pid < 0) {
 			s->cmd.pid = 0;
-			return fail(s, "cannot start '%s': %s", cfg->command[0], strerror(errno));
+			return session_fail(s, "cannot start '%s': %s", cfg->command[0], strerror(errno));
 		}
-		if (add_target(s, s->cmd.pid, PMUBPF_TARGET_TGID, PMUBPF_TARGET_AT_EXEC))
+		if (session_add_target(s, s->cmd.pid, PMUBPF_TARGET_TGID, PMUBPF_TARGET_AT_EXEC))
 			return -1;
 	}
 	struct perfev_progs progs = {
@@ -503,7 +187,7 @@ enum session_end session__step(struct session *s)
 	if (stop_signal)
 		return SESSION_SIGNAL;
 	if (epoll_wait(s->epfd, evs, 2, s->pending ? POLL_PENDING_MS : POLL_MS) < 0 && errno != EINTR) {
-		fail(s, "waiting for notices: %s", strerror(errno));
+		session_fail(s, "waiting for notices: %s", strerror(errno));
 		return SESSION_ERROR;
 	}
 	/* mmap reports first: a notice may name a process whose library the
@@ -512,7 +196,7 @@ enum session_end session__step(struct session *s)
 		mmapwatch__consume(s->mw);
 	err = ring_buffer__consume(s->rb);
 	if (err < 0 && err != -EINTR) {
-		fail(s, "reading notices: %s", strerror(-err));
+		session_fail(s, "reading notices: %s", strerror(-err));
 		return SESSION_ERROR;
 	}
 	s->pending = procs__tick(s->procs);
@@ -709,7 +393,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 		now_wall = s->t0_wall + s->duration;
 	} else if (offcpu__flush(s->skel, now, true)) {
 		/* the waits under way, up to the window's end: exact windows */
-		return fail(s, "counting the off-CPU waits under way: %s", strerror(errno));
+		return session_fail(s, "counting the off-CPU waits under way: %s", strerror(errno));
 	} else if (windows__flip(&s->win, &closed, s->err, sizeof(s->err))) {
 		return -1;
 	}
@@ -729,7 +413,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 		return -1;
 	err = windows__clear(&s->win, closed);
 	if (err)
-		return fail(s, "emptying the maps of a closed window: %s", strerror(-err));
+		return session_fail(s, "emptying the maps of a closed window: %s", strerror(-err));
 	return 0;
 }
 
@@ -810,7 +494,7 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	 * then fails with that error. */
 	ret = end == SESSION_ERROR ? 1 : 0;
 	if (report__write_all(&in, msg, sizeof(msg))) {
-		fail(s, "%s", msg);
+		session_fail(s, "%s", msg);
 		ret = 1;
 	}
 	st = session__end(s);

@@ -1,0 +1,71 @@
+/* session_int.h — what the session's two files share: the session
+ * record, and the one-line failure and target helpers (in
+ * session_open.c, which calls nothing in session.c). session_open.c holds
+ * the phases before sampling (checks, map sizing, loading the BPF object,
+ * the pipeline behind the notices); session.c the recording itself
+ * (start, steps, windows, stop, finish). Not a public interface:
+ * see session.h.
+ */
+#ifndef PMUBPF_SESSION_INT_H
+#define PMUBPF_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "lib/clock.h"
+#include "perf/timekeeper.h"
+#include "session.h"
+#include "unwind/unwind.h"
+#include "windows.h"
+
+struct command {               /* `-- command` */
+	pid_t pid;             /* 0: none, or reaped */
+	int go_fd, err_fd;     /* held before exec (targets__start_command) */
+	int status;            /* waitpid's, once done */
+	bool done;
+};
+
+struct session {
+	const struct config *cfg;
+	bool quiet;
+	int status;                  /* exit status of a failed phase */
+	char err[512];
+	int *cpus, ncpus;
+	uint32_t stack_entries, count_entries;
+	bool dwarf;
+	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
+	bool offcpu;                 /* -e off-cpu: on_switch loaded (offcpu.h) */
+	struct pmubpf_bpf *skel;
+	/* the pipeline behind the notices */
+	struct symcache *sc;
+	struct debuginfo *dbg;
+	struct procs *procs;
+	struct unwind *uw;
+	struct ring_buffer *rb;
+	struct mmapwatch *mw;
+	int epfd;
+	/* the recording */
+	struct command cmd;
+	struct perfev *pev;
+	struct timekeeper *tk;
+	struct timekeeper_stats tk_st;
+	struct ksyms_loader *kload;
+	struct ksyms *ks;            /* joined from kload when first needed */
+	int64_t ks_loaded;           /* when (mono ns) */
+	int64_t t0_wall, t0, deadline;
+	int pending;                 /* procs__tick: work waits (poll short) */
+	/* windows (cfg->every) */
+	struct windows win;
+	int64_t win_start, win_start_wall;
+	bool stopped;
+	int64_t duration;            /* set by session__stop */
+	struct unwind_stats uw_st;
+};
+
+/* Set s->err to the formatted one-line reason; returns -1. */
+int session_fail(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* targets[{id, kind}] = state (a failure is the session's error). */
+int session_add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t state);
+
+#endif

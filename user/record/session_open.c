@@ -1,0 +1,316 @@
+/* session_open.c — the session before sampling: checks, the BPF
+ * object sized, configured and loaded, and the pipeline behind the
+ * notices (see session.h, session_int.h). */
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "lib/errmsg.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elfsym.h"
+#include "symbols/ksyms.h"
+#include "procs/mmapwatch.h"
+#include "perf/perfev.h"
+#include "pmubpf.skel.h"
+#include "procs/procs.h"
+#include "report/drain.h"
+#include "report/report.h"
+#include "session.h"
+#include "report/symbolize.h"
+#include "status.h"
+#include "targets.h"
+#include "offcpu.h"
+#include "windows.h"
+#include "perf/timekeeper.h"
+#include "unwind/unwind.h"
+#include "session_int.h"
+
+int session_fail(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errmsg_v(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int session_add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t state)
+{
+	struct pmubpf_target t = { .id = id, .kind = kind };
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &t, &state, BPF_ANY))
+		return session_fail(s, "adding %s %u to the targets map: %s",
+			    kind == PMUBPF_TARGET_TID ? "thread" : "process", id, strerror(errno));
+	return 0;
+}
+
+
+static uint32_t next_pow2(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+double session__window(const struct config *cfg)
+{
+	double w = cfg->window > 0 ? cfg->window : SESSION_WINDOW;
+
+	return cfg->every > 0 && cfg->every < w ? cfg->every : w;
+}
+
+void session__map_sizes(const struct config *cfg, int ncpus,
+			uint32_t *stack_entries, uint32_t *count_entries)
+{
+	/* Expected samples: rate x CPUs x seconds x events. A period gives
+	 * no rate; assume 1000/s per CPU. No -d: size for a minute. Distinct
+	 * keys are a fraction of samples for long-lived processes, but not
+	 * under process churn: with ASLR every short-lived process's user
+	 * stacks are new (a fork-heavy 10 s on 2 CPUs: 10k distinct of 13k
+	 * samples, which overflowed samples/4; `make bench-churn` lost 6% of
+	 * its samples to a counts map of samples/2). Counts entries are ~100
+	 * bytes, so there is one per expected sample, the worst case; stack
+	 * map entries cost ~1 KiB each (127 frames), so they get half and
+	 * are capped lower. A windowed recording (--every, --http) runs for
+	 * days under whatever churn comes: its stacks get one per expected
+	 * sample of a window too (a 30 min soak under churn lost up to 4748
+	 * user stacks a 10 s window to samples/2), which a short window keeps
+	 * affordable (10 s on 2 CPUs: 32768, 2 x 32 MiB). */
+	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
+	double rate = cfg->period ? 1000 : (double)cfg->freq;
+	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
+
+	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
+		: next_pow2(clamp_u64(cfg->every > 0 ? samples : samples / 2, 16384, 65536));
+	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
+		: next_pow2(clamp_u64(samples, 16384, 262144));
+}
+
+
+static int watch_fd(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int handle_notice(void *ctx, void *data, size_t size)
+{
+	if (size >= sizeof(struct pmubpf_notice))
+		procs__notice(ctx, data, size);
+	return 0;
+}
+
+
+int session__check(const struct config *cfg, int **cpus, int *ncpus,
+		   char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): pmubpf needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	return targets__check(cfg, cpus, ncpus, err, errlen);
+}
+
+
+static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
+{
+	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
+				    skel->maps.unwind_slots, skel->maps.unwind_pids };
+}
+
+/* Groups and tracepoints (perfev.h): members are read through
+ * group_members, tracepoints need their own program type (loaded only
+ * when asked for: it costs a second verification). 0 or -1 + errno. */
+static int set_groups_and_tracepoints(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	int nr_possible = libbpf_num_possible_cpus();
+
+	if (nr_possible <= 0) {
+		errno = -nr_possible;
+		return -1;
+	}
+	s->skel->rodata->nr_cpus = (__u32)nr_possible;
+	s->skel->rodata->tp_period = cfg->period ? cfg->period : 1;
+	for (int e = 0; e < cfg->nevents; e++) {
+		if (cfg->events[e].member) {
+			s->skel->rodata->leader_of[e] = (__u32)cfg->events[e].leader + 1;
+			s->skel->rodata->has_members = true;
+		}
+		s->has_tp |= cfg->events[e].tracepoint;
+	}
+	s->offcpu = offcpu__configure(s->skel, cfg);
+	/* -C: tracepoint hits and off-CPU waits on those CPUs (tp_cpus). */
+	s->skel->rodata->tp_filter_cpus = (s->has_tp || s->offcpu) && cfg->cpus_given;
+	if (bpf_program__set_autoload(s->skel->progs.on_tracepoint, s->has_tp) ||
+	    bpf_map__set_max_entries(s->skel->maps.group_members, (__u32)(cfg->nevents * nr_possible)) ||
+	    bpf_map__set_max_entries(s->skel->maps.tp_cpus, (__u32)nr_possible))
+		return -1;
+	return 0;
+}
+
+/* --data-addr: which events key their samples by data address too, and
+ * the data maps, one entry per expected sample as the counts maps (one
+ * sample of a page-fault or memory event is mostly one new address). */
+static int size_data_maps(struct session *s, bool windowed)
+{
+	const struct config *cfg = s->cfg;
+	__u32 mask = 0;
+
+	for (int e = 0; cfg->data_addr && e < cfg->nevents; e++)
+		if (!cfg->events[e].member)
+			mask |= 1u << e;
+	s->skel->rodata->data_events = mask;
+	if (bpf_map__set_max_entries(s->skel->maps.data0, mask ? s->count_entries : 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.data1, mask && windowed ? s->count_entries : 1))
+		return -1;
+	return 0;
+}
+
+int session__open(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	struct unwind_bpf uwb;
+	int err;
+
+	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
+		return -1;
+	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
+
+	/* Locked memory limits only matter before 5.11 (memcg accounting). */
+	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
+
+	s->skel = pmubpf_bpf__open();
+	if (!s->skel)
+		return session_fail(s, "opening the BPF object: %s", strerror(errno));
+	s->skel->rodata->filter_targets = !cfg->all;
+	s->skel->rodata->include_idle = cfg->include_idle;
+	s->skel->rodata->want_user = !cfg->no_user;
+	s->skel->rodata->want_kernel = !cfg->no_kernel;
+	s->skel->rodata->follow_forks = cfg->command != NULL;
+	s->skel->rodata->nr_events = (__u32)cfg->nevents;
+	if (set_groups_and_tracepoints(s))
+		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
+	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
+	if (s->dwarf && !unwind__supported()) {
+		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
+		s->dwarf = false;
+	}
+	s->skel->rodata->call_graph_dwarf = s->dwarf;
+	uwb = unwind_maps_of(s->skel);
+	/* Window 1's maps are used only by a recording that flips windows
+	 * (and each window's are sized for one window, not the recording). */
+	bool windowed = cfg->every > 0;
+	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
+	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
+	    bpf_map__set_max_entries(s->skel->maps.counts1, windowed ? s->count_entries : 1) ||
+	    size_data_maps(s, windowed) ||
+	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
+		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
+	err = pmubpf_bpf__load(s->skel);
+	if (err == -EPERM || err == -EACCES)
+		return session_fail(s, "loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
+	if (err)
+		return session_fail(s, "loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
+	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
+	if (err)
+		return session_fail(s, "attaching BPF tracepoints: %s", strerror(-err));
+	s->win = (struct windows){
+		.window = &s->skel->bss->window,
+		.grace_fd = bpf_map__fd(s->skel->maps.grace),
+		.grace_inner_fd = bpf_map__fd(s->skel->maps.grace_inner),
+		.counts_fd = { bpf_map__fd(s->skel->maps.counts0), bpf_map__fd(s->skel->maps.counts1) },
+		.stacks_fd = { bpf_map__fd(s->skel->maps.stacks0), bpf_map__fd(s->skel->maps.stacks1) },
+		.drops_fd = bpf_map__fd(s->skel->maps.drops),
+		.data = cfg->data_addr,
+		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
+		.nr_cpus = libbpf_num_possible_cpus(),
+	};
+	for (int i = 0; (s->has_tp || s->offcpu) && cfg->cpus_given && i < s->ncpus; i++) {
+		__u32 c = (__u32)s->cpus[i];
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_cpus), &c, &one, BPF_ANY))
+			return session_fail(s, "tracepoints on CPU %d (-C): %s", s->cpus[i], strerror(errno));
+	}
+	for (int i = 0; i < cfg->npids; i++)
+		if (session_add_target(s, cfg->pids[i], PMUBPF_TARGET_TGID, PMUBPF_TARGET_ACTIVE))
+			return -1;
+	for (int i = 0; i < cfg->ntids; i++)
+		if (session_add_target(s, cfg->tids[i], PMUBPF_TARGET_TID, PMUBPF_TARGET_ACTIVE))
+			return -1;
+	return 0;
+}
+
+int session__build(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	struct pmubpf_bpf *skel = s->skel;
+
+	s->sc = symcache__new();
+	if (!s->sc)
+		return session_fail(s, "setting up the symbol cache: %s", strerror(errno));
+	s->procs = procs__new(s->sc, bpf_map__fd(skel->maps.label_slots), bpf_map__fd(skel->maps.seen));
+	if (s->procs) {
+		procs__set_go_slots(s->procs, bpf_map__fd(skel->maps.go_slots));
+		procs__set_custom_slots(s->procs, bpf_map__fd(skel->maps.custom_slots));
+	}
+	if (!s->procs)
+		return session_fail(s, "setting up the process registry: %s", strerror(errno));
+	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
+	procs__set_verbose(s->procs, cfg->verbose);
+	procs__set_data_maps(s->procs, cfg->data_addr);
+	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });
+	if (!cfg->no_symbol) {
+		s->dbg = debuginfo__new((const char *const *)cfg->debuginfo_dirs, cfg->ndebuginfo_dirs);
+		if (!s->dbg)
+			fprintf(stderr, "pmubpf: warning: no debug info lookups: %s\n", strerror(errno));
+		procs__set_debuginfo(s->procs, s->dbg);
+	}
+	if (s->dwarf) {
+		struct unwind_bpf uwb = unwind_maps_of(skel);
+
+		s->uw = unwind__open(&uwb, cfg->verbose);
+		if (!s->uw)
+			return session_fail(s, "setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
+		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s->procs, NULL);
+	if (!s->rb)
+		return session_fail(s, "setting up the notice ring buffer: %s", strerror(errno));
+	/* Optional: without it, libraries mapped after a process's first
+	 * sample are still found by procs' periodic re-reads. */
+	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
+	if (!s->mw && cfg->verbose)
+		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
+			strerror(errno));
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0 || watch_fd(s->epfd, ring_buffer__epoll_fd(s->rb)) ||
+	    (s->mw && watch_fd(s->epfd, mmapwatch__fd(s->mw))))
+		return session_fail(s, "setting up epoll: %s", strerror(errno));
+	return 0;
+}
