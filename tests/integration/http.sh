@@ -7,12 +7,13 @@
 # other profiles 404 at once; bad requests get one line (400, 404, 405);
 # a client that sends nothing holds up nobody and is closed; one that
 # gives up is dropped; SIGTERM answers the request under way and exits 0;
-# bad input fails before listening.
+# bad input fails before listening; windows due during a build are
+# drained then.
 source "$(dirname "$0")/lib.sh"
 need_root announce index profile_valid profile_workload go_pprof_url bad_seconds not_found \
 	go_profiles_404 post_405 unrecorded_event overlap_no_503 hz_refused event_param event_path \
 	nosymbol head_profile slow_client slow_client_closed client_gone no_fd_leak \
-	sigterm_answered sigterm_exit log_lines cli_excludes_d start_checks
+	sigterm_answered sigterm_exit log_lines cli_excludes_d start_checks builds_drain_windows
 
 # fetch METHOD URL OUT: the status on stdout; the body into OUT, the
 # headers into OUT.hdr (whatever the status).
@@ -281,3 +282,35 @@ if ! has_pmu; then
 		bad+="[-e cycles: exit $rc: $out] "
 fi
 if [[ -z $bad ]]; then pass start_checks; else fail start_checks "$bad"; fi
+
+# Windows shorter than a whole machine's build: a window that comes due
+# while a profile is being built is drained then (the metric counts
+# them), and the answers are still whole profiles.
+"$PMUBPF" --http 127.0.0.1:0 -a -F 999 --window 0.1 2>"$TMP/bw.err" &
+bsrv=$!
+for ((i = 0; i < 200; i++)); do
+	grep -q 'serving pprof' "$TMP/bw.err" 2>/dev/null && break
+	kill -0 $bsrv 2>/dev/null || break
+	sleep 0.05
+done
+bport=$(sed -nE 's#^pmubpf: serving pprof on http://127\.0\.0\.1:([0-9]+)/debug/pprof/$#\1#p' "$TMP/bw.err")
+bad=""
+if [[ -n $bport ]]; then
+	fetchers=()
+	for i in 1 2 3; do
+		fetch GET "http://127.0.0.1:$bport/debug/pprof/profile?seconds=1" "$TMP/bw$i.pb.gz" >"$TMP/bw$i.st" &
+		fetchers+=($!)
+		sleep 0.3
+	done
+	wait "${fetchers[@]}"
+	for i in 1 2 3; do
+		[[ $(cat "$TMP/bw$i.st") == 200 ]] && valid_profile "$TMP/bw$i.pb.gz" >/dev/null || bad+="[request $i: $(cat "$TMP/bw$i.st")] "
+	done
+	fetch GET "http://127.0.0.1:$bport/metrics" "$TMP/bw.metrics" >/dev/null
+	n=$(sed -n 's/^pmubpf_windows_during_builds_total //p' "$TMP/bw.metrics")
+	[[ ${n:-0} -ge 1 ]] || bad+="[no window drained during a build: ${n:-none}] "
+else
+	bad="[no server: $(cat "$TMP/bw.err")]"
+fi
+kill -TERM $bsrv 2>/dev/null; wait $bsrv 2>/dev/null
+if [[ -z $bad ]]; then pass builds_drain_windows; else fail builds_drain_windows "$bad"; fi

@@ -141,6 +141,9 @@ int metrics__format(const struct metrics *m, FILE *f)
 
 	head(f, "pmubpf_windows_total", "counter", "Windows drained out of the BPF maps.");
 	fprintf(f, "pmubpf_windows_total %llu\n", (unsigned long long)m->windows);
+	head(f, "pmubpf_windows_during_builds_total", "counter",
+	     "Windows drained while a profile was being built (a build longer than a window).");
+	fprintf(f, "pmubpf_windows_during_builds_total %llu\n", (unsigned long long)m->windows_in_builds);
 	head(f, "pmubpf_window_seconds", "gauge", "Longest time the BPF maps go undrained (--window).");
 	fprintf(f, "pmubpf_window_seconds %g\n", m->window_seconds);
 	head(f, "pmubpf_map_entries", "gauge", "Entries of each window's BPF maps.");

@@ -23,6 +23,8 @@ struct metrics {
 	/* drop counters of the windows drained so far, summed */
 	uint64_t drops[PMUBPF_MAX_EVENTS][PMUBPF_DROP__MAX];
 	uint64_t windows;                           /* drained so far */
+	uint64_t windows_in_builds;                 /* of which while a profile
+	                                             * was being built */
 	double window_seconds;                      /* --window */
 	size_t procs, symcache_objects, symcache_bytes;
 	uint32_t stack_entries, count_entries;      /* each window's maps */

@@ -120,6 +120,24 @@ static void job_fail(struct recorder *r, struct recorder_job *j, int status, con
 }
 
 /* The profile of j's windows, gzipped, into j->res. */
+static int drain(struct recorder *r, bool final);
+
+/* report_in.tick while a job's profile is built: the notices taken in,
+ * and a window that came due drained into the running jobs (the one
+ * being built is off that list), so that a long build does not leave a
+ * window open past its size. */
+static void build_tick(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	session__take_notices(r->s);
+	if (mono_ns() < r->next_drain || drain(r, false))
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->m.windows_in_builds++;
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void build(struct recorder *r, struct recorder_job *j)
 {
 	struct session_span span = { j->start_wall, j->duration, 0 };
@@ -135,6 +153,8 @@ static void build(struct recorder *r, struct recorder_job *j)
 	jc.no_symbol = r->cfg.no_symbol || j->rq.nosymbol; /* the comments say so */
 	in.cfg = &jc;
 	in.quiet = true;
+	in.tick = build_tick;
+	in.tick_ctx = r;
 	/* Per request: this thread alone symbolizes, so the option can be
 	 * switched for one build and back. */
 	symb__set_options(&(struct symb_options){ .no_symbol = r->cfg.no_symbol || j->rq.nosymbol });
