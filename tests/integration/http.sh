@@ -44,14 +44,23 @@ one_line() {
 	grep -Eq -- "$pat" "$f" || { echo "body '$(cat "$f")' does not match /$pat/"; return 1; }
 }
 
-"$PMUBPF" --http 127.0.0.1:0 -F 999 -e cpu-clock -e task-clock 2>"$TMP/srv.err" &
-srv=$!
-for ((i = 0; i < 200; i++)); do
-	grep -q 'serving pprof' "$TMP/srv.err" 2>/dev/null && break
-	kill -0 $srv 2>/dev/null || break
-	sleep 0.05
-done
-port=$(sed -nE 's#^pmubpf: serving pprof on http://127\.0\.0\.1:([0-9]+)/debug/pprof/$#\1#p' "$TMP/srv.err")
+# serve ERRFILE ARGS...: start a server on a loopback port; SRV gets its
+# pid and PORT its port once it announced it (empty if it did not).
+serve() {
+	local err=$1 i
+	shift
+	"$PMUBPF" --http 127.0.0.1:0 "$@" 2>"$err" &
+	SRV=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q 'serving pprof' "$err" 2>/dev/null && break
+		kill -0 $SRV 2>/dev/null || break
+		sleep 0.05
+	done
+	PORT=$(sed -nE 's#^pmubpf: serving pprof on http://127\.0\.0\.1:([0-9]+)/debug/pprof/$#\1#p' "$err")
+}
+
+serve "$TMP/srv.err" -F 999 -e cpu-clock -e task-clock
+srv=$SRV port=$PORT
 if [[ -n $port && $port -ne 0 && $(grep -c . "$TMP/srv.err") -eq 1 ]]; then
 	pass announce
 else
@@ -286,14 +295,8 @@ if [[ -z $bad ]]; then pass start_checks; else fail start_checks "$bad"; fi
 # Windows shorter than a whole machine's build: a window that comes due
 # while a profile is being built is drained then (the metric counts
 # them), and the answers are still whole profiles.
-"$PMUBPF" --http 127.0.0.1:0 -a -F 999 --window 0.1 2>"$TMP/bw.err" &
-bsrv=$!
-for ((i = 0; i < 200; i++)); do
-	grep -q 'serving pprof' "$TMP/bw.err" 2>/dev/null && break
-	kill -0 $bsrv 2>/dev/null || break
-	sleep 0.05
-done
-bport=$(sed -nE 's#^pmubpf: serving pprof on http://127\.0\.0\.1:([0-9]+)/debug/pprof/$#\1#p' "$TMP/bw.err")
+serve "$TMP/bw.err" -a -F 999 --window 0.1
+bsrv=$SRV bport=$PORT
 bad=""
 if [[ -n $bport ]]; then
 	fetchers=()
