@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "config/values.h"
 #include "report/report.h"
+#include "procs/procs.h"
 #include "record/session.h"
 #include "testing.h"
 
@@ -286,6 +287,26 @@ static bool map_sizes(void)
 	return true;
 }
 
+/* Process records: a counts entry each, of every window held before its
+ * profile is built. */
+static bool procs_cap(void)
+{
+	struct config c = { .freq = 999, .nevents = 1 };
+
+	CHECK_EQ_INT(session__procs_max(&c, 32768), 32768); /* one-shot: one window */
+	c.every = 60; /* 6 windows of 10 s, + 1 drained during the write */
+	CHECK_EQ_INT(session__procs_max(&c, 32768), 7 * 32768);
+	c.window = 25; /* 60/25: 3 windows, + 1 */
+	CHECK_EQ_INT(session__procs_max(&c, 16384), 4 * 16384);
+	c.every = 5; c.window = 0; /* --every shorter than a window: 1 + 1 */
+	CHECK_EQ_INT(session__procs_max(&c, 16384), 2 * 16384);
+	c.every = 3600; /* the most there is */
+	CHECK_EQ_INT(session__procs_max(&c, 32768), PROCS_MAX);
+	c.every = 0; c.http = "127.0.0.1:0";
+	CHECK_EQ_INT(session__procs_max(&c, 32768), PROCS_MAX);
+	return true;
+}
+
 static bool output_paths(void)
 {
 	struct config c;
@@ -451,5 +472,6 @@ static bool live(void)
 }
 
 TEST_MAIN("cli", TEST(defaults), TEST(options), TEST(command), TEST(event_lists), TEST(serve), TEST(errors),
-	  TEST(map_sizes), TEST(output_paths), TEST(symbol_options),
+	  TEST(map_sizes),
+	  TEST(procs_cap), TEST(output_paths), TEST(symbol_options),
 	  TEST(perf_habits), TEST(output_format), TEST(list_bounds), TEST(live))

@@ -163,5 +163,9 @@ double session__window(const struct config *cfg);
  * tests). */
 void session__map_sizes(const struct config *cfg, int ncpus,
 			uint32_t *stack_entries, uint32_t *count_entries);
+/* The cap on process records for cfg's recording with count_entries in
+ * its counts map: one window's for a one-shot recording, the windows held
+ * before a write for --every, PROCS_MAX for --http. */
+size_t session__procs_max(const struct config *cfg, uint32_t count_entries);
 
 #endif

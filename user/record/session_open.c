@@ -60,6 +60,26 @@ int session_add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t s
 }
 
 
+/* The cap on process records: each recorded process has a counts entry
+ * in a window not yet built into a profile. A one-shot recording: one
+ * window, its counts map. --every SEC: the SEC/--window windows drained
+ * before a write, plus one drained while it is written (a 30 min soak
+ * under churn, ~500 new processes a second on a quiet machine, hit a cap
+ * of one window's entries inside every 60 s profile: tens of thousands
+ * of processes a minute unsymbolized). --http: a request's windows,
+ * however long it asks: the most there is (PROCS_MAX). */
+size_t session__procs_max(const struct config *cfg, uint32_t count_entries)
+{
+	double windows = 1;
+
+	if (cfg->http)
+		return PROCS_MAX;
+	if (cfg->every > 0)
+		windows = (double)(uint64_t)(cfg->every / session__window(cfg) + 0.999) + 1;
+	double max = windows * count_entries;
+	return max > PROCS_MAX ? PROCS_MAX : (size_t)max;
+}
+
 static uint32_t next_pow2(uint64_t v)
 {
 	uint32_t p = 1;
@@ -281,7 +301,7 @@ int session__build(struct session *s)
 	}
 	if (!s->procs)
 		return session_fail(s, "setting up the process registry: %s", strerror(errno));
-	procs__set_max(s->procs, s->count_entries); /* each has a counts entry */
+	procs__set_max(s->procs, session__procs_max(cfg, s->count_entries));
 	procs__set_verbose(s->procs, cfg->verbose);
 	procs__set_data_maps(s->procs, cfg->data_addr);
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });

@@ -84,6 +84,6 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		note(out, true, "symbols: %llu perf maps (/tmp/perf-PID.map) refused for their owner, type or size: those processes' JIT frames stay addresses (-v names them)",
 		     (unsigned long long)ps->jit_maps_refused);
 	if (ps && ps->over_cap)
-		note(out, true, "processes: %llu not recorded, over the cap of %zu process records (the counts map size): their samples are kept, comm [unknown], user frames unsymbolized",
+		note(out, true, "processes: %llu not recorded, over the cap of %zu process records (the counts map size times the windows held before a write): their samples are kept, comm [unknown], user frames unsymbolized",
 		     (unsigned long long)ps->over_cap, ps->max_procs);
 }
