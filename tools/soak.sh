@@ -9,7 +9,7 @@
 # every EVERY seconds (as each window is written) records to
 # OUTDIR/soak.csv:
 #   t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb
-#   objects evicted
+#   objects evicted heap_kb heap_free_kb
 # rss_kb: pmubpf's VmRSS, the sum of anon_kb (RssAnon: its heap and
 # private memory) and file_kb (RssFile + RssShmem: file pages it maps,
 # such as the ELF objects it reads symbols from, which the kernel can
@@ -18,7 +18,8 @@
 # (its fds' fdinfo); samples/lost: summed over the windows written so far
 # (lost: every "lost: N samples" note, i.e. samples lost whole); tracked/
 # forgotten: process records held / freed, objects/evicted: ELF objects
-# held / freed by the symbol cache (its -v window line). Prints a
+# held / freed by the symbol cache, heap_kb/heap_free_kb: malloc's bytes in
+# use and free in its arenas (mallinfo2; all from its -v window line). Prints a
 # summary line with the slopes of RSS and of anon_kb after warm-up (a
 # least-squares fit over the second half), in KiB per 10 minutes. Exit 0;
 # the caller judges.
@@ -36,9 +37,9 @@ demo=$!
 ./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
 pm=$!
 t0=$(date +%s)
-echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted" >"$OUT/soak.csv"
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb" >"$OUT/soak.csv"
 measure() {
-	local rss bpf w s l tr fo anon file ob ev
+	local rss bpf w s l tr fo anon file ob ev hu hf
 	rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pm/status 2>/dev/null) || return 1
 	anon=$(awk '/^RssAnon:/ {print $2}' /proc/$pm/status 2>/dev/null)
 	file=$(awk '/^RssFile:|^RssShmem:/ {t+=$2} END {print t+0}' /proc/$pm/status 2>/dev/null)
@@ -48,8 +49,8 @@ measure() {
 	w=$(grep -c -- '-> .*profiles/pmubpf\.' "$OUT/pmubpf.err")
 	s=$(sed -nE 's/^pmubpf: [^:]+: ([0-9]+) samples \(.*-> .*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	l=$(sed -nE 's/^pmubpf: [^:]+: lost: ([0-9]+) samples.*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
-	read -r tr fo ob ev < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten; symbol cache: ([0-9]+) objects \(([0-9]+) evicted\).*/\1 \2 \3 \4/p' "$OUT/pmubpf.err" | tail -1)
-	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0}" >>"$OUT/soak.csv"
+	read -r tr fo ob ev hu hf < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten; symbol cache: ([0-9]+) objects \(([0-9]+) evicted\).*heap: ([0-9]+) KiB in use, ([0-9]+) KiB free$/\1 \2 \3 \4 \5 \6/p' "$OUT/pmubpf.err" | tail -1)
+	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0} ${hu:-0} ${hf:-0}" >>"$OUT/soak.csv"
 }
 while kill -0 "$pm" 2>/dev/null; do
 	sleep "$EVERY"

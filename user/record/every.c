@@ -180,8 +180,13 @@ static int write_profiles(struct every *e)
 		struct symcache_stats ss;
 
 		session__symcache_stats(e->s, &ss);
-		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects (%zu evicted), %zu symbols, %zu KiB\n",
-			tracked, forgotten, ss.objects, ss.evicted, ss.syms, ss.bytes >> 10);
+		/* The heap in use against what malloc holds: RSS that grows
+		 * while the first stays flat is fragmentation, not a leak. */
+		struct mallinfo2 mi = mallinfo2();
+
+		fprintf(stderr, "pmubpf: window: %zu processes tracked, %zu forgotten; symbol cache: %zu objects (%zu evicted), %zu symbols, %zu KiB; heap: %zu KiB in use, %zu KiB free\n",
+			tracked, forgotten, ss.objects, ss.evicted, ss.syms, ss.bytes >> 10,
+			(mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10);
 	}
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
 		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
