@@ -10,7 +10,7 @@
 # OUTDIR/soak.csv:
 #   t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb
 #   objects evicted heap_kb heap_free_kb
-# rss_kb: pmubpf's VmRSS, the sum of anon_kb (RssAnon: its heap and
+# rss_kb: pmubpf's least VmRSS over the interval (rss_max_kb: its most), the sum of anon_kb (RssAnon: its heap and
 # private memory) and file_kb (RssFile + RssShmem: file pages it maps,
 # such as the ELF objects it reads symbols from, which the kernel can
 # reclaim and which grow with every new binary on the machine); bpf_kb:
@@ -37,24 +37,42 @@ demo=$!
 ./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
 pm=$!
 t0=$(date +%s)
-echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb" >"$OUT/soak.csv"
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb rss_max_kb" >"$OUT/soak.csv"
+# RSS is read every second and each row keeps the interval's least (what
+# pmubpf holds between profiles: building one peaks far above it, then
+# malloc_trim gives that back) and its most: a single read every EVERY
+# seconds lands at a random point of a build (a run read 84 and 248 MiB
+# a window apart).
+rss=0 anon=0 file=0 rss_max=0
+sample_rss() {
+	local r a f
+	read -r r a f < <(awk '/^VmRSS:/ {r=$2} /^RssAnon:/ {a=$2} /^RssFile:|^RssShmem:/ {f+=$2}
+		END {if (r) print r, a, f+0}' /proc/$pm/status 2>/dev/null)
+	[[ -n $r ]] || return 1
+	if ((rss == 0 || r < rss)); then rss=$r anon=$a file=$f; fi
+	((r > rss_max)) && rss_max=$r
+	return 0
+}
 measure() {
-	local rss bpf w s l tr fo anon file ob ev hu hf
-	rss=$(awk '/^VmRSS:/ {print $2}' /proc/$pm/status 2>/dev/null) || return 1
-	anon=$(awk '/^RssAnon:/ {print $2}' /proc/$pm/status 2>/dev/null)
-	file=$(awk '/^RssFile:|^RssShmem:/ {t+=$2} END {print t+0}' /proc/$pm/status 2>/dev/null)
-	[[ -n $rss ]] || return 1
+	local bpf w s l tr fo ob ev hu hf
+	((rss > 0)) || return 1
 	bpf=$(grep -h '^memlock:\|^map_id:' /proc/$pm/fdinfo/* 2>/dev/null | awk '
 		/^memlock:/ {m=$2} /^map_id:/ {if (!($2 in seen)) {seen[$2]=1; t+=m}} END {print int(t/1024)}')
 	w=$(grep -c -- '-> .*profiles/pmubpf\.' "$OUT/pmubpf.err")
 	s=$(sed -nE 's/^pmubpf: [^:]+: ([0-9]+) samples \(.*-> .*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	l=$(sed -nE 's/^pmubpf: [^:]+: lost: ([0-9]+) samples.*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	read -r tr fo ob ev hu hf < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten; symbol cache: ([0-9]+) objects \(([0-9]+) evicted\).*heap: ([0-9]+) KiB in use, ([0-9]+) KiB free$/\1 \2 \3 \4 \5 \6/p' "$OUT/pmubpf.err" | tail -1)
-	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0} ${hu:-0} ${hf:-0}" >>"$OUT/soak.csv"
+	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0} ${hu:-0} ${hf:-0} $rss_max" >>"$OUT/soak.csv"
+	rss=0 anon=0 file=0 rss_max=0
 }
+next=$(( $(date +%s) + EVERY ))
 while kill -0 "$pm" 2>/dev/null; do
-	sleep "$EVERY"
-	measure || break
+	sleep 1
+	sample_rss || break
+	if (( $(date +%s) >= next )); then
+		measure || break
+		next=$((next + EVERY))
+	fi
 done
 wait "$pm"; rc=$?
 kill "$churn" "$demo" 2>/dev/null; wait "$churn" "$demo" 2>/dev/null
@@ -73,6 +91,6 @@ last = rows[-1] if rows else [0] * 10
 print("soak: rc %s, %d measurements, windows %d, samples %d, lost %d, RSS %d KiB at the end "
       "(peak %d; anon %d, file %d), BPF maps %d KiB, processes tracked %d, forgotten %d, "
       "slopes after warm-up: RSS %.0f, anon %.0f KiB per 10 min"
-      % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[1] for r in rows) if rows else 0,
+      % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[14] if len(r) > 14 else r[1] for r in rows) if rows else 0,
          last[8], last[9], last[2], last[6], last[7], slope(1) * 600, slope(8) * 600))
 PY
