@@ -167,19 +167,6 @@ print(".eh_frame in BPF by default, and reads the thread's label set. Both count
 print("preempted time (offcputime's default --state).")
 print()
 PY
-python3 - "$DOC" "$section" <<'PY'
-import re, sys
-doc, sec = sys.argv[1], open(sys.argv[2]).read()
-try:
-    text = open(doc).read()
-except FileNotFoundError:
-    text = "# pmubpf benchmarks\n\n"
-m = re.search(r"^## Off-CPU time\n.*?(?=^## |\Z)", text, re.S | re.M)
-if m:
-    text = text[:m.start()] + sec + text[m.end():]
-else:
-    text = text.rstrip("\n") + "\n\n" + sec
-open(doc, "w").write(text)
-PY
+python3 tools/bench/doc_section.py "$DOC" "$section" 'Off-CPU time'
 cat "$section"
 echo "offcpu_bench: wrote the Off-CPU time section of $DOC" >&2

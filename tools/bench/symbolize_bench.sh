@@ -52,18 +52,5 @@ section=$(mktemp)
 	echo
 } >"$section"
 
-python3 - "$DOC" "$section" <<'PY'
-import re, sys
-doc, sec = sys.argv[1], open(sys.argv[2]).read()
-try:
-    text = open(doc).read()
-except FileNotFoundError:
-    text = "# pmubpf benchmarks\n\n"
-m = re.search(r"^## Symbolization\n.*?(?=^## |\Z)", text, re.S | re.M)
-if m:
-    text = text[:m.start()] + sec + text[m.end():]
-else:
-    text = text.rstrip("\n") + "\n\n" + sec
-open(doc, "w").write(text)
-PY
+python3 tools/bench/doc_section.py "$DOC" "$section" 'Symbolization'
 echo "symbolize_bench: wrote the Symbolization section of $DOC" >&2
