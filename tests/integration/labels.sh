@@ -46,11 +46,15 @@ else
 	fail a_started_after "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
 fi
 
-# A library with its own labels record, dlopen()ed 0.3 s after start (a
-# plugin, a Python extension): its record is found when the library
-# arrives, so nearly all of its samples (all but the few before the
-# mmap report's maps read) carry its set.
-if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/liblabeled.so" 0.3 1 2>"$TMP/dl.err"; then
+# A library with its own labels record, dlopen()ed 0.8 s after start (a
+# plugin, a Python extension; after the early re-reads of a new process's
+# maps at +20 and +220 ms, before the next at +2.2 s): its record is
+# found when the library arrives (the mmap report), so only the plugin's
+# first moments, before pmubpf's read of its maps, go unlabelled: the
+# unlabelled samples must span at most 150 ms of its 1 s (2-3 ms on a quiet machine, 47 ms seen
+# on a loaded CI run where pmubpf waited for a CPU). Without the mmap
+# report the record is found only at the end: nothing labelled.
+if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/liblabeled.so" 0.8 1 2>"$TMP/dl.err"; then
 	check dlopen_late_record python3 - "$ROOT" "$TMP/dl.pb.gz" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1] + "/tests/integration")
@@ -61,9 +65,12 @@ for s in p["samples"]:
     if check.leaf(s) == "plugin_work":
         tot += s["values"][0]
         lab += s["values"][0] if s["labels"].get("phase") == "plugin" else 0
-print("plugin_work: %d samples, %d with phase=plugin" % (tot, lab))
-if tot < 300 or lab < 0.95 * tot:
-    sys.exit("plugin_work: %d of %d samples labelled phase=plugin, want >= 95%% of >= 300" % (lab, tot))
+# plugin_work runs 1 s: tot samples span it, so the unlabelled ones
+# span (tot - lab) / tot seconds.
+late_ms = 1000.0 * (tot - lab) / tot if tot else 1000.0
+print("plugin_work: %d samples, %d with phase=plugin: unlabelled for %.0f ms" % (tot, lab, late_ms))
+if tot < 300 or late_ms > 150:
+    sys.exit("plugin_work: %d of %d samples labelled phase=plugin (unlabelled for %.0f ms), want >= 300 samples, unlabelled for <= 150 ms" % (lab, tot, late_ms))
 PY
 else
 	fail dlopen_late_record "pmubpf failed: $(tail -n1 "$TMP/dl.err")"
