@@ -25,13 +25,12 @@
 
 const volatile bool call_graph_dwarf = false; /* --call-graph dwarf */
 
-/* Rows of every table (mmapped by userspace, which appends tables). */
+/* Rows of every table (userspace appends tables, by batch updates). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, struct pmubpf_urow);
 	__uint(max_entries, 1); /* sized by the loader */
-	__uint(map_flags, BPF_F_MMAPABLE);
 } unwind_rows SEC(".maps");
 
 struct {
@@ -41,7 +40,7 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } unwind_tables SEC(".maps");
 
-/* Every slot's mappings, PMUBPF_UW_MAX_MAPS per slot (mmapped). One
+/* Every slot's mappings, PMUBPF_UW_MAX_MAPS per slot. One
  * entry per lookup: a search in an inline array would give the verifier
  * variable-offset pointers to track, and it explored them per value. */
 struct {
@@ -49,7 +48,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pmubpf_umap);
 	__uint(max_entries, 1); /* sized by the loader: slots * MAX_MAPS */
-	__uint(map_flags, BPF_F_MMAPABLE);
 } unwind_slots SEC(".maps");
 
 struct {

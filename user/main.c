@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "cli/cli.h"
 #include "http/httpd.h"
+#include "lib/heap.h"
 #include "record/every.h"
 #include "record/session.h"
 #include "top/live.h"
@@ -18,6 +19,8 @@ int main(int argc, char **argv)
 	int action, ret;
 
 	action = cli__parse(argc, argv, SYSFS_PMUS, &cfg, err, sizeof(err));
+	if ((action == CLI_RECORD && cfg.every > 0) || action == CLI_TOP || action == CLI_SERVE)
+		heap__long_running();
 	switch (action) {
 	case CLI_HELP:
 		cli__usage(stdout);

@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define BPF_F_MMAPABLE_ (1U << 10)
-
 struct fixture {
 	struct unwind_maps m;
 	struct symcache *sc;
@@ -27,16 +25,13 @@ struct fixture {
 
 static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE_);
-	LIBBPF_OPTS(bpf_map_create_opts, ms, .map_flags = BPF_F_MMAPABLE_);
-
 	m->max_rows = rows;
 	m->max_tables = 64;
 	m->max_slots = slots;
-	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, &mm);
+	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, NULL);
 	m->tables_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_tables", 4, sizeof(struct pmubpf_utable), 64, NULL);
 	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_umap),
-				     slots * PMUBPF_UW_MAX_MAPS, &ms);
+				     slots * PMUBPF_UW_MAX_MAPS, NULL);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
 	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0;
 }

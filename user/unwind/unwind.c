@@ -3,8 +3,8 @@
  * per new object, never per sample.
  *
  * Publication order keeps BPF consistent without locks: an object's rows
- * are written into free space of the mmapped rows array before its
- * descriptor is, and a slot is complete before unwind_pids points at it.
+ * are written into free space of the rows array (batch updates, not an
+ * mmap: see write_array) before its descriptor is, and a slot is complete before unwind_pids points at it.
  * A process whose mappings change gets a new slot; the old one is reused
  * only after a grace period (a BPF program may still be reading it).
  */
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
@@ -29,6 +28,7 @@
 #include "lib/grow.h"
 
 #define MAX_TABLE_ROWS (1u << 24) /* what BPF's binary search covers */
+#define WRITE_CHUNK 4096u         /* array elements per batch syscall */
 #define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
 #define PID_ENTRY_BYTES 64        /* hash map element, approximately */
 
@@ -47,10 +47,7 @@ struct slot {
 
 struct unwind {
 	struct unwind_maps m;
-	struct pmubpf_urow *rows; /* mmapped unwind_rows */
-	size_t rows_bytes;
-	struct pmubpf_umap *maps; /* mmapped unwind_slots */
-	size_t maps_bytes;
+	uint32_t *keys; /* WRITE_CHUNK consecutive keys, for batch writes */
 	uint32_t next_row, next_table;
 	struct tab *tabs;
 	size_t ntabs, cap;
@@ -118,35 +115,41 @@ static bool tab_eq(const void *key, uint64_t idx, void *ctx)
 	return u->tabs[idx].key == *(const uint64_t *)key;
 }
 
+/* Write n values to the array map fd from index first, WRITE_CHUNK at
+ * a time, each chunk one syscall. Not through an mmap of the map: that
+ * would count the whole map (tens of MiB, already charged to the
+ * kernel as BPF map memory) in pmubpf's RSS a second time. */
+static int write_array(struct unwind *u, int fd, uint32_t first, const void *values, size_t n,
+		       size_t size)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+
+	for (size_t done = 0; done < n;) {
+		__u32 count = n - done < WRITE_CHUNK ? (__u32)(n - done) : WRITE_CHUNK;
+
+		for (__u32 i = 0; i < count; i++)
+			u->keys[i] = first + (uint32_t)(done + i);
+		if (bpf_map_update_batch(fd, u->keys, (const char *)values + done * size, &count, &opts))
+			return -errno;
+		done += count;
+	}
+	return 0;
+}
+
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
-	long page = sysconf(_SC_PAGESIZE);
 
 	if (!u)
 		return NULL;
 	u->m = *m;
 	u->verbose = verbose;
 	u->vdso.id = PMUBPF_UW_NO_TABLE;
-	u->rows_bytes = ((size_t)m->max_rows * sizeof(struct pmubpf_urow) + page - 1) & ~(size_t)(page - 1);
-	u->rows = mmap(NULL, u->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->rows_fd, 0);
-	if (u->rows == MAP_FAILED) {
-		u->rows = NULL;
-		unwind__free(u);
-		return NULL;
-	}
-	u->maps_bytes = ((size_t)m->max_slots * PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
-			 page - 1) & ~(size_t)(page - 1);
-	u->maps = mmap(NULL, u->maps_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->slots_fd, 0);
-	if (u->maps == MAP_FAILED) {
-		u->maps = NULL;
-		unwind__free(u);
-		return NULL;
-	}
+	u->keys = calloc(WRITE_CHUNK, sizeof(*u->keys));
 	u->index = hashtab__new(tab_eq, u);
 	u->slots = calloc(m->max_slots, sizeof(*u->slots));
 	u->free_slots = calloc(m->max_slots, sizeof(*u->free_slots));
-	if (!u->index || !u->slots || !u->free_slots) {
+	if (!u->keys || !u->index || !u->slots || !u->free_slots) {
 		unwind__free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -166,10 +169,7 @@ void unwind__free(struct unwind *u)
 {
 	if (!u)
 		return;
-	if (u->rows)
-		munmap(u->rows, u->rows_bytes);
-	if (u->maps)
-		munmap(u->maps, u->maps_bytes);
+	free(u->keys);
 	hashtab__free(u->index);
 	free(u->tabs);
 	free(u->slots);
@@ -202,7 +202,10 @@ static void publish(struct unwind *u, const char *name, struct ehf_table *et, st
 				name, et->n, u->next_row, u->m.max_rows);
 		return;
 	}
-	memcpy(u->rows + u->next_row, et->rows, et->n * sizeof(*et->rows));
+	if (write_array(u, u->m.rows_fd, u->next_row, et->rows, et->n, sizeof(*et->rows))) {
+		u->st.objects_full++;
+		return;
+	}
 	struct pmubpf_utable d = { .off = u->next_row, .len = (uint32_t)et->n };
 	uint32_t id = u->next_table;
 	if (bpf_map_update_elem(u->m.tables_fd, &id, &d, BPF_ANY)) {
@@ -424,8 +427,8 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	struct pmubpf_upid pid = { .slot = s, .pgen = pr->pgen, .nmaps = n };
 	/* The slot is free (no pid entry points at it): fill it, then
 	 * publish it (the syscall orders the stores before it). */
-	memcpy(u->maps + (size_t)s * PMUBPF_UW_MAX_MAPS, up, n * sizeof(up[0]));
-	if (bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
+	if (write_array(u, u->m.slots_fd, s * PMUBPF_UW_MAX_MAPS, up, n, sizeof(up[0])) ||
+	    bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
 		u->free_slots[u->nfree++] = s;
 		u->st.slots_full++;
 		return;

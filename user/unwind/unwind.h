@@ -6,7 +6,7 @@
  * table in a cache keyed by its elfobj (that is, by build-id, else by
  * device and inode), building it at first sight from the file's .eh_frame
  * and .debug_frame (user/ehframe.c) and appending its rows to the
- * mmapped unwind_rows array; the vDSO's table comes from our own vDSO
+ * unwind_rows array (batch updates); the vDSO's table comes from our own vDSO
  * (the same kernel image). The process then gets a slot: its mappings,
  * each with load bias and table, and unwind_pids[tgid] points BPF at it.
  *
@@ -72,7 +72,7 @@ int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide);
 /* After load: the unwinder on those maps (fds and sizes read back). */
 struct unwind *unwind__open(const struct unwind_bpf *b, int verbose);
 
-/* NULL + errno if the rows map cannot be mmapped. */
+/* NULL + errno (ENOMEM). */
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose);
 void unwind__free(struct unwind *u);
 
