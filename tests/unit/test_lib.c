@@ -1,12 +1,14 @@
 /* test_lib.c — user/lib's helpers: array growth (doubling, contents kept,
- * every overflow refused with the array left as it was) and the error
- * formatter. */
+ * every overflow refused with the array left as it was), the error
+ * formatter, and spans (first fit, neighbours merged, the top lowered,
+ * a full array refusing). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/errmsg.h"
 #include "lib/grow.h"
+#include "lib/spans.h"
 #include "testing.h"
 
 static bool grow_appends(void)
@@ -113,5 +115,78 @@ static bool errmsg_formats(void)
 	return true;
 }
 
+static bool spans_first_fit_and_merge(void)
+{
+	struct spans s;
+	uint32_t a, b, c, d, x;
+
+	spans__init(&s, 100);
+	CHECK_EQ_INT(spans__alloc(&s, 30, &a), 0);
+	CHECK_EQ_INT(spans__alloc(&s, 30, &b), 0);
+	CHECK_EQ_INT(spans__alloc(&s, 30, &c), 0);
+	CHECK_EQ_INT(a, 0);
+	CHECK_EQ_INT(b, 30);
+	CHECK_EQ_INT(c, 60);
+	CHECK_EQ_INT(spans__alloc(&s, 11, &x), -ENOSPC); /* 10 left */
+	CHECK_EQ_INT(s.used, 90);
+	/* A hole in the middle: first fit takes it, a longer one does not. */
+	CHECK_EQ_INT(spans__free(&s, b, 30), 0);
+	CHECK_EQ_INT(spans__alloc(&s, 31, &x), -ENOSPC);
+	CHECK_EQ_INT(spans__alloc(&s, 20, &d), 0);
+	CHECK_EQ_INT(d, 30);
+	CHECK_EQ_INT(s.n, 1); /* [50, 60) left */
+	/* Freeing both neighbours of the hole merges them into one span. */
+	CHECK_EQ_INT(spans__free(&s, a, 30), 0);
+	CHECK_EQ_INT(spans__free(&s, d, 20), 0);
+	CHECK_EQ_INT(s.n, 1);
+	CHECK_EQ_INT(s.free[0].off, 0);
+	CHECK_EQ_INT(s.free[0].len, 60);
+	CHECK_EQ_INT(spans__alloc(&s, 60, &x), 0);
+	CHECK_EQ_INT(x, 0);
+	CHECK_EQ_INT(spans__free(&s, x, 60), 0);
+	/* The last span freed reaches the top: everything is untouched again. */
+	CHECK_EQ_INT(spans__free(&s, c, 30), 0);
+	CHECK_EQ_INT(s.n, 0);
+	CHECK_EQ_INT(s.top, 0);
+	CHECK_EQ_INT(s.used, 0);
+	CHECK_EQ_INT(spans__alloc(&s, 100, &x), 0);
+	CHECK_EQ_INT(spans__alloc(&s, 0, &x), -EINVAL);
+	spans__fini(&s);
+	return true;
+}
+
+/* Many frees in shuffled order: the free list always sorted, never two
+ * adjacent spans, and the used count true. */
+static bool spans_shuffled_frees(void)
+{
+	struct spans s;
+	uint32_t off[64], order[64];
+
+	spans__init(&s, 64 * 7);
+	for (uint32_t i = 0; i < 64; i++) {
+		CHECK_EQ_INT(spans__alloc(&s, 7, &off[i]), 0);
+		order[i] = i;
+	}
+	srand(7);
+	for (uint32_t i = 63; i > 0; i--) {
+		uint32_t j = (uint32_t)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (uint32_t i = 0; i < 63; i++) {
+		CHECK_EQ_INT(spans__free(&s, off[order[i]], 7), 0);
+		CHECK_EQ_INT(s.used, (uint64_t)(63 - i) * 7);
+		for (size_t k = 1; k < s.n; k++)
+			CHECK(s.free[k - 1].off + s.free[k - 1].len < s.free[k].off);
+	}
+	CHECK_EQ_INT(spans__free(&s, off[order[63]], 7), 0);
+	CHECK_EQ_INT(s.n, 0);
+	CHECK_EQ_INT(s.top, 0);
+	spans__fini(&s);
+	return true;
+}
+
 TEST_MAIN("lib", TEST(grow_appends), TEST(grow_overflow_refused), TEST(grow_bounded_by_type),
-	  TEST(grow_upto), TEST(errmsg_formats))
+	  TEST(grow_upto), TEST(errmsg_formats), TEST(spans_first_fit_and_merge),
+	  TEST(spans_shuffled_frees))

@@ -5,7 +5,9 @@
  * equal to ehf__build's, the vDSO's table; one table per object however
  * many processes use it; a new generation gets a new slot; slots and rows
  * running out degrade (counted) instead of failing; a dead process's slot
- * comes back, also when it died before the slot was published. Needs root (BPF).
+ * comes back, also when it died before the slot was published; tables
+ * no process uses are given back when rows run short, never one in use.
+ * Needs root (BPF).
  */
 #include "unwind/ehframe.h"
 #include "testing.h"
@@ -14,7 +16,10 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct fixture {
@@ -44,13 +49,13 @@ static void maps_close(struct unwind_maps *m)
 	close(m->pids_fd);
 }
 
-/* Our own process as procs.c would have snapshotted it. */
-static bool self_proc(struct symcache *sc, struct proc *pr, uint32_t tgid, uint32_t pgen)
+/* Process pid as procs.c would have snapshotted it, as tgid. */
+static bool pid_proc(struct symcache *sc, struct proc *pr, pid_t pid, uint32_t tgid, uint32_t pgen)
 {
 	memset(pr, 0, sizeof(*pr));
 	pr->tgid = tgid;
 	pr->pgen = pgen;
-	if (procmaps__read(getpid(), true, &pr->maps))
+	if (procmaps__read(pid, true, &pr->maps))
 		return false;
 	pr->objs = calloc(pr->maps.n + 1, sizeof(*pr->objs));
 	for (size_t i = 0; pr->objs && i < pr->maps.n; i++)
@@ -58,6 +63,12 @@ static bool self_proc(struct symcache *sc, struct proc *pr, uint32_t tgid, uint3
 			pr->objs[i] = symcache__get_path(sc, pr->maps.maps[i].path);
 	pr->snapshotted = true;
 	return pr->objs != NULL;
+}
+
+/* Our own process. */
+static bool self_proc(struct symcache *sc, struct proc *pr, uint32_t tgid, uint32_t pgen)
+{
+	return pid_proc(sc, pr, getpid(), tgid, pgen);
 }
 
 static void proc_done(struct proc *pr)
@@ -290,6 +301,149 @@ static bool dead_before_publication(void)
 	return true;
 }
 
+/* Every table tgid's slot points at holds the rows ehf__build gives its
+ * file now (every 61st row, and the last): no table was given back and
+ * reused under a slot that still refers to it. */
+static bool slot_tables_true(const struct unwind_maps *m, const struct proc *pr)
+{
+	struct pmubpf_upid pid;
+	int tables = 0;
+
+	CHECK_EQ_INT(bpf_map_lookup_elem(m->pids_fd, &pr->tgid, &pid), 0);
+	for (uint32_t i = 0; i < pid.nmaps; i++) {
+		uint32_t idx = pid.slot * PMUBPF_UW_MAX_MAPS + i;
+		struct pmubpf_umap um;
+		struct pmubpf_utable d;
+		struct ehf_table t;
+
+		CHECK_EQ_INT(bpf_map_lookup_elem(m->slots_fd, &idx, &um), 0);
+		const struct procmap *pm = procmaps__find(&pr->maps, um.start);
+		CHECK(pm);
+		if (um.table == PMUBPF_UW_NO_TABLE || pm->path[0] != '/')
+			continue;
+		CHECK_EQ_INT(bpf_map_lookup_elem(m->tables_fd, &um.table, &d), 0);
+		int fd = open(pm->path, O_RDONLY);
+		CHECK(fd >= 0 && ehf__build_fd(fd, &t) == 0);
+		close(fd);
+		CHECK_EQ_INT(d.len, t.n);
+		for (uint32_t k = 0; k < d.len; k = k + 61 < d.len || k == d.len - 1 ? k + 61 : d.len - 1) {
+			struct pmubpf_urow r;
+			uint32_t row = d.off + k;
+
+			CHECK_EQ_INT(bpf_map_lookup_elem(m->rows_fd, &row, &r), 0);
+			CHECK(r.pc == t.rows[k].pc && r.rule == t.rows[k].rule);
+		}
+		ehf__free(&t);
+		tables++;
+	}
+	CHECK(tables > 0);
+	return true;
+}
+
+/* A child running /bin/sleep, snapshotted as tgid (then killed: its
+ * files are reached by path, as for any process gone). */
+static bool sleep_proc(struct symcache *sc, struct proc *pr, uint32_t tgid)
+{
+	char exe[64], target[4096];
+	pid_t c = fork();
+
+	if (c == 0) {
+		execl("/bin/sleep", "sleep", "10", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(c > 0);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)c);
+	for (int i = 0; i < 200; i++) { /* until the exec is done */
+		ssize_t n = readlink(exe, target, sizeof(target) - 1);
+
+		if (n > 0 && (target[n] = '\0', strstr(target, "sleep")))
+			break;
+		usleep(5000);
+	}
+	usleep(20000); /* ld.so done mapping libc */
+	bool ok = pid_proc(sc, pr, c, tgid, 1);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	return ok;
+}
+
+/* Rows are given back: a table no process uses any more makes room for
+ * a new object's, never one a live slot still refers to. An always-on
+ * recording sees new binaries for days; without this the rows fill once
+ * and every later binary is walked by frame pointer. */
+static bool unused_tables_reclaimed(void)
+{
+#if !defined(__x86_64__)
+	SKIP("x86-64 only (the unwinder is)");
+#endif
+	struct unwind_maps m;
+	struct symcache *sc = symcache__new();
+	struct proc a, b;
+	struct unwind_stats st;
+
+	if (!need_bpf(&m, 1 << 20, 4))
+		SKIP("needs root and BPF");
+	CHECK(sc && self_proc(sc, &a, 3000001, 1) && sleep_proc(sc, &b, 3000002));
+	/* The rows each needs alone, and both together. */
+	struct unwind *u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &a);
+	unwind__stats(u, &st);
+	uint64_t rows_a = st.rows;
+	unwind__proc(u, &b);
+	unwind__stats(u, &st);
+	uint64_t rows_ab = st.rows;
+	unwind__free(u);
+	maps_close(&m);
+	CHECK(need_bpf(&m, 1 << 20, 4) == 1);
+	u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &b);
+	unwind__stats(u, &st);
+	uint64_t rows_b = st.rows;
+	unwind__free(u);
+	maps_close(&m);
+
+	/* Room for either, not both. */
+	uint32_t room = (uint32_t)(rows_a > rows_b ? rows_a : rows_b) + 16;
+	CHECK(rows_ab > room);
+	CHECK(need_bpf(&m, room, 4) == 1);
+	u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &a);
+	unwind__stats(u, &st);
+	CHECK_EQ_INT(st.objects_full, 0);
+	/* a is alive: b's new object does not fit, a's tables stay. */
+	unwind__proc(u, &b);
+	unwind__stats(u, &st);
+	CHECK(st.objects_full >= 1);
+	CHECK_EQ_INT(st.tables_reclaimed, 0);
+	CHECK(slot_tables_true(&m, &a));
+	uint64_t full = st.objects_full;
+	/* a is gone (past the slot's grace period, and past the second a
+	 * table left out waits before it is tried again): b's next snapshot
+	 * takes the room a's tables held, and all of b's tables are whole. */
+	a.dead = true;
+	unwind__proc(u, &a);
+	usleep(1050000);
+	b.pgen = 2;
+	unwind__proc(u, &b);
+	unwind__stats(u, &st);
+	CHECK(st.tables_reclaimed >= 1);
+	CHECK_EQ_INT(st.objects_full, full);
+	CHECK(st.rows <= room);
+	CHECK(slot_tables_true(&m, &b));
+	char line[1024];
+	unwind__summary(&st, line, sizeof(line));
+	CHECK(strstr(line, " reclaimed (unused)") != NULL);
+	unwind__free(u);
+	proc_done(&a);
+	proc_done(&b);
+	symcache__free(sc);
+	maps_close(&m);
+	return true;
+}
+
 static bool sizes(void)
 {
 	uint32_t r1, t1, s1, r2, t2, s2;
@@ -304,4 +458,5 @@ TEST_MAIN("unwind",
 	  TEST(sizes),
 	  TEST(loads_own_process),
 	  TEST(slots_and_rows_run_out),
-	  TEST(dead_before_publication))
+	  TEST(dead_before_publication),
+	  TEST(unused_tables_reclaimed))

@@ -26,16 +26,34 @@
 #include "ehframe.h"
 #include "lib/hashtab.h"
 #include "lib/grow.h"
+#include "lib/spans.h"
 
 #define MAX_TABLE_ROWS (1u << 24) /* what BPF's binary search covers */
 #define WRITE_CHUNK 4096u         /* array elements per batch syscall */
 #define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
+#define FULL_RETRY_NS 1000000000LL /* a table that did not fit: tried again after */
 #define PID_ENTRY_BYTES 64        /* hash map element, approximately */
 
+#define NO_TAB UINT32_MAX        /* a mapping without an entry in tabs */
+
+/* An object's table: rows [off, off + len) of unwind_rows, descriptor id
+ * of unwind_tables. Kept while any slot refers to it (refs, counting
+ * slots retired but in their grace period) and after, until the rows or
+ * ids run short or too many entries are kept: then reclaim() gives back
+ * every table no slot refers to. */
 struct tab {
 	uint64_t key;  /* elfobj__key: the same after an eviction and reload */
 	uint32_t id;   /* PMUBPF_UW_NO_TABLE: none */
 	uint64_t base; /* link-time vaddr of row pc 0 */
+	uint32_t off, len;
+	uint32_t refs;  /* slots (in use or in grace) whose mappings use it */
+	uint32_t pin;   /* == epoch: in the slot being built (not reclaimed) */
+	bool live;      /* else on the free_tabs list */
+	bool full;      /* no room when built: tried again once room may
+			 * have come (a slot released since), at most
+			 * every FULL_RETRY_NS (a CFI parse each time) */
+	int64_t tried_ns;
+	uint64_t tried_releases;
 };
 
 struct slot {
@@ -43,16 +61,23 @@ struct slot {
 	bool used;
 	int64_t retired_ns; /* 0: current */
 	uint64_t hash;      /* of its content */
+	uint32_t *tix, ntix; /* tabs indexes it refers to (NO_TAB: none) */
 };
 
 struct unwind {
 	struct unwind_maps m;
 	uint32_t *keys; /* WRITE_CHUNK consecutive keys, for batch writes */
-	uint32_t next_row, next_table;
+	struct spans rows;     /* unwind_rows' free space */
+	uint32_t next_table, *free_ids, nfree_ids; /* unwind_tables ids */
 	struct tab *tabs;
-	size_t ntabs, cap;
+	size_t ntabs, cap, live_tabs;
+	uint32_t *free_tabs;   /* dead tabs entries, reused */
+	size_t nfree_tabs, cap_free_tabs;
+	uint32_t epoch;        /* of unwind__proc calls (tab.pin) */
+	uint64_t releases;     /* slots retired or found gone: tables may
+				* have become unused */
 	struct hashtab *index; /* elfobj__key -> tabs index: an object evicted
-				* and read again finds its table (rows stay) */
+				* and read again finds its table while kept */
 	struct tab vdso;
 	bool vdso_done;
 	uint64_t vdso_size, vdso_min_vaddr;
@@ -146,10 +171,12 @@ struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 	u->verbose = verbose;
 	u->vdso.id = PMUBPF_UW_NO_TABLE;
 	u->keys = calloc(WRITE_CHUNK, sizeof(*u->keys));
+	u->free_ids = calloc(m->max_tables ? m->max_tables : 1, sizeof(*u->free_ids));
+	spans__init(&u->rows, m->max_rows);
 	u->index = hashtab__new(tab_eq, u);
 	u->slots = calloc(m->max_slots, sizeof(*u->slots));
 	u->free_slots = calloc(m->max_slots, sizeof(*u->free_slots));
-	if (!u->keys || !u->index || !u->slots || !u->free_slots) {
+	if (!u->keys || !u->free_ids || !u->index || !u->slots || !u->free_slots) {
 		unwind__free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -170,6 +197,11 @@ void unwind__free(struct unwind *u)
 	if (!u)
 		return;
 	free(u->keys);
+	free(u->free_ids);
+	free(u->free_tabs);
+	spans__fini(&u->rows);
+	for (uint32_t s = 0; u->slots && s < u->m.max_slots; s++)
+		free(u->slots[s].tix);
 	hashtab__free(u->index);
 	free(u->tabs);
 	free(u->slots);
@@ -184,44 +216,124 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Copy a built table into BPF; fills t->id and t->base. */
+static void reclaim(struct unwind *u);
+
+/* Room for a table of n rows: rows and a descriptor id. Short of
+ * either, the tables no process uses are given back first (reclaim). */
+static int take_space(struct unwind *u, uint32_t n, uint32_t *off, uint32_t *id)
+{
+	for (int round = 0; round < 2; round++) {
+		bool have_id = u->nfree_ids || u->next_table < u->m.max_tables;
+
+		if (have_id && !spans__alloc(&u->rows, n, off)) {
+			*id = u->nfree_ids ? u->free_ids[--u->nfree_ids] : u->next_table++;
+			return 0;
+		}
+		if (!round)
+			reclaim(u);
+	}
+	return -ENOSPC;
+}
+
+/* Give back t's rows and id (no slot refers to it). */
+static void drop_rows(struct unwind *u, struct tab *t)
+{
+	if (t->id == PMUBPF_UW_NO_TABLE)
+		return;
+	if (spans__free(&u->rows, t->off, t->len))
+		u->st.rows_lost += t->len; /* out of memory: those rows stay taken */
+	u->free_ids[u->nfree_ids++] = t->id;
+	t->id = PMUBPF_UW_NO_TABLE;
+	u->st.rows = u->rows.used;
+}
+
+/* Copy a built table into BPF; fills t->id, t->off, t->len, t->base. */
 static void publish(struct unwind *u, const char *name, struct ehf_table *et, struct tab *t,
 		    int64_t build_ns)
 {
+	uint32_t off, id;
+
 	t->id = PMUBPF_UW_NO_TABLE;
 	t->base = et->base;
 	if (!et->n) {
 		u->st.objects_nocfi++;
 		return;
 	}
-	if (et->n > MAX_TABLE_ROWS || et->n > u->m.max_rows - u->next_row ||
-	    u->next_table >= u->m.max_tables) {
+	if (et->n > MAX_TABLE_ROWS || take_space(u, (uint32_t)et->n, &off, &id)) {
+		t->full = et->n <= MAX_TABLE_ROWS;
 		u->st.objects_full++;
 		if (u->verbose)
-			fprintf(stderr, "pmubpf: unwind: %s: %zu rows do not fit (%u of %u used): frame pointers there\n",
-				name, et->n, u->next_row, u->m.max_rows);
+			fprintf(stderr, "pmubpf: unwind: %s: %zu rows do not fit (%llu of %u used): frame pointers there\n",
+				name, et->n, (unsigned long long)u->rows.used, u->m.max_rows);
 		return;
 	}
-	if (write_array(u, u->m.rows_fd, u->next_row, et->rows, et->n, sizeof(*et->rows))) {
-		u->st.objects_full++;
-		return;
-	}
-	struct pmubpf_utable d = { .off = u->next_row, .len = (uint32_t)et->n };
-	uint32_t id = u->next_table;
-	if (bpf_map_update_elem(u->m.tables_fd, &id, &d, BPF_ANY)) {
-		u->st.objects_full++;
-		return;
-	}
-	u->next_table++;
-	u->next_row += (uint32_t)et->n;
 	t->id = id;
+	t->off = off;
+	t->len = (uint32_t)et->n;
+	struct pmubpf_utable d = { .off = off, .len = (uint32_t)et->n };
+	if (write_array(u, u->m.rows_fd, off, et->rows, et->n, sizeof(*et->rows)) ||
+	    bpf_map_update_elem(u->m.tables_fd, &id, &d, BPF_ANY)) {
+		drop_rows(u, t);
+		t->full = true;
+		u->st.objects_full++;
+		return;
+	}
+	t->full = false;
 	u->st.objects++;
-	u->st.rows = u->next_row;
+	u->st.rows = u->rows.used;
 	u->st.unsupported += et->st.unsupported;
 	if (u->verbose)
 		fprintf(stderr, "pmubpf: unwind: %s: %zu rows (%zu KiB), %llu FDEs, %llu unsupported, %.1f ms CPU\n",
 			name, et->n, ehf__bytes(et) >> 10, (unsigned long long)et->st.fdes,
 			(unsigned long long)et->st.unsupported, (double)build_ns / 1e6);
+}
+
+/* Entries kept at most: beyond, the unused ones go (reclaim). */
+static size_t tabs_max(const struct unwind *u)
+{
+	return (size_t)u->m.max_tables * 2;
+}
+
+/* Back to the free list: t no longer in the index. */
+static void forget_tab(struct unwind *u, uint32_t i)
+{
+	struct tab *t = &u->tabs[i];
+
+	drop_rows(u, t);
+	hashtab__remove(u->index, hashtab__hash_u64(t->key), &t->key, NULL);
+	t->live = false;
+	u->live_tabs--;
+	if (!GROW(u->free_tabs, u->cap_free_tabs, u->nfree_tabs, 1))
+		u->free_tabs[u->nfree_tabs++] = i; /* else the entry is not reused */
+}
+
+/* Build m's table into t and publish it. -errno if the file cannot be
+ * opened now (t unchanged). */
+static int build(struct unwind *u, const struct proc *pr, const struct procmap *m, struct tab *t)
+{
+	struct ehf_table et;
+	struct stat st;
+	int fd, err;
+
+	fd = procmaps__open(pr->tgid, m, &st);
+	if (fd < 0)
+		return fd;
+	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
+	err = ehf__build_fd(fd, &et);
+	close(fd);
+	int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	u->st.build_ns += (uint64_t)dt;
+	if (err) {
+		memset(&et, 0, sizeof(et));
+		if (u->verbose)
+			fprintf(stderr, "pmubpf: unwind: %s: no CFI (%s): frame pointers there\n",
+				base_name(m->path), strerror(-err));
+	}
+	t->tried_ns = mono_ns();
+	t->tried_releases = u->releases;
+	publish(u, base_name(m->path), &et, t, dt);
+	ehf__free(&et);
+	return 0;
 }
 
 /* The table of the object mapped by m (opened as procmaps__open does), built
@@ -230,37 +342,35 @@ static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 				   const struct procmap *m, const struct elfobj *obj)
 {
 	uint64_t idx, key = elfobj__key(obj), h = hashtab__hash_u64(key);
-	struct ehf_table et;
-	struct stat st;
-	int fd, err;
+	uint32_t i;
 
-	if (hashtab__find(u->index, h, &key, &idx))
-		return &u->tabs[idx];
-	fd = procmaps__open(pr->tgid, m, &st);
-	if (fd < 0)
+	if (hashtab__find(u->index, h, &key, &idx)) {
+		struct tab *t = &u->tabs[idx];
+
+		t->pin = u->epoch;
+		/* Left out for want of room, and room may have come since. */
+		if (t->full && t->tried_releases != u->releases &&
+		    mono_ns() - t->tried_ns >= FULL_RETRY_NS)
+			build(u, pr, m, t);
+		return t;
+	}
+	if (u->live_tabs >= tabs_max(u))
+		reclaim(u);
+	if (u->nfree_tabs) {
+		i = u->free_tabs[--u->nfree_tabs];
+	} else if (GROW(u->tabs, u->cap, u->ntabs, 1)) {
 		return NULL;
-	if (GROW(u->tabs, u->cap, u->ntabs, 1)) {
-		close(fd);
+	} else {
+		i = (uint32_t)u->ntabs++;
+	}
+	struct tab *t = &u->tabs[i];
+	*t = (struct tab){ .key = key, .id = PMUBPF_UW_NO_TABLE, .pin = u->epoch, .live = true };
+	u->live_tabs++;
+	if (build(u, pr, m, t) || hashtab__insert(u->index, h, i)) {
+		forget_tab(u, i);
 		return NULL;
 	}
-	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
-	err = ehf__build_fd(fd, &et);
-	close(fd);
-	int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-	u->st.build_ns += (uint64_t)dt;
-	struct tab *t = &u->tabs[u->ntabs];
-	t->key = key;
-	if (err) {
-		memset(&et, 0, sizeof(et));
-		if (u->verbose)
-			fprintf(stderr, "pmubpf: unwind: %s: no CFI (%s): frame pointers there\n",
-				base_name(m->path), strerror(-err));
-	}
-	publish(u, base_name(m->path), &et, t, dt);
-	ehf__free(&et);
-	if (hashtab__insert(u->index, h, u->ntabs))
-		return NULL;
-	return &u->tabs[u->ntabs++];
+	return t;
 }
 
 /* Our own vDSO is every 64-bit process's (one kernel image). */
@@ -303,6 +413,17 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
 	return &u->vdso;
 }
 
+/* Slot s is free: its tables lose a reference. */
+static void unref_slot(struct unwind *u, struct slot *sl)
+{
+	for (uint32_t k = 0; k < sl->ntix; k++)
+		if (sl->tix[k] != NO_TAB)
+			u->tabs[sl->tix[k]].refs--;
+	free(sl->tix);
+	sl->tix = NULL;
+	sl->ntix = 0;
+}
+
 /* Free slots no process points at any more: retired ones (replaced, or
  * their process gone) once past the grace period, and current ones whose
  * pid entry BPF deleted (exit, exec) before procs.c noticed. */
@@ -323,9 +444,28 @@ static void sweep(struct unwind *u)
 			continue;
 		} else {
 			u->st.slots_used--;
+			u->releases++;
 		}
 		sl->used = false;
+		unref_slot(u, sl);
 		u->free_slots[u->nfree++] = s;
+	}
+}
+
+/* Give back every table no slot refers to (after freeing the slots past
+ * their grace period: a BPF program may still walk a retired slot's
+ * tables within it, never after). Such a table is built again if its
+ * object is mapped again. */
+static void reclaim(struct unwind *u)
+{
+	sweep(u);
+	for (uint32_t i = 0; i < u->ntabs; i++) {
+		const struct tab *t = &u->tabs[i];
+
+		if (t->live && !t->refs && t->pin != u->epoch) {
+			forget_tab(u, i);
+			u->st.tables_reclaimed++;
+		}
 	}
 }
 
@@ -333,6 +473,7 @@ static void sweep(struct unwind *u)
  * reused only after the grace period (sweep). */
 static void retire(struct unwind *u, uint32_t s)
 {
+	u->releases++;
 	u->slots[s].retired_ns = mono_ns();
 	u->st.slots_used--;
 }
@@ -369,6 +510,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
 	static struct pmubpf_umap up[PMUBPF_UW_MAX_MAPS]; /* 4 KiB: not on the stack */
+	uint32_t tix[PMUBPF_UW_MAX_MAPS];
 	uint32_t n = 0;
 	uint64_t dropped = 0;
 
@@ -379,6 +521,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	if (u->stopped)
 		return;
 	memset(up, 0, sizeof(up));
+	u->epoch++; /* the tables found from here on are pinned */
 	for (size_t i = 0; i < pr->maps.n; i++) {
 		const struct procmap *m = &pr->maps.maps[i];
 		const struct elfobj *obj = pr->objs ? pr->objs[i] : NULL;
@@ -405,6 +548,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 			dropped++;
 			continue;
 		}
+		tix[n] = t && t != &u->vdso ? (uint32_t)(t - u->tabs) : NO_TAB;
 		up[n++] = (struct pmubpf_umap){
 			.start = m->start, .end = m->end, .bias = bias,
 			.table = t ? t->id : PMUBPF_UW_NO_TABLE,
@@ -425,15 +569,24 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	}
 	uint32_t s = u->free_slots[--u->nfree];
 	struct pmubpf_upid pid = { .slot = s, .pgen = pr->pgen, .nmaps = n };
+	/* Its tables' references first: a slot whose tables could be
+	 * reclaimed under it would send BPF into another object's rows. */
+	uint32_t *refs = malloc(n * sizeof(*refs));
 	/* The slot is free (no pid entry points at it): fill it, then
 	 * publish it (the syscall orders the stores before it). */
-	if (write_array(u, u->m.slots_fd, s * PMUBPF_UW_MAX_MAPS, up, n, sizeof(up[0])) ||
+	if (!refs || write_array(u, u->m.slots_fd, s * PMUBPF_UW_MAX_MAPS, up, n, sizeof(up[0])) ||
 	    bpf_map_update_elem(u->m.pids_fd, &pr->tgid, &pid, BPF_ANY)) {
+		free(refs);
 		u->free_slots[u->nfree++] = s;
 		u->st.slots_full++;
 		return;
 	}
-	u->slots[s] = (struct slot){ .tgid = pr->tgid, .pgen = pr->pgen, .used = true, .hash = h };
+	memcpy(refs, tix, n * sizeof(*refs));
+	for (uint32_t k = 0; k < n; k++)
+		if (tix[k] != NO_TAB)
+			u->tabs[tix[k]].refs++;
+	u->slots[s] = (struct slot){ .tgid = pr->tgid, .pgen = pr->pgen, .used = true, .hash = h,
+				     .tix = refs, .ntix = n };
 	u->st.slots_used++;
 	if (old >= 0)
 		retire(u, (uint32_t)old);
@@ -455,14 +608,15 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
-		 "%llu objects without CFI, %llu left out (full); %llu processes, slots %llu/%llu in use, "
+		 "%llu objects without CFI, %llu left out (full), %llu reclaimed (unused); %llu processes, slots %llu/%llu in use, "
 		 "%llu without a slot, %llu reclaimed from processes gone before their slot was published, "
 		 "%llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
 		 (unsigned long long)st->objects, (unsigned long long)st->rows,
 		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)(st->max_rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)st->unsupported, (unsigned long long)st->objects_nocfi,
-		 (unsigned long long)st->objects_full, (unsigned long long)st->procs,
+		 (unsigned long long)st->objects_full, (unsigned long long)st->tables_reclaimed,
+		 (unsigned long long)st->procs,
 		 (unsigned long long)st->slots_used, (unsigned long long)st->max_slots,
 		 (unsigned long long)st->slots_full, (unsigned long long)st->slots_orphaned,
 		 (unsigned long long)st->maps_dropped,

@@ -39,6 +39,9 @@ struct unwind_stats {
 	                          * not x86-64, unreadable) */
 	uint64_t objects_full;   /* objects left out: rows or tables full */
 	uint64_t rows, max_rows; /* rows used / available */
+	uint64_t tables_reclaimed; /* tables no process used, given back when
+	                            * rows, ids or entries ran short */
+	uint64_t rows_lost;      /* rows not given back (out of memory) */
 	uint64_t unsupported;    /* rows BPF unwinds by frame pointer */
 	uint64_t procs;          /* processes given a slot */
 	uint64_t slots_used, max_slots;
