@@ -147,10 +147,10 @@ $(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 CLANGXX ?= clang++
 WORK_BINS += $(patsubst tests/workloads/%.cc,$(OUT)/tests/%,$(wildcard tests/workloads/nofp_*.cc))
-$(OUT)/tests/nofp_%: tests/workloads/nofp_%.c | $(OUT)/tests
+$(OUT)/tests/nofp_%: tests/workloads/nofp_%.c tests/workloads/warmup.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(NOFP_CFLAGS) $< -o $@ -lpthread
-$(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc | $(OUT)/tests
+$(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc tests/workloads/warmup.h | $(OUT)/tests
 	$(call msg,CXX,$@)
 	$(Q)$(CLANGXX) $(NOFP_CFLAGS) $< -o $@
 

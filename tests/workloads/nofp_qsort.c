@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "warmup.h"
 
 #define N 20000
 
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 	unsigned round = 0;
 
+	warm_up();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		sort_round(++round);

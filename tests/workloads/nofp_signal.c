@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
+#include "warmup.h"
 
 static volatile uint64_t sink;
 static volatile sig_atomic_t handled;
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
 
+	warm_up();
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGALRM, &sa, NULL);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include "warmup.h"
 
 static volatile uint64_t sink;
 
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? std::atof(argv[1]) : 3;
 	std::vector<uint32_t> v(20000);
+	warm_up();
 	auto t0 = std::chrono::steady_clock::now();
 	uint32_t round = 0;
 

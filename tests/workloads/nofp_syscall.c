@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "warmup.h"
 
 static volatile uint64_t sink;
 
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 	struct timespec t0, t;
 
+	warm_up();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		do_syscalls(10000);

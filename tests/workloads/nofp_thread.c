@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "warmup.h"
 
 #define N 20000
 #define THREADS 2
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		secs = atof(argv[1]);
+	warm_up();
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)(i + 1))) {
 			perror("pthread_create");
