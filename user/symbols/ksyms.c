@@ -10,6 +10,7 @@
 #include "ksyms.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,23 +26,27 @@ struct ksyms {
 	char *arena;
 };
 
-/* While parsing, names are arena offsets (the arena moves as it grows). */
+/* While parsing, names are arena offsets (the arena moves as it grows).
+ * The same size as struct ksym: the array becomes the symbols in place
+ * (a second array of 120k+ entries was 3 MiB more at the peak). */
+#define NO_MOD UINT32_MAX
 struct kent {
 	uint64_t addr;
-	size_t name_off;
-	size_t mod_off; /* SIZE_MAX: core kernel */
-	size_t seq;     /* input order, for a deterministic sort */
-	bool global;    /* 'T' / 'W' */
+	uint32_t name_off;
+	uint32_t mod_off; /* NO_MOD: core kernel */
+	uint32_t seq;     /* input order, for a deterministic sort */
+	bool global;      /* 'T' / 'W' */
 };
+_Static_assert(sizeof(struct kent) == sizeof(struct ksym), "kent becomes ksym in place");
 
 struct arena {
 	char *buf;
 	size_t len, cap;
 };
 
-static bool arena_add(struct arena *a, const char *s, size_t len, size_t *off)
+static bool arena_add(struct arena *a, const char *s, size_t len, uint32_t *off)
 {
-	if (GROW(a->buf, a->cap, a->len, len + 1))
+	if (a->len + len + 1 > UINT32_MAX || GROW(a->buf, a->cap, a->len, len + 1))
 		return false;
 	memcpy(a->buf + a->len, s, len);
 	a->buf[a->len + len] = '\0';
@@ -120,8 +125,8 @@ struct ksyms *ksyms__load(const char *path)
 {
 	struct arena ar = { 0 };
 	struct kent *ents = NULL;
-	size_t n = 0, cap = 0, seq = 0, parsed = 0;
-	size_t last_mod_off = SIZE_MAX;
+	size_t n = 0, cap = 0, parsed = 0;
+	uint32_t seq = 0, last_mod_off = NO_MOD;
 	char *last_mod = NULL; /* copy of the last module name, for interning */
 	size_t last_mod_len = 0;
 	bool any_nonzero = false, sorted = true;
@@ -155,7 +160,7 @@ struct ksyms *ksyms__load(const char *path)
 		e->global = type == 'T' || type == 'W';
 		if (!arena_add(&ar, name, name_len, &e->name_off))
 			goto out;
-		e->mod_off = SIZE_MAX;
+		e->mod_off = NO_MOD;
 		if (mod) {
 			if (!last_mod || mod_len != last_mod_len ||
 			    memcmp(mod, last_mod, mod_len)) {
@@ -191,17 +196,27 @@ struct ksyms *ksyms__load(const char *path)
 	n = dedup(ents, n);
 
 	k = calloc(1, sizeof(*k));
-	if (!k || !(k->syms = malloc(n * sizeof(*k->syms)))) {
-		free(k);
-		k = NULL;
+	if (!k)
 		goto out;
-	}
+	/* Both at their size: they are kept for the whole recording. */
+	char *buf = realloc(ar.buf, ar.len);
+	if (buf)
+		ar.buf = buf;
+	struct kent *fit = realloc(ents, n * sizeof(*ents));
+	if (fit)
+		ents = fit;
 	for (size_t i = 0; i < n; i++) {
-		k->syms[i].addr = ents[i].addr;
-		k->syms[i].name = ar.buf + ents[i].name_off;
-		k->syms[i].module = ents[i].mod_off == SIZE_MAX ? NULL
-				    : ar.buf + ents[i].mod_off;
+		struct kent e = ents[i];
+		struct ksym sym = {
+			.addr = e.addr,
+			.name = ar.buf + e.name_off,
+			.module = e.mod_off == NO_MOD ? NULL : ar.buf + e.mod_off,
+		};
+
+		memcpy(&ents[i], &sym, sizeof(sym));
 	}
+	k->syms = (struct ksym *)ents;
+	ents = NULL;
 	k->n = n;
 	k->arena = ar.buf;
 	ar.buf = NULL;
@@ -255,6 +270,10 @@ static void *load_thread(void *arg)
 
 	l->ks = ksyms__load(l->path);
 	l->err = l->ks ? 0 : errno;
+	/* This thread's malloc arena held the parse's outgrown arrays
+	 * (every doubling's old copy, ~7 MiB free but resident for the
+	 * whole recording): give them back. */
+	malloc_trim(0);
 	return NULL;
 }
 
