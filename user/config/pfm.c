@@ -9,6 +9,7 @@
  */
 #include "pfm.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
@@ -17,12 +18,48 @@
 #include <string.h>
 #include "lib/errmsg.h"
 
+/* libpfm4 is opened at the first named event, not linked: its event
+ * tables are ~2 MiB of pointers the dynamic linker relocates at load,
+ * private memory every recording carried, named events or not. The
+ * functions used, typed by libpfm4's own declarations. */
+#define PFM_SONAME "libpfm.so.4"
+static struct {
+	__typeof__(pfm_initialize) *initialize;
+	__typeof__(pfm_find_event) *find_event;
+	__typeof__(pfm_get_event_info) *get_event_info;
+	__typeof__(pfm_get_event_next) *get_event_next;
+	__typeof__(pfm_get_event_attr_info) *get_event_attr_info;
+	__typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+	__typeof__(pfm_get_pmu_info) *get_pmu_info;
+	__typeof__(pfm_strerror) *strerror;
+} lib;
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status = PFM_ERR_NOINIT;
+static char pfm_why[160] = "";
 
 static void pfm_init(void)
 {
-	pfm_status = pfm_initialize();
+	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(pfm_why, sizeof(pfm_why), "%s", dlerror());
+		return;
+	}
+	*(void **)&lib.initialize = dlsym(h, "pfm_initialize");
+	*(void **)&lib.find_event = dlsym(h, "pfm_find_event");
+	*(void **)&lib.get_event_info = dlsym(h, "pfm_get_event_info");
+	*(void **)&lib.get_event_next = dlsym(h, "pfm_get_event_next");
+	*(void **)&lib.get_event_attr_info = dlsym(h, "pfm_get_event_attr_info");
+	*(void **)&lib.get_os_event_encoding = dlsym(h, "pfm_get_os_event_encoding");
+	*(void **)&lib.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
+	*(void **)&lib.strerror = dlsym(h, "pfm_strerror");
+	if (!lib.initialize || !lib.find_event || !lib.get_event_info || !lib.get_event_next ||
+	    !lib.get_event_attr_info || !lib.get_os_event_encoding || !lib.get_pmu_info ||
+	    !lib.strerror) {
+		snprintf(pfm_why, sizeof(pfm_why), "%s lacks a function pmubpf uses", PFM_SONAME);
+		return;
+	}
+	pfm_status = lib.initialize();
 }
 
 /* libpfm4 set up (at the first call, reading LIBPFM_FORCE_PMU). */
@@ -36,7 +73,7 @@ static bool pmu_info(pfm_pmu_t pmu, pfm_pmu_info_t *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->size = sizeof(*pi);
-	return pfm_get_pmu_info(pmu, pi) == PFM_SUCCESS;
+	return lib.get_pmu_info(pmu, pi) == PFM_SUCCESS;
 }
 
 /* The core PMU an event index belongs to, or false. */
@@ -46,7 +83,7 @@ static bool event_pmu(int idx, pfm_pmu_info_t *pi)
 
 	memset(&ei, 0, sizeof(ei));
 	ei.size = sizeof(ei);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+	if (lib.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 		return false;
 	return pmu_info(ei.pmu, pi);
 }
@@ -76,7 +113,7 @@ int pfm__encode(const char *spec, const char *name, struct perf_event_attr *attr
 	/* Whether libpfm4 names the event at all (its unit masks and
 	 * attributes aside): only then is a failure below its to explain;
 	 * otherwise the caller's "unknown event" is the answer. */
-	idx = pfm_find_event(event_part(name, ev, sizeof(ev)));
+	idx = lib.find_event(event_part(name, ev, sizeof(ev)));
 	if (idx < 0 || !event_pmu(idx, &pi))
 		return 0;
 	/* libpfm4's copy of perf's generic events (PERF_COUNT_HW_*): the
@@ -92,12 +129,12 @@ int pfm__encode(const char *spec, const char *name, struct perf_event_attr *attr
 	arg.attr = &a;
 	arg.cpu = -1;
 	/* Default privilege levels: user and kernel, as perf counts. */
-	r = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+	r = lib.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
 				      PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r != PFM_SUCCESS) {
 		pfm__host(host, sizeof(host));
 		return errmsg(err, errlen, "event '%s': %s (libpfm4, %s; 'pmubpf list %.*s' shows its unit masks)",
-			      spec, pfm_strerror(r), host, (int)strcspn(name, ".:"), name);
+			      spec, lib.strerror(r), host, (int)strcspn(name, ".:"), name);
 	}
 	if (a.sample_period || a.freq)
 		return errmsg(err, errlen, "event '%s': give the sampling period with -c or -F, not in the event (period=/freq=)", spec);
@@ -161,8 +198,11 @@ int pfm__host(char *buf, size_t len)
 	buf[0] = '\0';
 	n = foreach_core(host_one, &h);
 	if (!n)
-		snprintf(buf, len, "libpfm4 has no event tables for this CPU%s",
-			 pfm_ready() ? "" : " (it did not start)");
+		snprintf(buf, len, "libpfm4 has no event tables for this CPU%s%s%s",
+			 pfm_ready() ? "" : " (it did not start",
+			 pfm_ready() || !pfm_why[0] ? "" : ": ", pfm_ready() ? "" : pfm_why[0] ? pfm_why : "");
+	if (!n && !pfm_ready())
+		strncat(buf, ")", len - strlen(buf) - 1);
 	return n;
 }
 
@@ -178,20 +218,20 @@ static void walk_pmu(const pfm_pmu_info_t *pi, void *arg)
 	struct pfm_named n = { .pmu = pi->name, .pmu_desc = pi->desc };
 	char name[256];
 
-	for (int e = pi->first_event; e != -1; e = pfm_get_event_next(e)) {
+	for (int e = pi->first_event; e != -1; e = lib.get_event_next(e)) {
 		pfm_event_info_t ei;
 		int umasks = 0;
 
 		memset(&ei, 0, sizeof(ei));
 		ei.size = sizeof(ei);
-		if (pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+		if (lib.get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 			continue;
 		for (int i = 0; i < ei.nattrs; i++) {
 			pfm_event_attr_info_t ai;
 
 			memset(&ai, 0, sizeof(ai));
 			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(e, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+			if (lib.get_event_attr_info(e, i, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 			    ai.type != PFM_ATTR_UMASK)
 				continue;
 			umasks++;
