@@ -27,6 +27,7 @@ struct procs {
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
 	int custom_fd;         /* custom_slots, or -1 */
+	int otel_fd;           /* otel_slots, or -1 */
 	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
@@ -101,6 +102,17 @@ struct proc_label_set *procs_labels_kept(const struct procs *p, const struct pro
 /* At the snapshot (rescan false) and maps re-reads (true). */
 void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan);
 void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n);
+/* Write a slot for pr's current generation into BPF map fd; false if not
+ * (gone meanwhile). */
+bool procs_flabels_publish(struct procs *p, struct proc *pr, int fd, const void *slot);
+/* What the other writers' readers keep per process, freed with it. */
+void procs_flabels_free(struct proc *pr);
+/* procs_otel.c: OpenTelemetry thread context. At the snapshot and maps
+ * re-reads, until found or refused: */
+void procs_otel_find(struct procs *p, struct proc *pr);
+/* A record BPF copied (n->raw) into out's pairs: 0 or -EPROTO (*why). */
+int procs_otel_pairs(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n,
+		     struct pmubpf_flabel_notice *out, const char **why);
 /* A union notice: make its set, or wait for its parts (procs_labels.c). */
 void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);
 /* A set of pr was kept: make the waiting unions it completes. */
