@@ -59,6 +59,15 @@ __attribute__((noinline)) static void burn(long long ns)
 	sink = x;
 }
 
+/* A record no reader may take: valid flag 2, or a size past any record. */
+static void corrupt(struct otel_record *rec, const char *hostile)
+{
+	if (hostile && !strcmp(hostile, "valid"))
+		rec->valid = 2;
+	if (hostile && !strcmp(hostile, "huge"))
+		rec->attrs_data_size = 60000;
+}
+
 struct phase {
 	const char *name, *trace, *span;
 	long long ns;
@@ -87,7 +96,9 @@ int main(int argc, char **argv)
 
 	if (bad_key)
 		for (int i = 0; i < 3; i++)
-			ph[i].idx[0] = 9; /* phase (first entry of b, c; a: "/stale") */
+			for (int j = 0; j < ph[i].n; j++)
+				if (ph[i].idx[j] == 1)
+					ph[i].idx[j] = 9; /* phase, under an index the map lacks */
 	if (otelw_publish(hostile && !strcmp(hostile, "version") ? 3 : 2,
 			  hostile && !strcmp(hostile, "schema") ? "go_pprof_labels_v1" : "tlsdesc_v1_dev",
 			  keys, 3)) {
@@ -96,10 +107,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 3; i++) {
 		otelw_fill(&rec[i], ph[i].trace, ph[i].span, ph[i].n, ph[i].idx, ph[i].vals);
-		if (hostile && !strcmp(hostile, "valid"))
-			rec[i].valid = 2;
-		if (hostile && !strcmp(hostile, "huge"))
-			rec[i].attrs_data_size = 60000;
+		corrupt(&rec[i], hostile);
 	}
 	void *hole = NULL;
 	if (hostile && !strcmp(hostile, "unmapped")) {
@@ -123,6 +131,7 @@ int main(int argc, char **argv)
 			ph[1].vals[2] = "yes";
 			ph[1].n = 3;
 			otelw_fill(&rec[1], ph[1].trace, ph[1].span, ph[1].n, ph[1].idx, ph[1].vals);
+			corrupt(&rec[1], hostile);
 			grown = 1;
 		}
 		for (int i = 0; i < 3; i++) {
