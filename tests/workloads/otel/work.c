@@ -20,7 +20,8 @@
  * version 3, an unknown schema, the phase under a key index the map
  * lacks.
  *
- * Usage: otel_work SECONDS [inplace|union]; prints "truth phase=X NS".
+ * Usage: [OTEL_WORK_DELAY=SECONDS] otel_work SECONDS [inplace|union];
+ * prints "truth phase=X NS".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
 		{ "c", NULL, NULL, 2000000, 2, { 1, 0 }, { "c", "/c" } },
 	};
 	static struct otel_record rec[3], mine;
-	long long truth[3] = { 0 }, start = mono_ns(), stop = start + (long long)(secs * 1e9);
+	long long truth[3] = { 0 }, start, stop;
 	int inplace = !strcmp(mode, "inplace"), grown = 0;
 
 	if (bad_key)
@@ -118,6 +119,15 @@ int main(int argc, char **argv)
 		pmubpf_labels_set(pmubpf_labels_new(NULL, "http.route", "ours", "src", "header", NULL));
 	if (inplace)
 		otelw_attach(&mine);
+	/* OTEL_WORK_DELAY: seconds asleep before the work (pmubpf -a reads
+	 * every running process first: the phases start after that). */
+	if (getenv("OTEL_WORK_DELAY")) {
+		double d = atof(getenv("OTEL_WORK_DELAY"));
+		struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	start = mono_ns();
+	stop = start + (long long)(secs * 1e9);
 	for (;;) {
 		long long now = mono_ns();
 
