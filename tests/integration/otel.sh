@@ -117,14 +117,15 @@ fi
 # this machine), which delays the writers' snapshots (their samples
 # before it are unlabelled) and competes with them for the CPUs: their
 # work starts after 2 s asleep. The hostile writers' records are refused
-# and counted; the good one's shares stay.
+# and counted; the good one's shares stay (the hostile ones niced, so
+# that it gets the CPU time for enough samples on a loaded machine).
 pids=()
 if start_recorder "$TMP/a.err" -a -F 999 -o "$TMP/a.pb.gz"; then
 	for h in valid huge unmapped version badkey; do
-		OTEL_WORK_DELAY=2 OTEL_TEST_HOSTILE=$h "$W" 3 >/dev/null & pids+=($!)
+		OTEL_WORK_DELAY=2 OTEL_TEST_HOSTILE=$h nice -n 5 "$W" 3 >/dev/null & pids+=($!)
 		echo "$h $!" >>"$TMP/hostile.pids"
 	done
-	OTEL_WORK_DELAY=2 "$W" 3 >"$TMP/a.truth"
+	OTEL_WORK_DELAY=2 "$W" 4 >"$TMP/a.truth"
 	wait "${pids[@]}"
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
 	check a_shares_beside_hostile $CHECK shares "$TMP/a.pb.gz" "$TMP/a.truth" --by tag:phase --names $NAMES
@@ -150,7 +151,7 @@ for s in p["samples"]:
     if h == "badkey" and "phase" in l:
         problems.append("badkey: an unknown key index named: %s" % l)
 for h, n in seen.items():
-    if n < 50:
+    if n < 20:
         problems.append("%s: only %d samples" % (h, n))
 def num(pattern):
     for c in p["comments"]:
@@ -161,16 +162,22 @@ def num(pattern):
             return int(m.group(1))
     return 0
 # valid flag 2 and attrs-data-size 60000: refused at every sample.
-if num(r"lost: (\d+) labels from other writers: an OpenTelemetry record refused") < 100:
+if num(r"lost: (\d+) labels from other writers: an OpenTelemetry record refused") < 20:
     problems.append("invalid records not counted")
 # the TLS word at an unmapped page: unreadable, counted.
-if num(r"lost: (\d+) labels from other writers \(Go, custom-labels, OpenTelemetry\): their memory unreadable") < 50:
+if num(r"lost: (\d+) labels from other writers \(Go, custom-labels, OpenTelemetry\): their memory unreadable") < 20:
     problems.append("unreadable records not counted")
 # version 3: refused at discovery; badkey: attributes left out.
 if num(r"OpenTelemetry thread context: \d+ processes read, (\d+) refused") < 1:
     problems.append("the version-3 process context not counted as refused")
 if num(r"; (\d+) attributes left out") < 1:
     problems.append("unknown key indexes not counted")
+# BPF refuses the invalid records itself: none reaches userspace, whose
+# decoder would refuse it again (as a set refused).
+for c in p["comments"]:
+    m = re.search(r"sets (\d+) read, (\d+) refused", c)
+    if m and int(m.group(2)):
+        problems.append("BPF sent records it should have refused: " + m.group(0))
 if problems:
     sys.exit("; ".join(problems[:6]))
 print("hostile writers refused and counted:", seen)

@@ -48,22 +48,6 @@ void procs_flabels_free(struct proc *pr)
 
 static void find_go(struct procs *p, struct proc *pr);
 
-/* An exec or exit deletes the entry, or will. */
-bool procs_flabels_publish(struct procs *p, struct proc *pr, int fd, const void *slot)
-{
-	if (p->seen_fd >= 0 && !procs_same_generation(p, pr))
-		return false;
-	if (bpf_map_update_elem(fd, &pr->tgid, slot, BPF_ANY))
-		return false;
-	/* Written after an exit or exec deleted it: delete it ourselves (the
-	 * entry's pgen keeps BPF from using it meanwhile). */
-	if (p->seen_fd >= 0 && !procs_same_generation(p, pr)) {
-		bpf_map_delete_elem(fd, &pr->tgid);
-		return false;
-	}
-	return true;
-}
-
 /* A writer of the custom-labels ABI v1 among pr's objects. */
 static void find_custom(struct procs *p, struct proc *pr)
 {
@@ -106,7 +90,7 @@ static void find_custom(struct procs *p, struct proc *pr)
 			goto refused;
 		struct pmubpf_custom_slot slot = { .tls_offset = off, .pgen = pr->pgen };
 		pr->custom_done = true;
-		if (procs_flabels_publish(p, pr, p->custom_fd, &slot))
+		if (procs_publish_slot(p, pr, p->custom_fd, &slot))
 			p->st.custom_processes++;
 		return;
 refused:
@@ -153,7 +137,7 @@ static void find_go(struct procs *p, struct proc *pr)
 	if (err)
 		return; /* not Go (or gone: the exe link with it) */
 	gi.slot.pgen = pr->pgen;
-	if (procs_flabels_publish(p, pr, p->go_fd, &gi.slot))
+	if (procs_publish_slot(p, pr, p->go_fd, &gi.slot))
 		p->st.go_processes++;
 }
 

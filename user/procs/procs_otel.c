@@ -100,7 +100,7 @@ void procs_otel_find(struct procs *p, struct proc *pr)
 		}
 		struct pmubpf_otel_slot slot = { .tls_offset = off, .pgen = pr->pgen };
 		pr->otel_done = true;
-		if (procs_flabels_publish(p, pr, p->otel_fd, &slot))
+		if (procs_publish_slot(p, pr, p->otel_fd, &slot))
 			p->st.otel_processes++;
 		return;
 	}
