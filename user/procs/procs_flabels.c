@@ -2,9 +2,10 @@
  * (docs/architecture.md, "Labels from other writers"): publishing a Go
  * program's go_slots entry at its snapshot and a custom-labels v1
  * writer's custom_slots entry (at the snapshot or a maps re-read, once
- * ld.so relocated it), and keeping the sets BPF
- * copied (flabels.c decodes them as hostile bytes) through
- * procs_labels.c, which also makes the union sets.
+ * ld.so relocated it), an OpenTelemetry writer's through procs_otel.c,
+ * and keeping the sets BPF copied (flabels.c decodes them as hostile
+ * bytes; an OpenTelemetry record is first turned into pairs by
+ * procs_otel.c) through procs_labels.c, which also makes the union sets.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
