@@ -231,6 +231,21 @@ $(OUT)/tests/customlabels_work: tests/workloads/customlabels/work.c $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)gcc $(CUSTOM_CFLAGS) $< -o $@ -L$(OUT)/tests -lcustomlabels -Wl,-rpath,'$$ORIGIN'
 
+# OpenTelemetry thread context (OTEP 4947, issue 12): the writer in the
+# executable (its TLS variable exported to .dynsym, as the OTEP asks) and
+# in a library reached through TLS descriptors (gcc: -mtls-dialect=gnu2).
+OTEL_SRCS := tests/workloads/otel/work.c tests/workloads/otel/writer.h include/pmubpf/labels.h
+$(OUT)/tests/otel_work: tests/workloads/otel/writer.c $(OTEL_SRCS) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)gcc $(CUSTOM_CFLAGS) tests/workloads/otel/work.c tests/workloads/otel/writer.c -o $@ \
+		-Wl,--export-dynamic-symbol=otel_thread_ctx_v1
+$(OUT)/tests/libotelwriter.so: tests/workloads/otel/writer.c tests/workloads/otel/writer.h | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)gcc $(CUSTOM_CFLAGS) -fPIC -shared -ftls-model=global-dynamic -mtls-dialect=gnu2 $< -o $@
+$(OUT)/tests/otel_work_lib: $(OTEL_SRCS) $(OUT)/tests/libotelwriter.so
+	$(call msg,CC,$@)
+	$(Q)gcc $(CUSTOM_CFLAGS) $< -o $@ -L$(OUT)/tests -lotelwriter -Wl,-rpath,'$$ORIGIN'
+
 HTTPCLIENT_GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
 $(OUT)/tests/pprof_scrape: tests/http_client/main.go | $(OUT)/tests
 	$(call msg,GO,$@)
@@ -238,7 +253,8 @@ $(OUT)/tests/pprof_scrape: tests/http_client/main.go | $(OUT)/tests
 
 test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS) $(WORK_LIBS) \
             $(OUT)/pmubpf.arm64.bpf.o $(FUZZ_BINS) $(OUT)/tests/pprof_scrape \
-            $(OUT)/tests/golabels_work $(OUT)/tests/gooffsets $(OUT)/tests/customlabels_work
+            $(OUT)/tests/golabels_work $(OUT)/tests/gooffsets $(OUT)/tests/customlabels_work \
+            $(OUT)/tests/otel_work $(OUT)/tests/otel_work_lib
 
 # Includes and calls point down the layers, no circles (docs/architecture.md,
 # "Files"). It reads the objects, so it runs after the build; `make test`

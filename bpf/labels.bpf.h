@@ -9,7 +9,8 @@
  * sends userspace a copy of the set (docs/labels-abi.md).
  *
  * Other writers' labels (labels_go.bpf.h: Go's pprof labels;
- * labels_custom.bpf.h: the custom-labels ABI v1) give their
+ * labels_custom.bpf.h: the custom-labels ABI v1; labels_otel.bpf.h:
+ * OpenTelemetry thread context, OTEP 4947) give their
  * own ids; a sample's label key is the union of every source's id
  * (label_key below): our id alone when no other source has labels, so a
  * program using only our header is keyed exactly as before.
@@ -125,6 +126,7 @@ static __always_inline void flabel_copy_pair(struct pmubpf_flabel *p, __u64 kp, 
 
 #include "labels_go.bpf.h"
 #include "labels_custom.bpf.h"
+#include "labels_otel.bpf.h"
 
 /* Send the components of union key `key`. */
 static __always_inline int send_union_notice(__u32 tgid, __u32 tid, __u32 pgen, __u64 key,
@@ -158,6 +160,7 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 	ids[PMUBPF_LSRC_OURS] = own_label_id(es, tgid, tid, pgen, period, tp);
 	ids[PMUBPF_LSRC_GO] = go_label_id(es, tgid, tid, pgen, period, tp);
 	ids[PMUBPF_LSRC_CUSTOM] = custom_label_id(es, tgid, tid, pgen, period, tp);
+	ids[PMUBPF_LSRC_OTEL] = otel_label_id(es, tgid, tid, pgen, period, tp);
 #pragma unroll
 	for (int i = 1; i < PMUBPF_LSRC__MAX; i++)
 		foreign |= ids[i];

@@ -22,6 +22,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	bpf_map_delete_elem(&label_slots, &tgid);
 	bpf_map_delete_elem(&go_slots, &tgid);
 	bpf_map_delete_elem(&custom_slots, &tgid);
+	bpf_map_delete_elem(&otel_slots, &tgid);
 	bpf_map_delete_elem(&unwind_pids, &tgid); /* the old image's tables */
 	state = bpf_map_lookup_elem(&targets, &t);
 	if (state && *state == PMUBPF_TARGET_AT_EXEC)
@@ -67,6 +68,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	bpf_map_delete_elem(&label_slots, &tgid);
 	bpf_map_delete_elem(&go_slots, &tgid);
 	bpf_map_delete_elem(&custom_slots, &tgid);
+	bpf_map_delete_elem(&otel_slots, &tgid);
 	bpf_map_delete_elem(&unwind_pids, &tgid);
 	return 0;
 }

@@ -117,6 +117,11 @@ enum pmubpf_drop {
 	PMUBPF_DROP_LABEL_FOREIGN,   /* another writer's labels (Go's, ...)
 	                              * unreadable at the sample: kept, without
 	                              * that writer's labels */
+	PMUBPF_DROP_LABEL_INVALID,   /* another writer's record refused at the
+	                              * sample as invalid (an OpenTelemetry
+	                              * record's valid flag neither 0 nor 1, or
+	                              * its attributes over the size read): kept,
+	                              * without that writer's labels */
 	PMUBPF_DROP__MAX,
 };
 
@@ -233,6 +238,7 @@ enum pmubpf_label_source {
 	PMUBPF_LSRC_OURS = 0, /* include/pmubpf/labels.h */
 	PMUBPF_LSRC_GO = 1,   /* Go's runtime/pprof labels (pprof.Do) */
 	PMUBPF_LSRC_CUSTOM = 2,/* custom-labels ABI v1 (Polar Signals) */
+	PMUBPF_LSRC_OTEL = 3,  /* OpenTelemetry thread context (OTEP 4947) */
 	PMUBPF_LSRC__MAX,
 };
 #define PMUBPF_LSRC_UNION PMUBPF_LSRC__MAX /* seen_labels: a union key */
@@ -261,6 +267,20 @@ struct pmubpf_custom_slot {
 	__u32 pgen;
 	__u32 pad;
 };
+
+/* otel_slots[tgid]: where a process publishing OpenTelemetry thread
+ * context (OTEP 4947) keeps otel_thread_ctx_v1 (user/procs/otelctx.c). */
+struct pmubpf_otel_slot {
+	__s64 tls_offset; /* of otel_thread_ctx_v1 from the thread pointer */
+	__u32 pgen;
+	__u32 pad;
+};
+/* A Thread-Local Context Record: a 28-byte header (trace-id[16],
+ * span-id[8], valid, trace-flags, attrs-data-size u16), then
+ * attrs-data-size bytes of attributes. BPF reads records up to the
+ * size OTEP 4947 recommends writers keep to, and refuses larger ones. */
+#define PMUBPF_OTEL_HDR 28
+#define PMUBPF_OTEL_REC_MAX 640
 
 /* Ring buffer notices, BPF -> userspace. */
 enum pmubpf_notice_kind {
@@ -324,7 +344,14 @@ struct pmubpf_flabel_notice {
 	__u32 nslots; /* pairs[] slots filled in */
 	__u32 total;  /* pairs the writer said it had */
 	__u32 status; /* enum pmubpf_flabel_status */
-	struct pmubpf_flabel pairs[PMUBPF_FLABEL_MAX];
+	union {
+		struct pmubpf_flabel pairs[PMUBPF_FLABEL_MAX];
+		/* PMUBPF_LSRC_OTEL: the record's bytes as BPF read (and
+		 * hashed) them, `total` of them; its attribute keys are
+		 * indexes that only the process context names, so userspace
+		 * turns it into pairs (user/procs/otelctx.c). */
+		__u8 raw[PMUBPF_OTEL_REC_MAX];
+	};
 };
 
 /* A union key's components (hdr.label = the key). */

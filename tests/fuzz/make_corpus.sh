@@ -157,5 +157,34 @@ int main(void)
 C
 clang -I ../../bpf -o "$T/fl" "$T/fl.c"
 "$T/fl" >$C/flabels/notice
+# 2 + an OpenTelemetry record (ids, a key twice, an unknown index, a cut
+# entry); 3 + a process context payload (ProcessContext: a resource, the
+# threadlocal schema and key map under extra_attributes).
+python3 - $C/flabels <<'PY'
+import struct, sys
+d = sys.argv[1]
+attrs = b"".join(bytes([k, len(v)]) + v for k, v in
+                 [(0, b"/stale"), (1, b"a"), (0, b"/a"), (7, b"x")]) + bytes([2, 9]) + b"cut"
+rec = bytes.fromhex("0af7651916cd43dd8448eb211c80319c" "b7ad6b7169203331") + \
+    struct.pack("<BBH", 1, 1, len(attrs)) + attrs
+open(d + "/otel_record", "wb").write(b"\2" + rec)
+def varint(v):
+    out = b""
+    while True:
+        c = v & 0x7f
+        v >>= 7
+        out += bytes([c | (0x80 if v else 0)])
+        if not v:
+            return out
+def field(n, b):
+    return varint(n << 3 | 2) + varint(len(b)) + b
+def kv(k, any_):
+    return field(1, k) + field(2, any_)
+keys = b"".join(field(1, field(1, k)) for k in [b"http.route", b"phase", b"user.id"])
+pl = field(1, field(1, kv(b"service.name", field(1, b"svc")))) + \
+    field(2, kv(b"threadlocal.schema_version", field(1, b"tlsdesc_v1_dev"))) + \
+    field(2, kv(b"threadlocal.attribute_key_map", field(5, keys)))
+open(d + "/otel_payload", "wb").write(b"\3" + pl)
+PY
 
 ls -l $C/*

@@ -35,6 +35,7 @@ static const struct {
 	[PMUBPF_DROP_OFFCPU_FULL] = { "offcpu_map_full", LOST },
 	[PMUBPF_DROP_OFFCPU_UNSEEN] = { "offcpu_unseen", LOST },
 	[PMUBPF_DROP_LABEL_FOREIGN] = { "label_foreign", LOST },
+	[PMUBPF_DROP_LABEL_INVALID] = { "label_invalid", LOST },
 };
 
 void metrics__self(struct metrics *m)

@@ -12,28 +12,18 @@
  * linker resolved it for static TLS, is the offset from the thread
  * pointer; a descriptor for dynamic TLS holds a pointer instead, and is
  * refused. Initial-exec (R_X86_64_TPOFF64: the offset itself in the GOT)
- * is accepted too.
+ * is accepted too. The offset itself: tlsvar.h.
  */
 #ifndef PMUBPF_CUSTOMLABELS_H
 #define PMUBPF_CUSTOMLABELS_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #define CUSTOMLABELS_VERSION_SYMBOL "custom_labels_abi_version"
 #define CUSTOMLABELS_SET_SYMBOL "custom_labels_current_set"
 
 /* May an object of this path define the ABI (main: the executable)? */
 bool customlabels__name_ok(const char *path, bool main);
-
-/* The TLS offset of the variable in the ELF file fd, mapped with load
- * bias `bias` in process pid: for the main executable from its PT_TLS
- * and the symbol's value sym_value; for a library from its TLS
- * descriptor read in the process. Returns 0, -ENOENT (no descriptor or
- * relocation for it), -EAGAIN (not relocated yet: retry), -EPROTO (dynamic TLS, or an offset out of range;
- * *why), or a read error. */
-int customlabels__tls_offset(int fd, pid_t pid, uint64_t bias, bool main, uint64_t sym_value,
-			     int64_t *off, const char **why);
 
 #endif

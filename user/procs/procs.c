@@ -66,6 +66,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->slots_fd = label_slots_fd;
 	p->go_fd = -1;
 	p->custom_fd = -1;
+	p->otel_fd = -1;
 	p->seen_fd = seen_fd;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
@@ -86,6 +87,7 @@ static void proc_free(struct proc *pr)
 	procmaps__free(&pr->reported);
 	procmaps__free(&pr->data_maps);
 	procsyms__release(pr);
+	procs_flabels_free(pr);
 	free(pr->objs);
 	free(pr);
 }

@@ -47,6 +47,8 @@ struct proc {
 	uint32_t label_bytes;     /* LABEL_SETS_*, LABEL_BYTES_*) */
 	bool label_sets_over;     /* a set was not kept: over a cap */
 	bool custom_done;         /* custom-labels writer found or refused */
+	bool otel_done;           /* OpenTelemetry thread context: found or refused */
+	struct otelctx *otel;     /* its process context (key names), or NULL */
 	/* symbols beyond mapped files (procsyms.c) */
 	bool other_mntns;         /* in another mount namespace than pmubpf */
 	struct perfmap_src jit_src;
@@ -77,6 +79,10 @@ struct procs_stats {
 	uint64_t custom_processes; /* custom-labels v1 writers read */
 	uint64_t custom_refused;   /* ... refused: version, TLS (dynamic) */
 	char go_refused_version[32]; /* the last refused one's version */
+	uint64_t otel_processes;   /* OpenTelemetry thread context read */
+	uint64_t otel_refused;     /* ... refused: process context, schema, TLS */
+	uint64_t otel_keys_unknown;/* attributes left out: key index not in the
+	                            * process context's attribute_key_map */
 	uint64_t flabel_sets;      /* other writers' sets read */
 	uint64_t flabel_sets_bad;  /* refused: too many labels, unreadable,
 	                            * malformed */
@@ -96,6 +102,8 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd);
 void procs__set_go_slots(struct procs *p, int go_slots_fd);
 /* custom_slots_fd: tgid -> struct pmubpf_custom_slot, or -1 (default). */
 void procs__set_custom_slots(struct procs *p, int custom_slots_fd);
+/* otel_slots_fd: tgid -> struct pmubpf_otel_slot, or -1 (default). */
+void procs__set_otel_slots(struct procs *p, int otel_slots_fd);
 /* At most max process records (default PROCS_MAX): beyond, a process is
  * not snapshotted (its samples stay, unsymbolized, comm "[unknown]";
  * counted in over_cap). Each recorded process has at least one counts map

@@ -2,20 +2,24 @@
  * (docs/architecture.md, "Labels from other writers"): publishing a Go
  * program's go_slots entry at its snapshot and a custom-labels v1
  * writer's custom_slots entry (at the snapshot or a maps re-read, once
- * ld.so relocated it), and keeping the sets BPF
- * copied (flabels.c decodes them as hostile bytes) through
- * procs_labels.c, which also makes the union sets.
+ * ld.so relocated it), an OpenTelemetry writer's through procs_otel.c,
+ * and keeping the sets BPF copied (flabels.c decodes them as hostile
+ * bytes; an OpenTelemetry record is first turned into pairs by
+ * procs_otel.c) through procs_labels.c, which also makes the union sets.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "flabels.h"
 #include <gelf.h>
 #include <unistd.h>
 #include "customlabels.h"
+#include "tlsvar.h"
 #include "golabels.h"
 #include "goversion.h"
+#include "otelctx.h"
 #include "symbols/elfsym.h"
 #include "procs_int.h"
 
@@ -29,24 +33,21 @@ void procs__set_custom_slots(struct procs *p, int custom_slots_fd)
 	p->custom_fd = custom_slots_fd;
 }
 
-static void find_go(struct procs *p, struct proc *pr);
-
-/* Write a slot for pr's current generation into map fd; false if not
- * (gone meanwhile: an exec or exit deleted the entry, or will). */
-static bool publish(struct procs *p, struct proc *pr, int fd, const void *slot)
+void procs__set_otel_slots(struct procs *p, int otel_slots_fd)
 {
-	if (p->seen_fd >= 0 && !procs_same_generation(p, pr))
-		return false;
-	if (bpf_map_update_elem(fd, &pr->tgid, slot, BPF_ANY))
-		return false;
-	/* Written after an exit or exec deleted it: delete it ourselves (the
-	 * entry's pgen keeps BPF from using it meanwhile). */
-	if (p->seen_fd >= 0 && !procs_same_generation(p, pr)) {
-		bpf_map_delete_elem(fd, &pr->tgid);
-		return false;
-	}
-	return true;
+	p->otel_fd = otel_slots_fd;
 }
+
+void procs_flabels_free(struct proc *pr)
+{
+	if (pr->otel) {
+		otelctx__clear(pr->otel);
+		free(pr->otel);
+		pr->otel = NULL;
+	}
+}
+
+static void find_go(struct procs *p, struct proc *pr);
 
 /* A writer of the custom-labels ABI v1 among pr's objects. */
 static void find_custom(struct procs *p, struct proc *pr)
@@ -82,7 +83,7 @@ static void find_custom(struct procs *p, struct proc *pr)
 		fd = procmaps__open(pr->tgid, m, &st);
 		if (fd < 0)
 			return;
-		err = customlabels__tls_offset(fd, pid, bias, main, set->addr, &off, &why);
+		err = tlsvar__offset(fd, pid, bias, main, CUSTOMLABELS_SET_SYMBOL, set->addr, &off, &why);
 		close(fd);
 		if (err == -EAGAIN)
 			return;
@@ -90,7 +91,7 @@ static void find_custom(struct procs *p, struct proc *pr)
 			goto refused;
 		struct pmubpf_custom_slot slot = { .tls_offset = off, .pgen = pr->pgen };
 		pr->custom_done = true;
-		if (publish(p, pr, p->custom_fd, &slot))
+		if (procs_publish_slot(p, pr, p->custom_fd, &slot))
 			p->st.custom_processes++;
 		return;
 refused:
@@ -107,6 +108,8 @@ void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan)
 {
 	if (p->custom_fd >= 0 && !pr->custom_done)
 		find_custom(p, pr);
+	if (p->otel_fd >= 0 && !pr->otel_done)
+		procs_otel_find(p, pr);
 	if (!rescan)
 		find_go(p, pr);
 }
@@ -135,7 +138,7 @@ static void find_go(struct procs *p, struct proc *pr)
 	if (err)
 		return; /* not Go (or gone: the exe link with it) */
 	gi.slot.pgen = pr->pgen;
-	if (publish(p, pr, p->go_fd, &gi.slot))
+	if (procs_publish_slot(p, pr, p->go_fd, &gi.slot))
 		p->st.go_processes++;
 }
 
@@ -171,7 +174,15 @@ void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_
 				   n->hdr.label, &again) == 0)
 			n = &again;
 	}
+	/* An OpenTelemetry record: its bytes into pairs, keys named by the
+	 * process context. */
+	if (n->source == PMUBPF_LSRC_OTEL) {
+		if (procs_otel_pairs(p, pr, n, &again, &why))
+			goto bad;
+		n = &again;
+	}
 	if (flabels__decode(n, &set, &why)) {
+bad:
 		p->st.flabel_sets_bad++;
 		if (p->verbose)
 			fprintf(stderr, "pmubpf: pid %u: labels of source %u refused: %s\n", pr->tgid,

@@ -27,6 +27,7 @@ struct procs {
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
 	int custom_fd;         /* custom_slots, or -1 */
+	int otel_fd;           /* otel_slots, or -1 */
 	int seen_fd;
 	struct proc **v;
 	size_t n, cap;
@@ -80,6 +81,24 @@ static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
 		return false;
 	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
 }
+/* Write a slot for pr's current generation into BPF map fd (a writer's
+ * slot: go_slots, custom_slots, otel_slots); false if not (gone
+ * meanwhile: an exec or exit deleted the entry, or will). Inline, as
+ * procs_same_generation: procs_flabels.c and procs_otel.c both use it. */
+static inline bool procs_publish_slot(struct procs *p, struct proc *pr, int fd, const void *slot)
+{
+	if (p->seen_fd >= 0 && !procs_same_generation(p, pr))
+		return false;
+	if (bpf_map_update_elem(fd, &pr->tgid, slot, BPF_ANY))
+		return false;
+	/* Written after an exit or exec deleted it: delete it ourselves (the
+	 * entry's pgen keeps BPF from using it meanwhile). */
+	if (p->seen_fd >= 0 && !procs_same_generation(p, pr)) {
+		bpf_map_delete_elem(fd, &pr->tgid);
+		return false;
+	}
+	return true;
+}
 /* --data-addr: read pr's maps, every kind, and merge them into
  * pr->data_maps (datamaps.c). */
 void procs_datamaps_read(struct proc *pr);
@@ -101,6 +120,14 @@ struct proc_label_set *procs_labels_kept(const struct procs *p, const struct pro
 /* At the snapshot (rescan false) and maps re-reads (true). */
 void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan);
 void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n);
+/* What the other writers' readers keep per process, freed with it. */
+void procs_flabels_free(struct proc *pr);
+/* procs_otel.c: OpenTelemetry thread context. At the snapshot and maps
+ * re-reads, until found or refused: */
+void procs_otel_find(struct procs *p, struct proc *pr);
+/* A record BPF copied (n->raw) into out's pairs: 0 or -EPROTO (*why). */
+int procs_otel_pairs(struct procs *p, struct proc *pr, const struct pmubpf_flabel_notice *n,
+		     struct pmubpf_flabel_notice *out, const char **why);
 /* A union notice: make its set, or wait for its parts (procs_labels.c). */
 void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lunion_notice *n);
 /* A set of pr was kept: make the waiting unions it completes. */

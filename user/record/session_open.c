@@ -298,6 +298,7 @@ int session__build(struct session *s)
 	if (s->procs) {
 		procs__set_go_slots(s->procs, bpf_map__fd(skel->maps.go_slots));
 		procs__set_custom_slots(s->procs, bpf_map__fd(skel->maps.custom_slots));
+		procs__set_otel_slots(s->procs, bpf_map__fd(skel->maps.otel_slots));
 	}
 	if (!s->procs)
 		return session_fail(s, "setting up the process registry: %s", strerror(errno));

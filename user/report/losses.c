@@ -19,7 +19,8 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_NOTICE, "lost: %llu process/label notices: ring buffer full (retried on later samples)", HINT_NONE },
 	{ PMUBPF_DROP_LABEL_READ, "lost: %llu label reads: label word unreadable (samples kept unlabelled)", HINT_NONE },
 	{ PMUBPF_DROP_IDLE, "left out: %llu idle samples (--include-idle keeps them)", HINT_NONE },
-	{ PMUBPF_DROP_LABEL_FOREIGN, "lost: %llu labels from other writers (Go): their memory unreadable at the sample (samples kept without them)", HINT_NONE },
+	{ PMUBPF_DROP_LABEL_FOREIGN, "lost: %llu labels from other writers (Go, custom-labels, OpenTelemetry): their memory unreadable at the sample (samples kept without them)", HINT_NONE },
+	{ PMUBPF_DROP_LABEL_INVALID, "lost: %llu labels from other writers: an OpenTelemetry record refused at the sample (valid flag neither 0 nor 1, or attributes over 612 bytes; samples kept without them)", HINT_NONE },
 	{ PMUBPF_DROP_GROUP_READ, "lost: %llu intervals: the group member's counter was unreadable at its leader's sample", HINT_NONE },
 	{ PMUBPF_DROP_DATA_FULL, "lost: %llu data addresses: data map full (--counts-map-size %u sizes it): those samples are in the code profile only", HINT_COUNTS_MAP },
 	{ PMUBPF_DROP_OFFCPU_FULL, "lost: %llu off-CPU waits: the waits map was full when they began (%u threads off CPU at once)", HINT_OFFCPU_MAP },
@@ -75,6 +76,11 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->custom_processes, (unsigned long long)ps->custom_refused,
 		     (unsigned long long)ps->flabel_sets, (unsigned long long)ps->flabel_sets_bad,
 		     (unsigned long long)ps->label_unions);
+	if (ps && (ps->otel_processes || ps->otel_refused || ps->otel_keys_unknown))
+		note(out, ps->otel_refused || ps->otel_keys_unknown,
+		     "labels from OpenTelemetry thread context: %llu processes read, %llu refused (process context, schema, TLS variable: -v says why); %llu attributes left out, their key index not in the process context's key map",
+		     (unsigned long long)ps->otel_processes, (unsigned long long)ps->otel_refused,
+		     (unsigned long long)ps->otel_keys_unknown);
 	if (ps && ps->label_sets_over)
 		note(out, true, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all; %llu KiB kept): samples labelled %s=[too many sets]",
 		     (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,

@@ -17,7 +17,7 @@
 #include "pmubpf_abi.h"
 
 #define REPORT_NOTE_LEN 256
-#define REPORT_NOTES_MAX 16
+#define REPORT_NOTES_MAX 24
 
 struct report_note {
 	char text[REPORT_NOTE_LEN];
