@@ -95,8 +95,9 @@ __noinline int pmubpf_go_notice(__u64 tgid_tid, __u64 pgen_layout, __u64 id, __u
 		}
 		n->total = h.count > 0xffff ? 0xffff : h.count;
 		/* Up to 8 pairs fit the first bucket and never grow the map
-		 * (B stays 0); more are refused whole rather than half read
-		 * from a map that may be mid-growth. */
+		 * (B stays 0). A bigger map is left to userspace (TOO_MANY:
+		 * user/procs/golabels.c reads all its buckets from the
+		 * process, up to 16 labels). */
 		if (h.B != 0 || h.count > GO_BUCKET_SLOTS) {
 			n->status = PMUBPF_FLABEL_TOO_MANY;
 			goto out;

@@ -335,7 +335,8 @@ struct pmubpf_flabel {
 enum pmubpf_flabel_status {
 	PMUBPF_FLABEL_OK = 0,
 	PMUBPF_FLABEL_TOO_MANY = 1, /* more pairs than BPF reads (a Go map
-	                             * past one bucket): none copied */
+	                             * past one bucket): none copied, userspace
+	                             * reads the set from the process */
 	PMUBPF_FLABEL_UNREADABLE = 2,/* the structure itself was unreadable */
 };
 struct pmubpf_flabel_notice {

@@ -5,11 +5,12 @@
 # shares must be within k binomial sigma of that truth under
 # `-- command`, -p (attached after start) and -a (the program started
 # after pmubpf), with the nested label (req=1) carried into a goroutine
-# started inside pprof.Do. pmubpf's offsets table must agree with the
+# started inside pprof.Do, and a set of 12 labels (past one bucket of
+# Go's map) read whole. pmubpf's offsets table must agree with the
 # binary's own DWARF; a Go version not in the table is refused, counted
 # in the profile's comments and on stderr, and its samples kept.
 source "$(dirname "$0")/lib.sh"
-need_root offsets_match_dwarf command_shares command_nested command_tags p_shares a_shares unknown_version_refused
+need_root offsets_match_dwarf command_shares command_nested command_twelve command_tags p_shares a_shares unknown_version_refused
 
 NAMES=tenant=a,tenant=b,tenant=c
 W=$B/golabels_work
@@ -24,6 +25,10 @@ if "$PMUBPF" -F 999 -o "$TMP/cmd.pb.gz" -- "$W" 3 >"$TMP/cmd.truth" 2>"$TMP/cmd.
 	# tenant=b's work runs in a goroutine started inside the nested
 	# pprof.Do: it inherits both labels (Go's rule).
 	check command_nested $CHECK expect "$TMP/cmd.pb.gz" --func main.burn --tag tenant=b --tag req=1
+	# tenant=c's set has 12 labels (a two-bucket map in go1.18-1.23):
+	# all of them, the last one too.
+	check command_twelve $CHECK expect "$TMP/cmd.pb.gz" --func main.burn --tag tenant=c --tag k1=1 \
+		--tag k11=11
 	# go tool pprof -tags reads them as labels of the profile.
 	tags=$(HOME=${HOME:-/root} GOCACHE=$TMP/gocache go tool pprof -tags "$TMP/cmd.pb.gz" 2>/dev/null)
 	if grep -q 'tenant: Total' <<<"$tags" && grep -qE '\): a$' <<<"$tags" && grep -qE '\): 1$' <<<"$tags"

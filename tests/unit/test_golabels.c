@@ -256,11 +256,60 @@ static bool stale_set_refused(void)
 	return true;
 }
 
-/* More than one bucket's worth (a map past 8 labels): refused whole, not
- * half read. An empty set: no id. */
+/* A map[string]string bucket as Go lays it out: tophash[8], keys[8],
+ * elems[8], overflow. */
+#define GO_BUCKET 272
+static void bucket_pair(struct img *m, uint64_t bucket, int slot, uint64_t *heap, const char *k,
+			const char *v)
+{
+	m->mem[bucket - IMG_BASE + slot] = (uint8_t)(0x80 + slot);
+	put64(m, bucket + 8 + 16 * slot, put_str(m, heap, k));
+	put64(m, bucket + 8 + 16 * slot + 8, strlen(k));
+	put64(m, bucket + 8 + 128 + 16 * slot, put_str(m, heap, v));
+	put64(m, bucket + 8 + 128 + 16 * slot + 8, strlen(v));
+}
+
+/* 12 labels as Go keeps them past 8: B = 1 (two buckets), the second
+ * with an overflow bucket (a skewed hash): BPF leaves it to userspace,
+ * which reads all 12. */
+static uint64_t lay_out_12(struct img *m, const struct pmubpf_go_slot *s)
+{
+	static const char *const keys[] = { "k0", "k1", "k2", "k3", "k4", "k5",
+					    "k6", "k7", "k8", "k9", "k10", "k11" };
+	uint64_t heap = 0x16000, hmap = 0x14000, buckets = 0x15000, over = 0x15000 + 2 * GO_BUCKET;
+	uint64_t id;
+
+	memset(m->mem, 0, sizeof(m->mem));
+	put64(m, G + s->g_m, M);
+	put64(m, M + s->m_curg, G);
+	put64(m, G + s->g_labels, SET);
+	put64(m, SET, hmap);
+	put64(m, hmap, 12);                  /* count */
+	m->mem[hmap + 9 - IMG_BASE] = 1;     /* B = 1 */
+	memcpy(m->mem + (hmap + 12 - IMG_BASE), &(uint32_t){ 77 }, 4);
+	put64(m, hmap + 16, buckets);
+	for (int i = 0; i < 3; i++)          /* bucket 0: 3 pairs */
+		bucket_pair(m, buckets, 2 * i, &heap, keys[i], "v");
+	for (int i = 0; i < 8; i++)          /* bucket 1: full ... */
+		bucket_pair(m, buckets + GO_BUCKET, i, &heap, keys[3 + i], "v");
+	put64(m, buckets + GO_BUCKET + 264, over);
+	bucket_pair(m, over, 0, &heap, keys[11], "last"); /* ... and 1 overflowed */
+	CHECK(golabels__id(img_read, m, s->layout, SET, &id) == 0 && id);
+	return id;
+}
+
+static int copy_12(const struct pmubpf_go_slot *s, uint64_t id, struct pmubpf_flabel_notice *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->hdr.label = id;
+	return golabels__copy(img_read, &image, s->layout, SET, id, n);
+}
+
+/* Past one bucket: every bucket and overflow bucket read; a map still
+ * growing, one past 16 labels or 4 buckets, and an overflow cycle are
+ * refused whole, not half read. An empty set: no id. */
 static bool map_limits(void)
 {
-	static const char *const kv[][2] = { { "k", "v" } };
 	struct pmubpf_go_slot s;
 	struct pmubpf_flabel_notice n;
 	struct label_set set;
@@ -268,15 +317,41 @@ static bool map_limits(void)
 	uint64_t id;
 
 	CHECK(goversion__offsets(1, 22, &s) == 0);
-	lay_out(&image, &s, kv, 1, 7);
-	image.mem[0x14000 + 9 - IMG_BASE] = 1; /* B = 1 */
-	put64(&image, 0x14000, 9);
-	CHECK(golabels__id(img_read, &image, s.layout, SET, &id) == 0 && id);
-	memset(&n, 0, sizeof(n));
-	n.hdr.label = id;
-	CHECK_EQ_INT(golabels__copy(img_read, &image, s.layout, SET, id, &n), 0);
+	id = lay_out_12(&image, &s);
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
+	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_OK);
+	CHECK_EQ_INT(n.nslots, 12);
+	CHECK_EQ_INT(flabels__decode(&n, &set, &why), 0);
+	CHECK_EQ_INT(set.n, 12);
+	CHECK_STR(get(&set, "k0"), "v");
+	CHECK_STR(get(&set, "k10"), "v");
+	CHECK_STR(get(&set, "k11"), "last");
+	/* Growing: oldbuckets set (hash0 unchanged: the same id). */
+	put64(&image, 0x14000 + 24, 0x15800);
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
 	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_TOO_MANY);
 	CHECK_EQ_INT(flabels__decode(&n, &set, &why), -EPROTO);
+	put64(&image, 0x14000 + 24, 0);
+	/* An overflow bucket pointing back at itself. */
+	put64(&image, 0x15000 + 2 * GO_BUCKET + 264, 0x15000 + 2 * GO_BUCKET);
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
+	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_UNREADABLE);
+	put64(&image, 0x15000 + 2 * GO_BUCKET + 264, 0);
+	/* More pairs in the buckets than the header's count (a torn read):
+	 * refused, not 16 of them kept. */
+	for (int i = 0; i < 8; i++)
+		bucket_pair(&image, 0x15000 + 3 * GO_BUCKET, i, &(uint64_t){ 0x17400 + 0x40 * (uint64_t)i }, "x", "y");
+	put64(&image, 0x15000 + 2 * GO_BUCKET + 264, 0x15000 + 3 * GO_BUCKET);
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
+	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_UNREADABLE);
+	/* 17 labels, or B = 3: more than pmubpf reads. */
+	put64(&image, 0x14000, 17);
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
+	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_TOO_MANY);
+	put64(&image, 0x14000, 12);
+	image.mem[0x14000 + 9 - IMG_BASE] = 3;
+	CHECK_EQ_INT(copy_12(&s, id, &n), 0);
+	CHECK_EQ_INT(n.status, PMUBPF_FLABEL_TOO_MANY);
 	put64(&image, 0x14000, 0); /* count 0 */
 	CHECK(golabels__id(img_read, &image, s.layout, SET, &id) == 0 && id == 0);
 	return true;

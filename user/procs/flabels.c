@@ -39,7 +39,7 @@ int flabels__decode(const struct pmubpf_flabel_notice *n, struct label_set *out,
 	memset(out, 0, offsetof(struct label_set, pairs));
 	out->id = n->hdr.label;
 	if (n->status == PMUBPF_FLABEL_TOO_MANY) {
-		*why = "more labels than BPF reads";
+		*why = "more labels than pmubpf reads (16), or a Go map still growing";
 		return -EPROTO;
 	}
 	if (n->status != PMUBPF_FLABEL_OK) {

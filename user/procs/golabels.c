@@ -7,7 +7,13 @@
 
 #define BUCKET_SLOTS 8
 #define MIN_TOPHASH 5
-#define BUCKET_SIZE (BUCKET_SLOTS + 2 * BUCKET_SLOTS * 16)
+#define BUCKET_SIZE (BUCKET_SLOTS + 2 * BUCKET_SLOTS * 16) /* what BPF reads */
+/* A whole map[string]string bucket: the pairs, then the overflow
+ * bucket's address. */
+#define BUCKET_BYTES (BUCKET_SIZE + 8)
+#define MAX_B 2             /* 4 buckets: room for 16 labels at 6.5 a bucket */
+#define MAX_BUCKET_READS 16 /* buckets and overflow buckets (a cycle ends) */
+#define HMAP_BYTES 32       /* count, flags, B, noverflow, hash0, buckets, oldbuckets */
 
 static uint64_t get64(const uint8_t *p)
 {
@@ -32,10 +38,10 @@ int golabels__read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-/* The header id is computed from: the map's (24 bytes at *hmap) or the
- * list's slice header; *where is the map's address. */
+/* The header id is computed from: the map's (HMAP_BYTES at *hmap) or
+ * the list's slice header (24 bytes); *where is the map's address. */
 static int header(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labels,
-		  uint8_t hdr[24], uint64_t *where, uint64_t *id)
+		  uint8_t hdr[HMAP_BYTES], uint64_t *where, uint64_t *id)
 {
 	int err;
 
@@ -51,7 +57,7 @@ static int header(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labe
 		*where = get64(w);
 		if (!*where)
 			return 0;
-		if ((err = rd(ctx, *where, hdr, 24)))
+		if ((err = rd(ctx, *where, hdr, HMAP_BYTES)))
 			return err;
 		if (!get64(hdr)) /* count */
 			return 0;
@@ -73,7 +79,7 @@ static int header(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labe
 
 int golabels__id(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labels, uint64_t *id)
 {
-	uint8_t hdr[24];
+	uint8_t hdr[HMAP_BYTES];
 	uint64_t where;
 
 	return header(rd, ctx, layout, labels, hdr, &where, id);
@@ -93,10 +99,48 @@ static void copy_pair(golabels_read_fn rd, void *ctx, struct pmubpf_flabel *p, c
 		p->flags |= PMUBPF_FLABEL_FAULT;
 }
 
+/* A go1.18-1.23 map's pairs into n: every bucket of the 2^B and their
+ * overflow chains (BPF reads only a one-bucket map, B = 0: up to 8
+ * labels; this reads the rest when BPF said so). A map still growing
+ * (oldbuckets set: some pairs not yet moved) or holding more than
+ * PMUBPF_FLABEL_MAX labels is refused whole, never half read. */
+static void copy_map(golabels_read_fn rd, void *ctx, const uint8_t *hdr,
+		     struct pmubpf_flabel_notice *n)
+{
+	uint64_t count = get64(hdr), buckets = get64(hdr + 16), old = get64(hdr + 24);
+	uint8_t B = hdr[9], buf[BUCKET_BYTES];
+	uint32_t k = 0, reads = 0;
+
+	n->total = count > 0xffff ? 0xffff : (uint32_t)count;
+	if (B > MAX_B || count > PMUBPF_FLABEL_MAX || old) {
+		n->status = PMUBPF_FLABEL_TOO_MANY;
+		return;
+	}
+	for (uint64_t b = 0; b < (1u << B); b++) {
+		for (uint64_t at = buckets + b * BUCKET_BYTES; at; at = get64(buf + BUCKET_SIZE)) {
+			if (++reads > MAX_BUCKET_READS || rd(ctx, at, buf, BUCKET_BYTES)) {
+				n->status = PMUBPF_FLABEL_UNREADABLE;
+				return;
+			}
+			for (int i = 0; i < BUCKET_SLOTS; i++) {
+				if (buf[i] < MIN_TOPHASH)
+					continue;
+				if (k == PMUBPF_FLABEL_MAX) { /* more than count said */
+					n->status = PMUBPF_FLABEL_UNREADABLE;
+					return;
+				}
+				copy_pair(rd, ctx, &n->pairs[k++], buf + BUCKET_SLOTS + 16 * i,
+					  buf + BUCKET_SLOTS + 16 * (BUCKET_SLOTS + i));
+			}
+		}
+	}
+	n->nslots = k;
+}
+
 int golabels__copy(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labels, uint64_t id,
 		   struct pmubpf_flabel_notice *n)
 {
-	uint8_t hdr[24], buf[2 * PMUBPF_FLABEL_MAX * 16];
+	uint8_t hdr[HMAP_BYTES], buf[2 * PMUBPF_FLABEL_MAX * 16];
 	uint64_t where, now;
 	int err = header(rd, ctx, layout, labels, hdr, &where, &now);
 
@@ -109,22 +153,7 @@ int golabels__copy(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t lab
 	n->nslots = 0;
 	n->status = PMUBPF_FLABEL_OK;
 	if (layout == PMUBPF_GO_MAP) {
-		uint64_t count = get64(hdr), buckets = get64(hdr + 16);
-
-		n->total = count > 0xffff ? 0xffff : (uint32_t)count;
-		if (hdr[9] != 0 || count > BUCKET_SLOTS) {
-			n->status = PMUBPF_FLABEL_TOO_MANY;
-			return 0;
-		}
-		if (rd(ctx, buckets, buf, BUCKET_SIZE)) {
-			n->status = PMUBPF_FLABEL_UNREADABLE;
-			return 0;
-		}
-		n->nslots = BUCKET_SLOTS;
-		for (int i = 0; i < BUCKET_SLOTS; i++)
-			if (buf[i] >= MIN_TOPHASH)
-				copy_pair(rd, ctx, &n->pairs[i], buf + BUCKET_SLOTS + 16 * i,
-					  buf + BUCKET_SLOTS + 16 * (BUCKET_SLOTS + i));
+		copy_map(rd, ctx, hdr, n);
 	} else {
 		uint64_t arr = get64(hdr), len = get64(hdr + 8);
 

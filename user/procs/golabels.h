@@ -29,7 +29,9 @@ typedef int (*golabels_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len)
 int golabels__id(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labels, uint64_t *id);
 
 /* Copy set `labels` (a g.labels value) into n->nslots/total/status/pairs
- * as BPF would, checking that its id is still `id`. Returns 0 (n->status
+ * as BPF would, and also a go1.18-1.23 map past one bucket (9 to 16
+ * labels: BPF reads one bucket and leaves the rest to this), checking
+ * that its id is still `id`. Returns 0 (n->status
  * says whether the pairs could be read), -ESTALE (another set now), or
  * the reader's error. */
 int golabels__copy(golabels_read_fn rd, void *ctx, uint32_t layout, uint64_t labels, uint64_t id,

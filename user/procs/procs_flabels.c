@@ -142,10 +142,11 @@ static void find_go(struct procs *p, struct proc *pr)
 		p->st.go_processes++;
 }
 
-/* Did BPF fail to read some of the set (a page not resident)? */
+/* Did BPF fail to read some of the set (a page not resident), or leave
+ * it to us (a Go map past one bucket: more than 8 labels)? */
 static bool copy_failed(const struct pmubpf_flabel_notice *n)
 {
-	if (n->status == PMUBPF_FLABEL_UNREADABLE)
+	if (n->status == PMUBPF_FLABEL_UNREADABLE || n->status == PMUBPF_FLABEL_TOO_MANY)
 		return true;
 	for (uint32_t i = 0; i < n->nslots && i < PMUBPF_FLABEL_MAX; i++)
 		if (n->pairs[i].flags & PMUBPF_FLABEL_FAULT)

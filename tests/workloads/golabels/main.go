@@ -9,7 +9,8 @@
 // shares differ and stay the same over any window of a few rounds (-p
 // attaches after start). tenant=b's work runs in a goroutine started
 // inside pprof.Do, which inherits the labels (Go's rule), under a nested
-// pprof.Do adding req=1 (two labels in one set).
+// pprof.Do adding req=1 (two labels in one set). tenant=c's set has 12
+// labels (k1=1 ... k11=11 besides it): a Go map past one bucket.
 //
 // Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
 // NANOSECONDS". DELAY seconds of sleep first let a system-wide pmubpf
@@ -144,7 +145,10 @@ func main() {
 			}()
 		})
 	})
-	go pprof.Do(ctx, pprof.Labels("tenant", "c"), func(context.Context) {
+	// tenant=c's set has 12 labels: past 8, a go1.18-1.23 map has two
+	// buckets, which BPF leaves to pmubpf's userspace reader.
+	go pprof.Do(ctx, pprof.Labels("tenant", "c", "k1", "1", "k2", "2", "k3", "3", "k4", "4",
+		"k5", "5", "k6", "6", "k7", "7", "k8", "8", "k9", "9", "k10", "10", "k11", "11"), func(context.Context) {
 		defer wg.Done()
 		add("tenant=c", work("tenant=c", deadline, 1*time.Millisecond))
 	})
