@@ -33,6 +33,29 @@ struct {
 	__uint(max_entries, 65536);
 } seen_labels SEC(".maps");
 
+/* Has this process generation's set `id` (from src) been named to
+ * userspace? Once it has, later samples only carry the id. */
+static __always_inline bool label_seen(__u32 tgid, __u32 pgen, __u64 id, __u32 src)
+{
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
+
+	return bpf_map_lookup_elem(&seen_labels, &lk) != NULL;
+}
+
+/* The set's notice went out (sent == 0: remembered) or did not (the
+ * ring buffer full: counted, and tried again at the set's next sample). */
+static __always_inline void label_noticed(__u32 tgid, __u32 pgen, __u64 id, __u32 src, int sent,
+					  __u32 es, __u64 period)
+{
+	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
+	__u8 one = 1;
+
+	if (sent)
+		count_drop(es, PMUBPF_DROP_NOTICE, period);
+	else
+		bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32); /* tgid */
@@ -86,14 +109,10 @@ static __always_inline __u64 own_label_id(__u32 es, __u32 tgid, __u32 tid,
 	if (!id)
 		return 0;
 
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = PMUBPF_LSRC_OURS };
-	__u8 one = 1;
-	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (send_label_notice(tgid, tid, pgen, id, set))
-			count_drop(es, PMUBPF_DROP_NOTICE, period);
-		else
-			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
-	}
+	if (!label_seen(tgid, pgen, id, PMUBPF_LSRC_OURS))
+		label_noticed(tgid, pgen, id, PMUBPF_LSRC_OURS,
+			      send_label_notice(tgid, tid, pgen, id, set),
+			      es, period);
 	return id;
 }
 
@@ -174,14 +193,10 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 		key = (key ^ ids[i]) * 0x100000001b3ULL;
 	key = key ? key : 1;
 
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = key, .src = PMUBPF_LSRC_UNION };
-	__u8 one = 1;
-	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (send_union_notice(tgid, tid, pgen, key, ids))
-			count_drop(es, PMUBPF_DROP_NOTICE, period);
-		else
-			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
-	}
+	if (!label_seen(tgid, pgen, key, PMUBPF_LSRC_UNION))
+		label_noticed(tgid, pgen, key, PMUBPF_LSRC_UNION,
+			      send_union_notice(tgid, tid, pgen, key, ids),
+			      es, period);
 	return key;
 }
 

@@ -191,15 +191,11 @@ static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 
 	}
 	id = id ? id : 1;
 
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = PMUBPF_LSRC_GO };
-	__u8 one = 1;
-	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (pmubpf_go_notice((__u64)tgid << 32 | tid, (__u64)pgen << 32 | slot->layout, id,
-				     labels))
-			count_drop(es, PMUBPF_DROP_NOTICE, period);
-		else
-			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
-	}
+	if (!label_seen(tgid, pgen, id, PMUBPF_LSRC_GO))
+		label_noticed(tgid, pgen, id, PMUBPF_LSRC_GO,
+			      pmubpf_go_notice((__u64)tgid << 32 | tid,
+					       (__u64)pgen << 32 | slot->layout, id, labels),
+			      es, period);
 	return id;
 fault:
 	count_drop(es, PMUBPF_DROP_LABEL_FOREIGN, period);

@@ -140,14 +140,10 @@ static __always_inline __u64 otel_label_id(__u32 es, __u32 tgid, __u32 tid, __u3
 		return 0;
 	}
 
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = h, .src = PMUBPF_LSRC_OTEL };
-	__u8 one = 1;
-	if (!bpf_map_lookup_elem(&seen_labels, &lk)) {
-		if (pmubpf_otel_notice((__u64)tgid << 32 | tid, pgen, h, rec))
-			count_drop(es, PMUBPF_DROP_NOTICE, period);
-		else
-			bpf_map_update_elem(&seen_labels, &lk, &one, BPF_ANY);
-	}
+	if (!label_seen(tgid, pgen, h, PMUBPF_LSRC_OTEL))
+		label_noticed(tgid, pgen, h, PMUBPF_LSRC_OTEL,
+			      pmubpf_otel_notice((__u64)tgid << 32 | tid, pgen, h, rec),
+			      es, period);
 	return h;
 fault:
 	count_drop(es, PMUBPF_DROP_LABEL_FOREIGN, period);
