@@ -299,6 +299,7 @@ usage:
 		}
 	}
 	double build_ms = ms_since(&t0);
+	long rss_built = status_kb("VmRSS"), peak_built = status_kb("VmHWM");
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = pprof__write(p, out);
@@ -313,11 +314,11 @@ usage:
 	       "\"user_pool\": %d, \"kernel_pool\": %d, \"user_depth\": [%d, %d], \"kernel_depth\": [1, %d], "
 	       "\"locations\": %" PRIu64 ", \"user_unknown\": %" PRIu64 ", \"kernel_unknown\": %" PRIu64 ", "
 	       "\"setup_ms\": %.1f, \"build_ms\": %.1f, \"write_ms\": %.1f, "
-	       "\"rss_before_kb\": %ld, \"peak_rss_kb\": %ld, \"file_bytes\": %lld}\n",
+	       "\"rss_before_kb\": %ld, \"rss_built_kb\": %ld, \"peak_built_kb\": %ld, \"peak_rss_kb\": %ld, \"file_bytes\": %lld}\n",
 	       raw ? "raw" : "symbolized", nsamples, nstacks, used,
 	       USER_POOL, KERNEL_POOL, MIN_USER_DEPTH, MAX_USER_DEPTH, MAX_KERNEL_DEPTH, maxloc,
 	       st.user_unknown, st.kernel_unknown, setup_ms, build_ms, write_ms,
-	       rss_before, status_kb("VmHWM"), (long long)sb.st_size);
+	       rss_before, rss_built, peak_built, status_kb("VmHWM"), (long long)sb.st_size);
 	pprof__free(p);
 	procs__free(procs);
 	symcache__free(sc);
