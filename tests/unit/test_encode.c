@@ -117,9 +117,15 @@ static struct pprof *build(uint64_t *deep_locs)
 		{ .key = "tid", .num = -5 },
 		{ .key = "size", .num = 1 << 20, .num_unit = "bytes" },
 	};
+	/* As la but for one number: label sets are shared only when equal. */
+	const struct pprof_label lc[] = {
+		{ .key = "comm", .str = "main" },
+		{ .key = "tid", .num = -5 },
+		{ .key = "size", .num = 2 << 20, .num_unit = "bytes" },
+	};
 	const struct pprof_label lb[] = { { .key = "comm", .str = "other" } };
 	for (size_t i = 0; i < NSAMPLES; i++) {
-		const struct pprof_label *l = i % 3 ? la : lb;
+		const struct pprof_label *l = i % 3 == 0 ? lb : i % 3 == 1 ? la : lc;
 		if (pprof__add_sample(p, locs, 1 + i % 4, (int64_t)i + 1, -(int64_t)i * 1000003,
 				      l, i % 3 ? 3 : 1))
 			goto fail;
@@ -195,7 +201,7 @@ static bool check_fields(const pb_profile *r, const uint64_t *deep_locs)
 		if (i % 3) {
 			CHECK_EQ_INT(s->label[1]->num, -5);
 			CHECK_STR(str(r, s->label[2]->key), "size");
-			CHECK_EQ_INT(s->label[2]->num, 1 << 20);
+			CHECK_EQ_INT(s->label[2]->num, i % 3 == 1 ? 1 << 20 : 2 << 20);
 			CHECK_STR(str(r, s->label[2]->num_unit), "bytes");
 		}
 	}

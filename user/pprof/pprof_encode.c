@@ -5,8 +5,8 @@
  * profile (a struct and a pointer per sample, location, line and label)
  * and the whole packed message in one buffer, both as large as the
  * profile itself, before the first byte is compressed. Here each record
- * is encoded as it is read into a small buffer that goes to the sink
- * (gzip, pprof_write.c) every BUF_FLUSH bytes; the memory this takes does
+ * is encoded as it is read into a small buffer that goes to the caller's
+ * put (a gzip stream, pprof_write.c) every BUF_FLUSH bytes; the memory this takes does
  * not grow with the profile.
  *
  * The bytes are what protobuf-c (and Go's encoder) write for the same
@@ -28,7 +28,8 @@ enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 struct pbuf {
 	uint8_t *b;
 	size_t len, cap;
-	struct pprof_sink *sink;
+	pprof_put_fn put;
+	void *ctx;
 };
 
 /* Room for n more bytes. Every record reserves its upper bound first, so
@@ -59,7 +60,7 @@ static int flush(struct pbuf *w, bool always)
 
 	if (!w->len || (!always && w->len < BUF_FLUSH))
 		return 0;
-	err = pprof__sink_put(w->sink, w->b, w->len);
+	err = w->put(w->ctx, w->b, w->len);
 	w->len = 0;
 	return err;
 }
@@ -264,9 +265,9 @@ static int put_tail(struct pbuf *w, const struct pprof *p)
 	return 0;
 }
 
-int pprof__encode(const struct pprof *p, struct pprof_sink *sink)
+int pprof__encode(const struct pprof *p, pprof_put_fn put, void *ctx)
 {
-	struct pbuf w = { .sink = sink };
+	struct pbuf w = { .put = put, .ctx = ctx };
 	int err = reserve(&w, 2 * 3 * (1 + VARINT_MAX));
 
 	if (err)

@@ -56,6 +56,13 @@ struct pprof_loc {
  * what a deep profile holds. */
 typedef uint32_t pprof_locid;
 
+/* A slot of the location index (pprof.c). */
+struct pprof_locslot {
+	uint64_t address;
+	uint32_t mapping_id;
+	pprof_locid id;            /* 0: free */
+};
+
 struct pprof_sample {
 	size_t loc_off;            /* range in pprof.locids */
 	uint32_t nlocs;
@@ -89,7 +96,8 @@ struct pprof {
 
 	struct pprof_loc *locs;    /* locs[id - 1] */
 	size_t nlocs, cap_locs;
-	struct hashtab *loc_ht;
+	struct pprof_locslot *loc_slots; /* index: (mapping, address) -> id */
+	size_t loc_cap;
 	struct pprof_lineref *lines;
 	size_t nlines, cap_lines;
 
@@ -107,16 +115,12 @@ struct pprof {
 	size_t ncomments, cap_comments;
 };
 
-/* A gzip stream to a file descriptor or to memory: pprof_encode.c writes
- * the encoded profile into it piece by piece, so the whole encoded
- * profile is never in memory, only its compressed form where the output
- * is memory. */
-struct pprof_sink;
+/* Where pprof__encode hands the encoded profile, piece by piece (the
+ * gzip streams of pprof_write.c): 0 or -errno, which stops the encoding. */
+typedef int (*pprof_put_fn)(void *ctx, const void *buf, size_t len);
 
-/* Encode p as profile.proto into sink (pprof_encode.c). 0 or -errno. */
-int pprof__encode(const struct pprof *p, struct pprof_sink *sink);
-/* Append len bytes of encoded profile to the sink (pprof_write.c). */
-int pprof__sink_put(struct pprof_sink *s, const void *buf, size_t len);
+/* Encode p as profile.proto through put (pprof_encode.c). 0 or -errno. */
+int pprof__encode(const struct pprof *p, pprof_put_fn put, void *ctx);
 
 /* Write len bytes of buf to path (gzipped if gzip) via path.tmp.XXXXXX +
  * fsync + rename: every output format's writer ends here, so each gets
