@@ -239,8 +239,13 @@ int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *outlen)
 	if (!err)
 		err = sink_finish(&s);
 	if (!err) {
-		*out = s.mem;
-		*outlen = s.memcap - s.zs.avail_out;
+		/* The answer may wait for a slow client: give back what the
+		 * doubling left unused. */
+		size_t len = s.memcap - s.zs.avail_out;
+		uint8_t *m = realloc(s.mem, len);
+
+		*out = m ? m : s.mem;
+		*outlen = len;
 		s.mem = NULL;
 	}
 	sink_free(&s);
