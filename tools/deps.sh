@@ -10,7 +10,7 @@ PKGS=(
   libbpf-dev bpftool             # libbpf 1.x + skeleton generator
   libelf-dev libdw-dev           # ELF symbols, DWARF (elfutils)
   zlib1g-dev                     # gzip of the pprof output
-  libprotobuf-c-dev protobuf-c-compiler   # profile.proto encoding
+  libprotobuf-c-dev protobuf-c-compiler   # profile.proto decoding in tests (pprof_dump, unit tests)
   golang-go                      # 'go tool pprof': the independent reader in tests
   linux-perf                     # bench comparisons
   binutils                       # readelf/objcopy/strip for test binaries

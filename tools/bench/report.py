@@ -253,8 +253,10 @@ def write_block(res):
             continue
         rng = lambda k, d=1.0: "%s (%s–%s)" % (f(med([r[k] / d for r in rs]), 0),
                                                f(min(r[k] / d for r in rs), 0), f(max(r[k] / d for r in rs), 0))
+        cpu = [r["build_cpu_ms"] + r["write_cpu_ms"] for r in rs if "build_cpu_ms" in r]
         rows.append([mode, rng("build_ms"), rng("write_ms"),
                      f(med([r["build_ms"] + r["write_ms"] for r in rs]), 0),
+                     f(med(cpu), 0) if cpu else "–",
                      f(med([r["rss_before_kb"] for r in rs]) / 1024),
                      f(max(r["peak_rss_kb"] for r in rs) / 1024),
                      f(med([r["file_bytes"] for r in rs]) / 2**20, 2),
@@ -273,13 +275,14 @@ def write_block(res):
            "mappings (its libraries, mostly stripped Debian builds, hence the unnamed "
            "frames) and are resolved through a snapshot of its own process, kernel "
            "addresses in [_stext, _etext) through /proc/kallsyms. **raw** skips naming "
-           "the frames. Three runs each, median (min–max); RSS before is the input data, "
+           "the frames. Three runs each, median (min–max); total CPU is the process's CPU "
+           "time over both phases (what a busy machine does not inflate); RSS before is the input data, "
            "kernel symbols and process snapshot already in memory, peak is VmHWM."
            % (r0["samples"], r0["stacks"], r0["frames"], r0["user_depth"][0], r0["user_depth"][1],
               r0["kernel_depth"][0], r0["kernel_depth"][1], r0["user_pool"], r0["kernel_pool"]), "",
-           table(["mode", "build + symbolize (ms)", "encode + write (ms)", "total (ms)",
+           table(["mode", "build + symbolize (ms)", "encode + write (ms)", "total (ms)", "total CPU (ms)",
                   "RSS before (MB)", "peak RSS (MB)", "file (MB)", "locations", "unnamed user locations"],
-                 rows, ["l"] + ["r"] * 8), ""]
+                 rows, ["l"] + ["r"] * 9), ""]
     return "\n".join(out)
 
 

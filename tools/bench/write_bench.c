@@ -83,6 +83,16 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* CPU time of this process (ms): the phases' cost without the time other
+ * processes on a busy machine took from it. */
+static double cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 /* A /proc/self/status field in kB: VmRSS (now) or VmHWM (peak). Not
  * getrusage's ru_maxrss: that one starts from the parent's peak. */
 static long status_kb(const char *field)
@@ -257,6 +267,7 @@ usage:
 
 	if (!p)
 		return 1;
+	double c0 = cpu_ms();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	uint64_t kmap = raw ? pprof__add_mapping(p, klo, UINT64_MAX, 0, "[kernel.kallsyms]", NULL, false) : 0;
 	pprof__set_time(p, (int64_t)time(NULL) * 1000000000LL, 10000000000LL);
@@ -298,11 +309,13 @@ usage:
 			return 1;
 		}
 	}
-	double build_ms = ms_since(&t0);
+	double build_ms = ms_since(&t0), build_cpu = cpu_ms() - c0;
+	long rss_built = status_kb("VmRSS"), peak_built = status_kb("VmHWM");
 
+	c0 = cpu_ms();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = pprof__write(p, out);
-	double write_ms = ms_since(&t0);
+	double write_ms = ms_since(&t0), write_cpu = cpu_ms() - c0;
 	if (err) {
 		fprintf(stderr, "write_bench: writing %s: %s\n", out, strerror(-err));
 		return 1;
@@ -313,11 +326,12 @@ usage:
 	       "\"user_pool\": %d, \"kernel_pool\": %d, \"user_depth\": [%d, %d], \"kernel_depth\": [1, %d], "
 	       "\"locations\": %" PRIu64 ", \"user_unknown\": %" PRIu64 ", \"kernel_unknown\": %" PRIu64 ", "
 	       "\"setup_ms\": %.1f, \"build_ms\": %.1f, \"write_ms\": %.1f, "
-	       "\"rss_before_kb\": %ld, \"peak_rss_kb\": %ld, \"file_bytes\": %lld}\n",
+	       "\"build_cpu_ms\": %.1f, \"write_cpu_ms\": %.1f, "
+	       "\"rss_before_kb\": %ld, \"rss_built_kb\": %ld, \"peak_built_kb\": %ld, \"peak_rss_kb\": %ld, \"file_bytes\": %lld}\n",
 	       raw ? "raw" : "symbolized", nsamples, nstacks, used,
 	       USER_POOL, KERNEL_POOL, MIN_USER_DEPTH, MAX_USER_DEPTH, MAX_KERNEL_DEPTH, maxloc,
-	       st.user_unknown, st.kernel_unknown, setup_ms, build_ms, write_ms,
-	       rss_before, status_kb("VmHWM"), (long long)sb.st_size);
+	       st.user_unknown, st.kernel_unknown, setup_ms, build_ms, write_ms, build_cpu, write_cpu,
+	       rss_before, rss_built, peak_built, status_kb("VmHWM"), (long long)sb.st_size);
 	pprof__free(p);
 	procs__free(procs);
 	symcache__free(sc);

@@ -5,10 +5,16 @@
  * profile in memory is in pprof_int.h, and pprof_write.c encodes and
  * writes it.
  *
- * Deduplication goes through hashtab.h indices keyed by interned string
- * ids: strings by content, mappings by (start, limit, offset, filename),
- * functions by (name, system_name, filename), locations by (mapping_id,
- * address). Every add is O(1) amortized. Ids are array index + 1.
+ * Deduplication goes through hashtab.h indices: strings by content,
+ * mappings by (start, limit, offset, filename), functions by (name,
+ * system_name, filename) as string ids, locations by (mapping_id,
+ * address), label sets by their labels. Every add is O(1) amortized. Ids
+ * are array index + 1.
+ *
+ * The symbolizer adds a frame's mapping for every frame, millions in a
+ * large profile, nearly all of them repeats: a mapping is looked up by
+ * its numbers and its file name compared in place, and its strings are
+ * interned only when it is new (interning hashes the whole path).
  */
 #include "pprof.h"
 #include "pprof_int.h"
@@ -22,9 +28,8 @@
 #include "lib/hashtab.h"
 #include "lib/grow.h"
 
-struct map_key { uint64_t start, limit, offset; int64_t filename; };
+struct map_key { uint64_t start, limit, offset; const char *filename; };
 struct func_key { int64_t name, system_name, filename; };
-struct loc_key { uint64_t mapping_id, address; };
 
 /* Make room for `extra` more elements after the first n of array f. */
 #define RESERVE(p, f, extra) GROW((p)->f, (p)->cap_##f, (p)->n##f, (extra))
@@ -39,24 +44,86 @@ static bool str_eq(const void *key, uint64_t v, void *ctx)
 static bool map_eq(const void *key, uint64_t v, void *ctx)
 {
 	const struct map_key *k = key;
-	const pb_mapping *m = &((struct pprof *)ctx)->maps[v];
+	const struct pprof *p = ctx;
+	const struct pprof_mapping *m = &p->maps[v];
 	return m->memory_start == k->start && m->memory_limit == k->limit &&
-	       m->file_offset == k->offset && m->filename == k->filename;
+	       m->file_offset == k->offset && !strcmp(p->strs[m->filename], k->filename);
 }
 
 static bool func_eq(const void *key, uint64_t v, void *ctx)
 {
 	const struct func_key *k = key;
-	const pb_function *f = &((struct pprof *)ctx)->funcs[v];
+	const struct pprof_function *f = &((struct pprof *)ctx)->funcs[v];
 	return f->name == k->name && f->system_name == k->system_name &&
 	       f->filename == k->filename;
 }
 
-static bool loc_eq(const void *key, uint64_t v, void *ctx)
+/* --- the location index -------------------------------------------------
+ * The symbolizer looks up every frame of every sample by (mapping,
+ * address) before anything else: millions of lookups in a table of tens
+ * of thousands. A hashtab.h index would compare through the locations
+ * array, a second cache miss per lookup; this one keeps the key in the
+ * slot. Linear probing, power-of-two size, at most 3/4 full; id 0 marks a
+ * free slot. */
+
+#define LOCIDX_MIN 1024
+
+static size_t loc_home(uint64_t mapping_id, uint64_t address, size_t mask)
 {
-	const struct loc_key *k = key;
-	const struct pprof_loc *l = &((struct pprof *)ctx)->locs[v];
-	return l->mapping_id == k->mapping_id && l->address == k->address;
+	return (size_t)hashtab__hash_mix(mapping_id, address) & mask;
+}
+
+static pprof_locid locidx_find(const struct pprof *p, uint64_t mapping_id, uint64_t address)
+{
+	size_t mask = p->loc_cap - 1;
+
+	if (!p->loc_cap)
+		return 0;
+	for (size_t i = loc_home(mapping_id, address, mask); p->loc_slots[i].id; i = (i + 1) & mask)
+		if (p->loc_slots[i].address == address && p->loc_slots[i].mapping_id == mapping_id)
+			return p->loc_slots[i].id;
+	return 0;
+}
+
+static void locidx_place(struct pprof_locslot *slots, size_t cap, struct pprof_locslot s)
+{
+	size_t i = loc_home(s.mapping_id, s.address, cap - 1);
+
+	while (slots[i].id)
+		i = (i + 1) & (cap - 1);
+	slots[i] = s;
+}
+
+/* Room for one more location in the index. 0 or -ENOMEM. */
+static int locidx_reserve(struct pprof *p)
+{
+	size_t cap = p->loc_cap ? p->loc_cap * 2 : LOCIDX_MIN;
+	struct pprof_locslot *slots;
+
+	if (p->nlocs + 1 <= p->loc_cap / 4 * 3)
+		return 0;
+	if (!(slots = calloc(cap, sizeof(*slots))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->loc_cap; i++)
+		if (p->loc_slots[i].id)
+			locidx_place(slots, cap, p->loc_slots[i]);
+	free(p->loc_slots);
+	p->loc_slots = slots;
+	p->loc_cap = cap;
+	return 0;
+}
+
+/* A label set (key: the candidate's labels, at the end of the pool) is
+ * equal to set v if it has the same labels in the same order. */
+struct lset_key { const struct pprof_labelrec *labels; uint32_t n; };
+
+static bool lset_eq(const void *key, uint64_t v, void *ctx)
+{
+	const struct lset_key *k = key;
+	const struct pprof *p = ctx;
+	const struct pprof_labelset *ls = &p->lsets[v];
+	return ls->n == k->n &&
+	       !memcmp(&p->labels[ls->off], k->labels, k->n * sizeof(*k->labels));
 }
 
 static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
@@ -100,17 +167,17 @@ struct pprof *pprof__new(const char *value_type, const char *value_unit,
 	struct pprof *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	perftools__profiles__value_type__init(&p->sample_type[0]);
-	perftools__profiles__value_type__init(&p->sample_type[1]);
-	perftools__profiles__value_type__init(&p->period_type);
 	p->period = period;
 
 	p->str_ht = hashtab__new(str_eq, p);
 	p->map_ht = hashtab__new(map_eq, p);
 	p->func_ht = hashtab__new(func_eq, p);
-	p->loc_ht = hashtab__new(loc_eq, p);
-	if (!p->str_ht || !p->map_ht || !p->func_ht || !p->loc_ht)
+	p->lset_ht = hashtab__new(lset_eq, p);
+	if (!p->str_ht || !p->map_ht || !p->func_ht || !p->lset_ht)
 		goto fail;
+	if (RESERVE(p, lsets, 1))
+		goto fail;
+	p->lsets[p->nlsets++] = (struct pprof_labelset){ 0, 0 };
 	if (RESERVE(p, strs, 1) || !(p->strs[0] = strdup("")))
 		goto fail;
 	p->nstrs = 1;
@@ -142,11 +209,13 @@ void pprof__free(struct pprof *p)
 	free(p->samples);
 	free(p->locids);
 	free(p->labels);
+	free(p->lsets);
 	free(p->comments);
 	hashtab__free(p->str_ht);
 	hashtab__free(p->map_ht);
 	hashtab__free(p->func_ht);
-	hashtab__free(p->loc_ht);
+	free(p->loc_slots);
+	hashtab__free(p->lset_ht);
 	free(p);
 }
 
@@ -185,35 +254,40 @@ uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 			    uint64_t offset, const char *filename,
 			    const char *build_id, bool has_functions)
 {
-	struct map_key k = { start, limit, offset, 0 };
-	int64_t bid;
+	struct map_key k = { start, limit, offset, filename ? filename : "" };
+	int64_t file, bid;
 	uint64_t h, v;
 
-	if (intern(p, filename, &k.filename) || intern(p, build_id, &bid)) {
-		errno = ENOMEM;
-		return 0;
-	}
-	h = hash3(hashtab__hash_mix(start, limit), offset, (uint64_t)k.filename);
+	h = hash3(hashtab__hash_mix(start, limit), offset, 0);
 	if (hashtab__find(p->map_ht, h, &k, &v)) {
-		pb_mapping *m = &p->maps[v];
+		struct pprof_mapping *m = &p->maps[v];
 		m->has_functions = m->has_functions || has_functions;
-		if (!m->build_id)
+		if (!m->build_id && build_id && *build_id) {
+			if (intern(p, build_id, &bid)) {
+				errno = ENOMEM;
+				return 0;
+			}
 			m->build_id = bid;
+		}
 		return v + 1;
 	}
-	if (RESERVE(p, maps, 1) || hashtab__insert(p->map_ht, h, p->nmaps)) {
+	if (p->nmaps >= UINT32_MAX) { /* the location index keeps 32 bits */
+		errno = EOVERFLOW;
+		return 0;
+	}
+	if (intern(p, filename, &file) || intern(p, build_id, &bid) ||
+	    RESERVE(p, maps, 1) || hashtab__insert(p->map_ht, h, p->nmaps)) {
 		errno = ENOMEM;
 		return 0;
 	}
-	pb_mapping *m = &p->maps[p->nmaps];
-	perftools__profiles__mapping__init(m);
-	m->id = p->nmaps + 1;
-	m->memory_start = start;
-	m->memory_limit = limit;
-	m->file_offset = offset;
-	m->filename = k.filename;
-	m->build_id = bid;
-	m->has_functions = has_functions;
+	p->maps[p->nmaps] = (struct pprof_mapping){
+		.memory_start = start,
+		.memory_limit = limit,
+		.file_offset = offset,
+		.filename = file,
+		.build_id = bid,
+		.has_functions = has_functions,
+	};
 	return ++p->nmaps;
 }
 
@@ -249,13 +323,12 @@ static int function_id(struct pprof *p, const struct pprof_line *l,
 	}
 	if (RESERVE(p, funcs, 1) || hashtab__insert(p->func_ht, h, p->nfuncs))
 		return -ENOMEM;
-	pb_function *f = &p->funcs[p->nfuncs];
-	perftools__profiles__function__init(f);
-	f->id = p->nfuncs + 1;
-	f->name = k.name;
-	f->system_name = k.system_name;
-	f->filename = k.filename;
-	f->start_line = l->start_line;
+	p->funcs[p->nfuncs] = (struct pprof_function){
+		.name = k.name,
+		.system_name = k.system_name,
+		.filename = k.filename,
+		.start_line = l->start_line,
+	};
 	*id = ++p->nfuncs;
 	return 0;
 }
@@ -263,13 +336,7 @@ static int function_id(struct pprof *p, const struct pprof_line *l,
 uint64_t pprof__find_location(struct pprof *p, uint64_t mapping_id,
 			      uint64_t address)
 {
-	struct loc_key k = { mapping_id, address };
-	uint64_t v;
-
-	if (hashtab__find(p->loc_ht, hashtab__hash_mix(mapping_id, address),
-			  &k, &v))
-		return v + 1;
-	return 0;
+	return locidx_find(p, mapping_id, address);
 }
 
 /* mapping_id must be 0 or an existing mapping (else EINVAL). */
@@ -277,38 +344,39 @@ uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
 			     uint64_t address, const struct pprof_line *lines,
 			     size_t nlines)
 {
-	struct loc_key k = { mapping_id, address };
-	uint64_t h = hashtab__hash_mix(mapping_id, address), v;
 	size_t line0 = p->nlines;
+	pprof_locid id;
 	bool has_files = false, has_numbers = false;
 
 	if (mapping_id > p->nmaps || (nlines && !lines)) {
 		errno = EINVAL;
 		return 0;
 	}
-	if (hashtab__find(p->loc_ht, h, &k, &v))
-		return v + 1;
-	if (RESERVE(p, locs, 1) || RESERVE(p, lines, nlines))
+	if ((id = locidx_find(p, mapping_id, address)))
+		return id;
+	if (p->nlocs >= UINT32_MAX - 1) { /* ids are stored as pprof_locid */
+		errno = EOVERFLOW;
+		return 0;
+	}
+	if (RESERVE(p, locs, 1) || RESERVE(p, lines, nlines) || locidx_reserve(p))
 		goto nomem;
 	for (size_t i = 0; i < nlines; i++) {
 		uint64_t fid;
 		if (function_id(p, &lines[i], &fid))
 			goto nomem;
-		pb_line *l = &p->lines[p->nlines++];
-		perftools__profiles__line__init(l);
-		l->function_id = fid;
-		l->line = lines[i].line;
+		p->lines[p->nlines++] = (struct pprof_lineref){ fid, lines[i].line };
 		has_files = has_files || (lines[i].filename && *lines[i].filename);
 		has_numbers = has_numbers || lines[i].line > 0;
 	}
-	if (hashtab__insert(p->loc_ht, h, p->nlocs))
-		goto nomem;
+	locidx_place(p->loc_slots, p->loc_cap, (struct pprof_locslot){
+		.address = address, .mapping_id = (uint32_t)mapping_id,
+		.id = (pprof_locid)(p->nlocs + 1) });
 	p->locs[p->nlocs] = (struct pprof_loc){
 		.mapping_id = mapping_id, .address = address,
 		.line_off = line0, .nlines = nlines,
 	};
 	if (mapping_id) {
-		pb_mapping *m = &p->maps[mapping_id - 1];
+		struct pprof_mapping *m = &p->maps[mapping_id - 1];
 		m->has_filenames = m->has_filenames || has_files;
 		m->has_line_numbers = m->has_line_numbers || has_numbers;
 		m->has_inline_frames = m->has_inline_frames || nlines > 1;
@@ -320,12 +388,39 @@ nomem:
 	return 0;
 }
 
+/* The set of labels at the end of the pool (written there, not yet
+ * committed): an existing equal set's index, else the new set's. */
+static int label_set(struct pprof *p, size_t n, uint32_t *out)
+{
+	struct lset_key k = { &p->labels[p->nlabels], (uint32_t)n };
+	uint64_t h = hashtab__hash_bytes(k.labels, n * sizeof(*k.labels)), v;
+
+	if (!n) {
+		*out = 0;
+		return 0;
+	}
+	if (hashtab__find(p->lset_ht, h, &k, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	if (p->nlsets >= UINT32_MAX || RESERVE(p, lsets, 1) ||
+	    hashtab__insert(p->lset_ht, h, p->nlsets))
+		return -ENOMEM;
+	p->lsets[p->nlsets] = (struct pprof_labelset){ p->nlabels, (uint32_t)n };
+	p->nlabels += n;
+	*out = (uint32_t)p->nlsets++;
+	return 0;
+}
+
 /* Location ids must exist (else -EINVAL); labels need a key. */
 int pprof__add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
 		      int64_t count, int64_t weight,
 		      const struct pprof_label *labels, size_t nlabels)
 {
-	if ((nlocs && !locs) || (nlabels && !labels))
+	uint32_t lset;
+
+	if ((nlocs && !locs) || (nlabels && !labels) || nlocs > UINT32_MAX ||
+	    nlabels > UINT32_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < nlocs; i++)
 		if (!locs[i] || locs[i] > p->nlocs)
@@ -339,8 +434,9 @@ int pprof__add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
 	/* Fill the pools past their ends; commit only once all succeeded. */
 	for (size_t i = 0; i < nlabels; i++) {
 		const struct pprof_label *in = &labels[i];
-		pb_label *l = &p->labels[p->nlabels + i];
-		perftools__profiles__label__init(l);
+		struct pprof_labelrec *l = &p->labels[p->nlabels + i];
+
+		*l = (struct pprof_labelrec){ 0 };
 		if (intern(p, in->key, &l->key))
 			return -ENOMEM;
 		if (in->str) {
@@ -352,15 +448,15 @@ int pprof__add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
 				return -ENOMEM;
 		}
 	}
-	if (nlocs)
-		memcpy(&p->locids[p->nlocids], locs, nlocs * sizeof(*locs));
+	if (label_set(p, nlabels, &lset))
+		return -ENOMEM;
+	for (size_t i = 0; i < nlocs; i++)
+		p->locids[p->nlocids + i] = (pprof_locid)locs[i];
 	p->samples[p->nsamples++] = (struct pprof_sample){
-		.loc_off = p->nlocids, .nlocs = nlocs,
-		.label_off = p->nlabels, .nlabels = nlabels,
+		.loc_off = p->nlocids, .nlocs = (uint32_t)nlocs, .lset = lset,
 		.value = { count, weight },
 	};
 	p->nlocids += nlocs;
-	p->nlabels += nlabels;
 	return 0;
 }
 
@@ -380,7 +476,7 @@ const char *pprof__location_name(struct pprof *p, uint64_t loc)
 {
 	if (!loc || loc > p->nlocs || !p->locs[loc - 1].nlines)
 		return NULL;
-	const pb_line *l = &p->lines[p->locs[loc - 1].line_off];
+	const struct pprof_lineref *l = &p->lines[p->locs[loc - 1].line_off];
 	int64_t name = p->funcs[l->function_id - 1].name;
 	return name ? p->strs[name] : NULL;
 }

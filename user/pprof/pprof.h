@@ -1,9 +1,10 @@
 /* pprof.h — builds a profile.proto message and writes it gzipped.
  *
  * Last stage of the pipeline: the session adds mappings, locations (with
- * their functions and lines) and samples; pprof__write encodes with
- * protobuf-c, compresses with zlib and writes it through lib/outfile.h,
- * so a crash never leaves a partial profile.
+ * their functions and lines) and samples; pprof__write encodes them
+ * (pprof_encode.c, streaming: the encoded profile is never whole in
+ * memory), compresses with zlib (level 1) and writes it through
+ * lib/outfile.h, so a crash never leaves a partial profile.
  *
  * Ids are 1-based and unique; string 0 is "". Locations are deduplicated
  * by (mapping_id, address), functions by (name, system_name, filename),
@@ -103,8 +104,9 @@ int pprof__write(struct pprof *p, const char *path);
  * partial file); 0 or -errno. */
 int pprof__write_folded(struct pprof *p, const char *path, const char *root_key);
 
-/* Encode and gzip (fastest level) into memory (the HTTP server's answers): *out is
- * malloc'd, *len its size. 0 or -errno (nothing allocated then). */
+/* Encode and gzip (the same bytes as pprof__write's file) into memory
+ * (the HTTP server's answers): *out is malloc'd, *len its size. 0 or
+ * -errno (nothing allocated then). */
 int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *len);
 
 #endif

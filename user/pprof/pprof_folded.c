@@ -37,7 +37,7 @@ static void put_name(FILE *f, const char *s)
  * as perf prints it) when its mapping has a file, else "0xADDRESS". */
 static void put_address(FILE *f, const struct pprof *p, const struct pprof_loc *l)
 {
-	const pb_mapping *m = l->mapping_id ? &p->maps[l->mapping_id - 1] : NULL;
+	const struct pprof_mapping *m = l->mapping_id ? &p->maps[l->mapping_id - 1] : NULL;
 
 	if (m && m->filename) {
 		const char *file = p->strs[m->filename], *slash = strrchr(file, '/');
@@ -55,8 +55,10 @@ static void put_address(FILE *f, const struct pprof *p, const struct pprof_loc *
 static bool put_root(FILE *f, const struct pprof *p, const struct pprof_sample *s,
 		     int64_t key)
 {
-	for (size_t i = 0; key && i < s->nlabels; i++) {
-		const pb_label *l = &p->labels[s->label_off + i];
+	const struct pprof_labelset *ls = &p->lsets[s->lset];
+
+	for (size_t i = 0; key && i < ls->n; i++) {
+		const struct pprof_labelrec *l = &p->labels[ls->off + i];
 
 		if (l->key != key)
 			continue;
@@ -87,7 +89,7 @@ static char *fold_sample(const struct pprof *p, const struct pprof_sample *s,
 		size_t j = l->nlines;
 
 		do {
-			const pb_line *ln = j ? &p->lines[l->line_off + j - 1] : NULL;
+			const struct pprof_lineref *ln = j ? &p->lines[l->line_off + j - 1] : NULL;
 			int64_t name = ln ? p->funcs[ln->function_id - 1].name : 0;
 
 			if (!first)

@@ -2,12 +2,14 @@
  * writer (pprof_write.c) share: the in-memory profile. Not a public
  * interface: see pprof.h.
  *
- * Elements are, where possible, the protobuf-c message structs themselves
- * (Mapping, Function, Line, Label hold no pointers), so encoding only has
- * to build the pointer arrays that protobuf-c's repeated-message fields
- * need. Variable-length parts of locations and samples (lines, location
- * ids, labels) live in shared pools addressed by offset, so appends never
- * invalidate anything. Ids are array index + 1.
+ * The records hold only numbers (string table indices, ids), in compact
+ * structs of our own: pprof_encode.c writes profile.proto straight from
+ * them, so no protobuf-c message tree is ever built. Variable-length
+ * parts of locations and samples (lines, location ids, labels) live in
+ * shared pools addressed by offset, so appends never invalidate
+ * anything. Samples with the same labels share one label set in the pool
+ * (a recording has few distinct label sets and many samples). Ids are
+ * array index + 1.
  */
 #ifndef PMUBPF_PPROF_INT_H
 #define PMUBPF_PPROF_INT_H
@@ -17,62 +19,108 @@
 #include <stdint.h>
 
 #include "pprof.h"
-#include "profile.pb-c.h"
 
 struct hashtab;
 
-typedef Perftools__Profiles__ValueType pb_value_type;
-typedef Perftools__Profiles__Mapping pb_mapping;
-typedef Perftools__Profiles__Function pb_function;
-typedef Perftools__Profiles__Location pb_location;
-typedef Perftools__Profiles__Line pb_line;
-typedef Perftools__Profiles__Sample pb_sample;
-typedef Perftools__Profiles__Label pb_label;
+/* The fields of profile.proto's messages of the same names. */
+struct pprof_value_type {
+	int64_t type, unit;
+};
+
+struct pprof_mapping {
+	uint64_t memory_start, memory_limit, file_offset;
+	int64_t filename, build_id;
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct pprof_function {
+	int64_t name, system_name, filename, start_line;
+};
+
+struct pprof_lineref {
+	uint64_t function_id;
+	int64_t line;
+};
+
+struct pprof_labelrec {
+	int64_t key, str, num, num_unit;
+};
 
 struct pprof_loc {
 	uint64_t mapping_id, address;
 	size_t line_off, nlines; /* range in pprof.lines */
 };
 
+/* Location ids are stored in 32 bits: 4G locations would need far more
+ * memory than any profile has, and half the bytes per frame is most of
+ * what a deep profile holds. */
+typedef uint32_t pprof_locid;
+
+/* A slot of the location index (pprof.c). */
+struct pprof_locslot {
+	uint64_t address;
+	uint32_t mapping_id;
+	pprof_locid id;            /* 0: free */
+};
+
 struct pprof_sample {
-	size_t loc_off, nlocs;     /* range in pprof.locids */
-	size_t label_off, nlabels; /* range in pprof.labels */
+	size_t loc_off;            /* range in pprof.locids */
+	uint32_t nlocs;
+	uint32_t lset;             /* its labels: pprof.lsets[lset] */
 	int64_t value[2];          /* count, weight */
 };
 
+/* A distinct label set: its range in pprof.labels. lsets[0] is the empty
+ * set. */
+struct pprof_labelset {
+	size_t off;
+	uint32_t n;
+};
+
 struct pprof {
-	pb_value_type sample_type[2], period_type;
+	struct pprof_value_type sample_type[2], period_type;
 	int64_t period, time_nanos, duration_nanos;
 
 	char **strs;               /* the string table; strs[0] = "" */
 	size_t nstrs, cap_strs;
 	struct hashtab *str_ht;    /* content -> index */
 
-	pb_mapping *maps;          /* maps[id - 1] */
+	struct pprof_mapping *maps; /* maps[id - 1] */
 	size_t nmaps, cap_maps;
 	struct hashtab *map_ht;
 	uint64_t main_map;         /* id written first (file id 1), 0: none */
 
-	pb_function *funcs;        /* funcs[id - 1] */
+	struct pprof_function *funcs; /* funcs[id - 1] */
 	size_t nfuncs, cap_funcs;
 	struct hashtab *func_ht;
 
 	struct pprof_loc *locs;    /* locs[id - 1] */
 	size_t nlocs, cap_locs;
-	struct hashtab *loc_ht;
-	pb_line *lines;
+	struct pprof_locslot *loc_slots; /* index: (mapping, address) -> id */
+	size_t loc_cap;
+	struct pprof_lineref *lines;
 	size_t nlines, cap_lines;
 
 	struct pprof_sample *samples;
 	size_t nsamples, cap_samples;
-	uint64_t *locids;
+	pprof_locid *locids;
 	size_t nlocids, cap_locids;
-	pb_label *labels;
+	struct pprof_labelrec *labels;
 	size_t nlabels, cap_labels;
+	struct pprof_labelset *lsets;
+	size_t nlsets, cap_lsets;
+	struct hashtab *lset_ht;
 
 	int64_t *comments;
 	size_t ncomments, cap_comments;
 };
+
+/* Where pprof__encode hands the encoded profile, piece by piece (the
+ * gzip streams of pprof_write.c): 0 or -errno, which stops the encoding. */
+typedef int (*pprof_put_fn)(void *ctx, const void *buf, size_t len);
+
+/* Encode p as profile.proto through put (pprof_encode.c). 0 or -errno. */
+int pprof__encode(const struct pprof *p, pprof_put_fn put, void *ctx);
 
 /* Write len bytes of buf to path (gzipped if gzip) via path.tmp.XXXXXX +
  * fsync + rename: every output format's writer ends here, so each gets
