@@ -425,6 +425,50 @@ static bool readers_agree_deleted(void)
 	return true;
 }
 
+/* A zombie (and a kernel thread) has no address space: both readers
+ * give no mappings and no error, which procs.c takes as "seen, nothing
+ * mapped", not as gone. */
+static bool readers_agree_zombie(void)
+{
+	struct procmaps t, q;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0);
+	char path[64], st[256];
+	for (int i = 0; i < 1000; i++) { /* until it is a zombie: 10 s at most */
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		st[0] = '\0';
+		if (f) {
+			if (!fgets(st, sizeof(st), f))
+				st[0] = '\0';
+			fclose(f);
+		}
+		const char *p = strrchr(st, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			break;
+		usleep(10000);
+	}
+	int eq = procmaps__query(pid, true, &q);
+	int et = procmaps__read_text(pid, true, &t);
+	size_t nq = q.n, nt = t.n;
+
+	procmaps__free(&q);
+	procmaps__free(&t);
+	waitpid(pid, NULL, 0);
+	if (eq == -EOPNOTSUPP)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK_EQ_INT(et, 0);
+	CHECK_EQ_INT(nt, 0);
+	CHECK_EQ_INT(eq, 0);
+	CHECK_EQ_INT(nq, 0);
+	return true;
+}
+
 /* The reader procmaps__read picks, in a fresh process (it is chosen once
  * per run) with PMUBPF_NO_PROCMAP_QUERY as given (NULL: unset). */
 static bool reader_with(const char *env, char *buf, size_t len)
@@ -484,4 +528,5 @@ TEST_MAIN("procmaps",
 	  TEST(readers_agree_self),
 	  TEST(readers_agree_bash),
 	  TEST(readers_agree_deleted),
+	  TEST(readers_agree_zombie),
 	  TEST(text_switch))

@@ -370,7 +370,11 @@ int procmaps__query(pid_t pid, bool exec_only, struct procmaps *out)
 	err = query_all(fd, exec_only, out);
 	close(fd);
 	/* ENOTTY: a kernel before 6.11; EINVAL: one that knows no such
-	 * flags. ESRCH: the address space is gone (the text reads empty). */
+	 * flags. ESRCH: no address space (a kernel thread, or a process
+	 * exiting): no mappings, as the text of such a process reads empty;
+	 * a kernel thread is sampled too, and is not "gone". */
+	if (err == -ESRCH)
+		return 0;
 	return err == -ENOTTY || err == -EINVAL ? -EOPNOTSUPP : err;
 }
 
@@ -410,7 +414,8 @@ int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out)
 	if (pick_reader() == READER_QUERY) {
 		int err = procmaps__query(pid, exec_only, out);
 
-		/* -ESRCH, -ENOMEM, ...: the text would fare no better. A
+		/* -ESRCH (no such process), -ENOMEM, ...: the text would
+		 * fare no better. A
 		 * name longer than PATH_MAX (ENAMETOOLONG) and the like:
 		 * the text has it. */
 		if (!err || err == -ESRCH || err == -ENOMEM || err == -EACCES || err == -EPERM)

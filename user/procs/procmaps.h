@@ -37,9 +37,9 @@ struct procmaps {
  * if no line parsed). */
 int procmaps__parse(const char *text, bool exec_only, struct procmaps *out);
 /* Read /proc/PID/maps: by the PROCMAP_QUERY ioctl (Linux 6.11+), else
- * as text (procmaps__reader). Returns 0 or -errno (-ESRCH if gone: no
- * such process, or, through the ioctl, its address space gone already;
- * the text of such a process reads empty, which is 0 with nothing). */
+ * as text (procmaps__reader). Returns 0 or -errno (-ESRCH if gone). A
+ * process without an address space (a kernel thread, a zombie) has no
+ * mappings: 0, nothing. */
 int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out);
 /* The two readers procmaps__read chooses between, for tests. The ioctl
  * returns -EOPNOTSUPP on a kernel without it. They give the same
