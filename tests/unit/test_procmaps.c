@@ -9,6 +9,7 @@
  * runs), and the switch that forces the text.
  */
 #include "procs/procmaps.h"
+#include "symbols/elfsym.h"
 #include "testing.h"
 
 #include <errno.h>
@@ -425,6 +426,47 @@ static bool readers_agree_deleted(void)
 	return true;
 }
 
+/* The ioctl's build-id of our executable is the one the object cache
+ * reads from the file, and finds the cached object by, without a file. */
+static bool query_build_id(void)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&marker_function;
+	struct procmaps q, t;
+	char hex[2 * PROCMAP_BUILD_ID_MAX + 1];
+	int err = procmaps__query(getpid(), true, &q);
+
+	if (err == -EOPNOTSUPP)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK_EQ_INT(err, 0);
+	const struct procmap *m = procmaps__find(&q, addr);
+	CHECK(m != NULL);
+	CHECK(m->build_id_len > 0 && m->build_id_len <= PROCMAP_BUILD_ID_MAX);
+	for (size_t i = 0; i < m->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	struct symcache *sc = symcache__new();
+	CHECK(sc != NULL);
+	CHECK(symcache__get_build_id(sc, m->build_id, m->build_id_len) == NULL); /* not cached yet */
+	struct elfobj *o = symcache__get_path(sc, "/proc/self/exe");
+	bool ok = o && !strcmp(elfobj__build_id(o), hex) &&
+		  symcache__get_build_id(sc, m->build_id, m->build_id_len) == o;
+	uint8_t other[PROCMAP_BUILD_ID_MAX];
+	memcpy(other, m->build_id, m->build_id_len);
+	other[0] ^= 1;
+	ok = ok && symcache__get_build_id(sc, other, m->build_id_len) == NULL;
+	if (!ok)
+		printf("  ioctl %s, file %s\n", hex, o ? elfobj__build_id(o) : "(not read)");
+	symcache__free(sc);
+	procmaps__free(&q);
+	CHECK(ok);
+	/* The text has none. */
+	CHECK_EQ_INT(procmaps__read_text(getpid(), true, &t), 0);
+	m = procmaps__find(&t, addr);
+	ok = m && m->build_id_len == 0;
+	procmaps__free(&t);
+	CHECK(ok);
+	return true;
+}
+
 /* A zombie (and a kernel thread) has no address space: both readers
  * give no mappings and no error, which procs.c takes as "seen, nothing
  * mapped", not as gone. */
@@ -529,4 +571,5 @@ TEST_MAIN("procmaps",
 	  TEST(readers_agree_bash),
 	  TEST(readers_agree_deleted),
 	  TEST(readers_agree_zombie),
+	  TEST(query_build_id),
 	  TEST(text_switch))

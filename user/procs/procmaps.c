@@ -311,6 +311,7 @@ static int query_all(int fd, bool exec_only, struct procmaps *out)
 	struct procmap *maps = NULL;
 	size_t n = 0, cap = 0;
 	char name[PATH_MAX];
+	uint8_t bid[64]; /* room past the 20 bytes: a longer one is dropped, not an error */
 	uint64_t addr = 0;
 	int err = 0;
 
@@ -321,6 +322,9 @@ static int query_all(int fd, bool exec_only, struct procmaps *out)
 			.query_addr = addr,
 			.vma_name_size = sizeof(name),
 			.vma_name_addr = (uint64_t)(uintptr_t)name,
+			/* Only for code: what the object cache is asked by. */
+			.build_id_size = exec_only ? sizeof(bid) : 0,
+			.build_id_addr = exec_only ? (uint64_t)(uintptr_t)bid : 0,
 		};
 		struct procmap m = { 0 };
 
@@ -339,6 +343,10 @@ static int query_all(int fd, bool exec_only, struct procmaps *out)
 		m.dev_major = q.dev_major;
 		m.dev_minor = q.dev_minor;
 		m.exec = q.vma_flags & QF_EXEC;
+		if (q.build_id_size && q.build_id_size <= sizeof(m.build_id)) {
+			m.build_id_len = (uint8_t)q.build_id_size;
+			memcpy(m.build_id, bid, q.build_id_size);
+		}
 		if (set_path(&m, name, q.vma_name_size ? strnlen(name, q.vma_name_size - 1) : 0) ||
 		    GROW(maps, cap, n, 1)) {
 			free(m.path);

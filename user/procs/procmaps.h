@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#define PROCMAP_BUILD_ID_MAX 20 /* the kernel's BUILD_ID_SIZE_MAX: SHA-1 */
+
 struct procmap {
 	uint64_t start, end; /* [start, end) virtual addresses */
 	uint64_t pgoff;      /* file offset of start */
@@ -23,6 +25,11 @@ struct procmap {
 	uint32_t dev_major, dev_minor;
 	bool exec;           /* 'x' in perms */
 	bool deleted;        /* path ended in " (deleted)" (suffix removed) */
+	/* The mapped file's GNU build-id, as the kernel read it from the
+	 * page cache (PROCMAP_QUERY only; 0 bytes: not known): the object
+	 * cache may know the file by it without opening it. */
+	uint8_t build_id_len;
+	uint8_t build_id[PROCMAP_BUILD_ID_MAX];
 	char *path;          /* "" for anonymous; "[vdso]", "[stack]", ... */
 };
 
