@@ -1,29 +1,44 @@
 #!/usr/bin/env bash
 # lifecycle.sh — processes that go away, and recordings that are stopped:
 # a process that exits and whose binary is deleted mid-recording is still
-# named; SIGINT and SIGTERM stop a recording and leave a valid profile
+# named (maps read by the PROCMAP_QUERY ioctl, and as text); SIGINT and SIGTERM stop a recording and leave a valid profile
 # with the workload's samples, also with `-- command` (which then exits
 # with the command's status: killed by the signal passed on); a command
 # killed by a signal gives 128 + its number; a program that execs
 # mid-recording (same pid) is named after each image, under -p and
 # `-- command`.
 source "$(dirname "$0")/lib.sh"
-need_root deleted_binary sigint_valid sigterm_valid sigint_command child_killed exec_new_image \
+need_root deleted_binary deleted_binary_text sigint_valid sigterm_valid sigint_command child_killed exec_new_image \
 	exec_new_image_command dlopen_late dlopen_late_exited
 
 # The victim: a private copy of serial, deleted while it runs, gone
-# before pmubpf writes.
-cp "$B/serial" "$TMP/victim"
-if start_recorder "$TMP/del.err" -a -F 999 -o "$TMP/del.pb.gz"; then
-	"$TMP/victim" 1 /dev/null & vpid=$!
-	sleep 0.3
-	rm -f "$TMP/victim"
-	wait $vpid
-	kill -INT $RECORDER_PID; wait $RECORDER_PID
-	check deleted_binary $CHECK expect "$TMP/del.pb.gz" --pid $vpid --func f10 --func main
-else
-	fail deleted_binary "pmubpf did not start: $(tail -n1 "$TMP/del.err")"
-fi
+# before pmubpf writes. Under both readers of the maps: PROCMAP_QUERY
+# (Linux 6.11+) and the text, which PMUBPF_NO_PROCMAP_QUERY forces; -v
+# says which one read them.
+kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+for reader in PROCMAP_QUERY text; do
+	name=deleted_binary
+	[[ $reader == text ]] && name=deleted_binary_text
+	want=$reader
+	((kver < 6011)) && want=text # no PROCMAP_QUERY: the text either way
+	cp "$B/serial" "$TMP/victim"
+	if [[ $reader == text ]]; then export PMUBPF_NO_PROCMAP_QUERY=1; else unset PMUBPF_NO_PROCMAP_QUERY; fi
+	if start_recorder "$TMP/del.err" -a -F 999 -o "$TMP/del.pb.gz"; then
+		"$TMP/victim" 1 /dev/null & vpid=$!
+		sleep 0.3
+		rm -f "$TMP/victim"
+		wait $vpid
+		kill -INT $RECORDER_PID; wait $RECORDER_PID
+		if grep -q "process maps read by $want\$" "$TMP/del.err"; then
+			check $name $CHECK expect "$TMP/del.pb.gz" --pid $vpid --func f10 --func main
+		else
+			fail $name "maps not read by $want: $(grep -o 'process maps read by .*' "$TMP/del.err")"
+		fi
+	else
+		fail $name "pmubpf did not start: $(tail -n1 "$TMP/del.err")"
+	fi
+	unset PMUBPF_NO_PROCMAP_QUERY
+done
 
 for sig in INT TERM; do
 	name=sig${sig,,}_valid

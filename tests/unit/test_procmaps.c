@@ -3,16 +3,23 @@
  * A table of /proc/PID/maps lines (normal, anonymous, [vdso], paths with
  * spaces, deleted files, malformed lines) checked field by field; then the
  * live file of this very process, and a pid that does not exist; opening
- * a mapping's file, and refusing another file at its path.
+ * a mapping's file, and refusing another file at its path. Then the two
+ * readers, PROCMAP_QUERY and the text, against each other on live
+ * processes (this one, bash with its libraries, a binary deleted while it
+ * runs), and the switch that forces the text.
  */
 #include "procs/procmaps.h"
+#include "symbols/elfsym.h"
 #include "testing.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct line_case {
@@ -263,6 +270,295 @@ static bool open_mapped_file(void)
 	return true;
 }
 
+/* The two readers' results are the same, field by field, but for x86's
+ * [vsyscall] (the text only: not a VMA of the process). */
+static bool same_maps(const struct procmaps *text, const struct procmaps *query)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < text->n; i++) {
+		const struct procmap *t = &text->maps[i];
+
+		if (!strcmp(t->path, "[vsyscall]"))
+			continue;
+		CHECK(j < query->n);
+		const struct procmap *q = &query->maps[j++];
+		if (t->start != q->start || t->end != q->end || t->pgoff != q->pgoff ||
+		    t->inode != q->inode || t->dev_major != q->dev_major ||
+		    t->dev_minor != q->dev_minor || t->exec != q->exec ||
+		    t->deleted != q->deleted || strcmp(t->path, q->path)) {
+			printf("  text  %llx-%llx %llx %llu %u:%u x%d d%d %s\n"
+			       "  query %llx-%llx %llx %llu %u:%u x%d d%d %s\n",
+			       (unsigned long long)t->start, (unsigned long long)t->end,
+			       (unsigned long long)t->pgoff, (unsigned long long)t->inode,
+			       t->dev_major, t->dev_minor, t->exec, t->deleted, t->path,
+			       (unsigned long long)q->start, (unsigned long long)q->end,
+			       (unsigned long long)q->pgoff, (unsigned long long)q->inode,
+			       q->dev_major, q->dev_minor, q->exec, q->deleted, q->path);
+			return false;
+		}
+	}
+	CHECK_EQ_INT(j, query->n);
+	return true;
+}
+
+/* Read pid both ways (exec_only as asked) and compare; *n_out: how many
+ * mappings, *deleted_out: how many of them deleted. -1: no ioctl here. */
+static int compare_readers(pid_t pid, bool exec_only, size_t *n_out, size_t *deleted_out)
+{
+	struct procmaps t, q;
+	int eq = procmaps__query(pid, exec_only, &q);
+
+	if (eq == -EOPNOTSUPP)
+		return -1;
+	int et = procmaps__read_text(pid, exec_only, &t);
+	bool ok = et == 0 && eq == 0 && same_maps(&t, &q);
+
+	if (!ok)
+		printf("  pid %d exec_only %d: text %d, query %d\n", (int)pid, exec_only, et, eq);
+	*n_out = q.n;
+	*deleted_out = 0;
+	for (size_t i = 0; i < q.n; i++)
+		*deleted_out += q.maps[i].deleted;
+	procmaps__free(&t);
+	procmaps__free(&q);
+	return ok;
+}
+
+/* Start argv[0] (a path) and wait until it runs it, loaded and asleep. */
+static pid_t start_sleeper(char *const argv[])
+{
+	char want[PATH_MAX], exe[PATH_MAX], path[64], stat[512];
+	pid_t pid;
+
+	if (!realpath(argv[0], want))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	for (int i = 0; i < 1000; i++) { /* 10 s at most */
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		stat[n > 0 ? n : 0] = '\0';
+		const char *st = strrchr(stat, ')');
+		if (!strcmp(exe, want) && st && st[1] == ' ' && st[2] == 'S')
+			return pid;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* This process: its executable mappings (the whole table changes under
+ * our own mallocs, so only these). */
+static bool readers_agree_self(void)
+{
+	size_t n, del;
+	int r = compare_readers(getpid(), true, &n, &del);
+
+	if (r < 0)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK(r == 1);
+	CHECK(n >= 3); /* the test, libc, ld.so, [vdso] */
+	return true;
+}
+
+/* bash (libtinfo, libc, ld.so): every mapping, and the executable ones. */
+static bool readers_agree_bash(void)
+{
+	char *argv[] = { "/bin/bash", "-c", "sleep 60; true", NULL };
+	size_t n_all, n_exec, del;
+	pid_t pid = start_sleeper(argv);
+
+	CHECK(pid > 0);
+	int r1 = compare_readers(pid, false, &n_all, &del);
+	int r2 = compare_readers(pid, true, &n_exec, &del);
+	stop(pid);
+	if (r1 < 0)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK(r1 == 1 && r2 == 1);
+	CHECK(n_exec >= 4 && n_all > n_exec);
+	return true;
+}
+
+/* A binary deleted while it runs: " (deleted)" taken off the same way. */
+static bool readers_agree_deleted(void)
+{
+	char dir[] = "/tmp/pmubpf-procmaps-XXXXXX", bin[64], cmd[256];
+	size_t n, del;
+
+	CHECK(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/sleepy", dir);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s", bin);
+	CHECK(system(cmd) == 0);
+	char *argv[] = { bin, "60", NULL };
+	pid_t pid = start_sleeper(argv);
+	unlink(bin);
+	rmdir(dir);
+	CHECK(pid > 0);
+	int r1 = compare_readers(pid, false, &n, &del);
+	int r2 = r1 < 0 ? r1 : compare_readers(pid, true, &n, &del);
+	stop(pid);
+	if (r1 < 0)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK(r1 == 1 && r2 == 1);
+	CHECK(del >= 1);
+	return true;
+}
+
+/* The ioctl's build-id of our executable is the one the object cache
+ * reads from the file, and finds the cached object by, without a file. */
+static bool query_build_id(void)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&marker_function;
+	struct procmaps q, t;
+	char hex[2 * PROCMAP_BUILD_ID_MAX + 1];
+	int err = procmaps__query(getpid(), true, &q);
+
+	if (err == -EOPNOTSUPP)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK_EQ_INT(err, 0);
+	const struct procmap *m = procmaps__find(&q, addr);
+	CHECK(m != NULL);
+	CHECK(m->build_id_len > 0 && m->build_id_len <= PROCMAP_BUILD_ID_MAX);
+	for (size_t i = 0; i < m->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	struct symcache *sc = symcache__new();
+	CHECK(sc != NULL);
+	CHECK(symcache__get_build_id(sc, m->build_id, m->build_id_len) == NULL); /* not cached yet */
+	struct elfobj *o = symcache__get_path(sc, "/proc/self/exe");
+	bool ok = o && !strcmp(elfobj__build_id(o), hex) &&
+		  symcache__get_build_id(sc, m->build_id, m->build_id_len) == o;
+	uint8_t other[PROCMAP_BUILD_ID_MAX];
+	memcpy(other, m->build_id, m->build_id_len);
+	other[0] ^= 1;
+	ok = ok && symcache__get_build_id(sc, other, m->build_id_len) == NULL;
+	if (!ok)
+		printf("  ioctl %s, file %s\n", hex, o ? elfobj__build_id(o) : "(not read)");
+	symcache__free(sc);
+	procmaps__free(&q);
+	CHECK(ok);
+	/* The text has none. */
+	CHECK_EQ_INT(procmaps__read_text(getpid(), true, &t), 0);
+	m = procmaps__find(&t, addr);
+	ok = m && m->build_id_len == 0;
+	procmaps__free(&t);
+	CHECK(ok);
+	return true;
+}
+
+/* A zombie (and a kernel thread) has no address space: both readers
+ * give no mappings and no error, which procs.c takes as "seen, nothing
+ * mapped", not as gone. */
+static bool readers_agree_zombie(void)
+{
+	struct procmaps t, q;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0);
+	char path[64], st[256];
+	for (int i = 0; i < 1000; i++) { /* until it is a zombie: 10 s at most */
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		st[0] = '\0';
+		if (f) {
+			if (!fgets(st, sizeof(st), f))
+				st[0] = '\0';
+			fclose(f);
+		}
+		const char *p = strrchr(st, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			break;
+		usleep(10000);
+	}
+	int eq = procmaps__query(pid, true, &q);
+	int et = procmaps__read_text(pid, true, &t);
+	size_t nq = q.n, nt = t.n;
+
+	procmaps__free(&q);
+	procmaps__free(&t);
+	waitpid(pid, NULL, 0);
+	if (eq == -EOPNOTSUPP)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+)");
+	CHECK_EQ_INT(et, 0);
+	CHECK_EQ_INT(nt, 0);
+	CHECK_EQ_INT(eq, 0);
+	CHECK_EQ_INT(nq, 0);
+	return true;
+}
+
+/* The reader procmaps__read picks, in a fresh process (it is chosen once
+ * per run) with PMUBPF_NO_PROCMAP_QUERY as given (NULL: unset). */
+static bool reader_with(const char *env, char *buf, size_t len)
+{
+	int fds[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(fds))
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		const char *r;
+
+		if (env)
+			setenv("PMUBPF_NO_PROCMAP_QUERY", env, 1);
+		else
+			unsetenv("PMUBPF_NO_PROCMAP_QUERY");
+		r = procmaps__reader();
+		_exit(write(fds[1], r, strlen(r)) < 0);
+	}
+	close(fds[1]);
+	n = pid > 0 ? read(fds[0], buf, len - 1) : -1;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0;
+}
+
+static bool text_switch(void)
+{
+	struct procmaps q;
+	char r[32];
+	bool have = procmaps__query(getpid(), true, &q) != -EOPNOTSUPP;
+
+	procmaps__free(&q);
+	CHECK(reader_with("1", r, sizeof(r)));
+	CHECK_STR(r, "text");
+	CHECK(reader_with("0", r, sizeof(r)));
+	CHECK_STR(r, have ? "PROCMAP_QUERY" : "text");
+	CHECK(reader_with(NULL, r, sizeof(r)));
+	CHECK_STR(r, have ? "PROCMAP_QUERY" : "text");
+	if (!have)
+		SKIP("this kernel has no PROCMAP_QUERY (Linux 6.11+): text either way");
+	return true;
+}
+
 TEST_MAIN("procmaps",
 	  TEST(line_table),
 	  TEST(multi_line_sorted_and_find),
@@ -270,4 +566,10 @@ TEST_MAIN("procmaps",
 	  TEST(empty_and_all_bad),
 	  TEST(read_self),
 	  TEST(open_mapped_file),
-	  TEST(read_gone))
+	  TEST(read_gone),
+	  TEST(readers_agree_self),
+	  TEST(readers_agree_bash),
+	  TEST(readers_agree_deleted),
+	  TEST(readers_agree_zombie),
+	  TEST(query_build_id),
+	  TEST(text_switch))

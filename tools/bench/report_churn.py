@@ -69,9 +69,11 @@ def churn_block(res):
     nrep = len(res["data"]) - len(final)
     out = ["## Process churn", "", measured_line(res), "",
            "A loop of short-lived programs is pmubpf's worst case in userspace: every new "
-           "process is snapshotted at its first sample (/proc/PID/maps read, each mapped file "
-           "opened through /proc/PID/map_files, the vDSO read, and with --call-graph dwarf its "
-           "unwind tables built), and its maps are read again when the kernel reports its "
+           "process is snapshotted at its first sample (its executable mappings read with the "
+           "PROCMAP_QUERY ioctl on /proc/PID/maps, Linux 6.11+, else as text; each mapped file "
+           "the object cache does not know by the build-id the kernel gives opened through "
+           "/proc/PID/map_files; the vDSO read; and with --call-graph dwarf unwind tables built "
+           "for objects not seen before), and its maps are read again when the kernel reports its "
            "loader mapping libraries. The load, `tools/bench/churn_work` (clang -O2), runs "
            "%d workers (one per CPU), each fork+exec'ing %s in turn and waiting for each, like "
            "`while :; do /bin/true; /usr/bin/env true; done` (env execs true in turn: one "

@@ -1,8 +1,9 @@
-/* procmaps.h — parse /proc/PID/maps into executable mappings.
+/* procmaps.h — read /proc/PID/maps into executable mappings.
  *
  * Used at first sight of a process (a BPF notice): the snapshot must
  * outlive the process, so it records everything symbolization needs.
- * A line looks like:
+ * Read with the PROCMAP_QUERY ioctl where the kernel has it, one VMA a
+ * call, no text; else as text, where a line looks like:
  *   55d0c7a00000-55d0c7a21000 r-xp 00002000 08:01 1835043   /usr/bin/cat
  *   7f2a1c000000-7f2a1c021000 r-xp 00000000 00:00 0         [vdso]
  *   7f2a1d000000-7f2a1d100000 r-xp 00000000 08:01 42        /tmp/x (deleted)
@@ -15,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#define PROCMAP_BUILD_ID_MAX 20 /* the kernel's BUILD_ID_SIZE_MAX: SHA-1 */
+
 struct procmap {
 	uint64_t start, end; /* [start, end) virtual addresses */
 	uint64_t pgoff;      /* file offset of start */
@@ -22,6 +25,11 @@ struct procmap {
 	uint32_t dev_major, dev_minor;
 	bool exec;           /* 'x' in perms */
 	bool deleted;        /* path ended in " (deleted)" (suffix removed) */
+	/* The mapped file's GNU build-id, as the kernel read it from the
+	 * page cache (PROCMAP_QUERY only; 0 bytes: not known): the object
+	 * cache may know the file by it without opening it. */
+	uint8_t build_id_len;
+	uint8_t build_id[PROCMAP_BUILD_ID_MAX];
 	char *path;          /* "" for anonymous; "[vdso]", "[stack]", ... */
 };
 
@@ -35,8 +43,22 @@ struct procmaps {
  * which is skipped; parsing continues and the last error is returned only
  * if no line parsed). */
 int procmaps__parse(const char *text, bool exec_only, struct procmaps *out);
-/* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if gone). */
+/* Read /proc/PID/maps: by the PROCMAP_QUERY ioctl (Linux 6.11+), else
+ * as text (procmaps__reader). Returns 0 or -errno (-ESRCH if gone). A
+ * process without an address space (a kernel thread, a zombie) has no
+ * mappings: 0, nothing. */
 int procmaps__read(pid_t pid, bool exec_only, struct procmaps *out);
+/* The two readers procmaps__read chooses between, for tests. The ioctl
+ * returns -EOPNOTSUPP on a kernel without it. They give the same
+ * mappings, but for x86's [vsyscall] gate page, which only the text has
+ * (no VMA of the process: no sample's user IP is ever there). */
+int procmaps__read_text(pid_t pid, bool exec_only, struct procmaps *out);
+int procmaps__query(pid_t pid, bool exec_only, struct procmaps *out);
+/* "PROCMAP_QUERY" or "text": the reader procmaps__read uses, chosen at
+ * its first use for the whole run. The environment variable
+ * PMUBPF_NO_PROCMAP_QUERY (set, not "0") forces the text: a test and
+ * debug switch, so that both readers are exercised on a new kernel. */
+const char *procmaps__reader(void);
 /* Open the file mapped by m in process tgid (read-only, close-on-exec)
  * and fstat it into *st. Tried in order:
  *   1. /proc/PID/map_files/START-END: the mapped file itself, also when

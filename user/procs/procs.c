@@ -160,6 +160,12 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 		return procsyms__vdso(p->sc, tgid, m);
 	if (!m->path[0] || m->path[0] == '[')
 		return NULL; /* anonymous, [stack], ... */
+	/* A file the cache has already, known by the build-id the kernel
+	 * read: no open, no fstat (under churn every new process maps the
+	 * same few files). Its debuginfo was noted when first opened. */
+	struct elfobj *known = symcache__get_build_id(p->sc, m->build_id, m->build_id_len);
+	if (known)
+		return known;
 	fd = procmaps__open(tgid, m, &st);
 	if (fd < 0) {
 		p->st.objs_unreadable++;

@@ -16,11 +16,20 @@
 
 bool procsyms__other_mntns(uint32_t tgid)
 {
+	/* Ours, looked up once: pmubpf never changes namespace, and this
+	 * runs at every new process (a path walk per stat under churn). */
+	static struct stat self;
+	static int have_self; /* 0 unknown, 1 known, -1 unreadable */
 	char path[64];
-	struct stat self, other;
+	struct stat other;
+	int h = __atomic_load_n(&have_self, __ATOMIC_ACQUIRE);
 
+	if (!h) {
+		h = stat("/proc/self/ns/mnt", &self) ? -1 : 1;
+		__atomic_store_n(&have_self, h, __ATOMIC_RELEASE);
+	}
 	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", tgid);
-	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
+	if (h < 0 || stat(path, &other))
 		return false;
 	return self.st_ino != other.st_ino || self.st_dev != other.st_dev;
 }

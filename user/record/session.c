@@ -24,6 +24,7 @@
 #include "procs/mmapwatch.h"
 #include "perf/perfev.h"
 #include "pmubpf.skel.h"
+#include "procs/procmaps.h"
 #include "procs/procs.h"
 #include "report/drain.h"
 #include "report/report.h"
@@ -173,8 +174,9 @@ int session__start(struct session *s)
 	if (!cfg->no_kernel)
 		s->kload = ksyms__load_async("/proc/kallsyms");
 	if (cfg->verbose)
-		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts\n",
-			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries);
+		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts; "
+			"process maps read by %s\n",
+			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries, procmaps__reader());
 	return 0;
 }
 

@@ -376,6 +376,26 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 	return get_elf(c, fd, elf_begin(fd, ELF_C_READ, NULL), NULL, &key);
 }
 
+struct elfobj *symcache__get_build_id(struct symcache *c, const uint8_t *id, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct elfobj key, *o;
+
+	if (!c || !len || len > BUILD_ID_MAX)
+		return NULL;
+	memset(&key, 0, sizeof(key));
+	for (size_t i = 0; i < len; i++) { /* elfutil__build_id's form */
+		key.build_id[2 * i] = hex[id[i] >> 4];
+		key.build_id[2 * i + 1] = hex[id[i] & 15];
+	}
+	o = cache_find(c, &key);
+	if (o) {
+		c->hits++;
+		o->used = c->epoch;
+	}
+	return o;
+}
+
 struct elfobj *symcache__get_mem(struct symcache *c, const void *buf, size_t len)
 {
 	struct elfobj key, *o;

@@ -78,6 +78,11 @@ uint64_t elfobj__key(const struct elfobj *o);
  * until symcache__free (or a sweep that did not see it marked), or NULL + errno (ENOEXEC: not ELF). */
 struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 				uint64_t inode);
+/* The object cached with this GNU build-id (raw bytes, as the kernel's
+ * PROCMAP_QUERY gives them), or NULL: no file opened, nothing read. The
+ * build-id is what the cache knows an object by (elfobj__key), so this
+ * finds what symcache__get_fd would for a file with that build-id. */
+struct elfobj *symcache__get_build_id(struct symcache *c, const uint8_t *id, size_t len);
 /* Same, opening path (O_RDONLY|O_CLOEXEC) first. */
 struct elfobj *symcache__get_path(struct symcache *c, const char *path);
 /* Object for an ELF image in memory (e.g. a vDSO read out of a process,
