@@ -27,66 +27,12 @@
 #include "lib/hashtab.h"
 #include "lib/grow.h"
 #include "lib/spans.h"
+#include "unwind_int.h"
 
 #define MAX_TABLE_ROWS (1u << 24) /* what BPF's binary search covers */
 #define WRITE_CHUNK 4096u         /* array elements per batch syscall */
-#define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
 #define FULL_RETRY_NS 1000000000LL /* a table that did not fit: tried again after */
 #define PID_ENTRY_BYTES 64        /* hash map element, approximately */
-
-#define NO_TAB UINT32_MAX        /* a mapping without an entry in tabs */
-
-/* An object's table: rows [off, off + len) of unwind_rows, descriptor id
- * of unwind_tables. Kept while any slot refers to it (refs, counting
- * slots retired but in their grace period) and after, until the rows or
- * ids run short or too many entries are kept: then reclaim() gives back
- * every table no slot refers to. */
-struct tab {
-	uint64_t key;  /* elfobj__key: the same after an eviction and reload */
-	uint32_t id;   /* PMUBPF_UW_NO_TABLE: none */
-	uint64_t base; /* link-time vaddr of row pc 0 */
-	uint32_t off, len;
-	uint32_t refs;  /* slots (in use or in grace) whose mappings use it */
-	uint32_t pin;   /* == epoch: in the slot being built (not reclaimed) */
-	bool live;      /* else on the free_tabs list */
-	bool full;      /* no room when built: tried again once room may
-			 * have come (a slot released since), at most
-			 * every FULL_RETRY_NS (a CFI parse each time) */
-	int64_t tried_ns;
-	uint64_t tried_releases;
-};
-
-struct slot {
-	uint32_t tgid, pgen;
-	bool used;
-	int64_t retired_ns; /* 0: current */
-	uint64_t hash;      /* of its content */
-	uint32_t *tix, ntix; /* tabs indexes it refers to (NO_TAB: none) */
-};
-
-struct unwind {
-	struct unwind_maps m;
-	uint32_t *keys; /* WRITE_CHUNK consecutive keys, for batch writes */
-	struct spans rows;     /* unwind_rows' free space */
-	uint32_t next_table, *free_ids, nfree_ids; /* unwind_tables ids */
-	struct tab *tabs;
-	size_t ntabs, cap, live_tabs;
-	uint32_t *free_tabs;   /* dead tabs entries, reused */
-	size_t nfree_tabs, cap_free_tabs;
-	uint32_t epoch;        /* of unwind__proc calls (tab.pin) */
-	uint64_t releases;     /* slots retired or found gone: tables may
-				* have become unused */
-	struct hashtab *index; /* elfobj__key -> tabs index: an object evicted
-				* and read again finds its table while kept */
-	struct tab vdso;
-	bool vdso_done;
-	uint64_t vdso_size, vdso_min_vaddr;
-	struct slot *slots;
-	uint32_t *free_slots, nfree;
-	struct unwind_stats st;
-	int verbose;
-	bool stopped;
-};
 
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 		   uint32_t *max_slots)
@@ -413,52 +359,13 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
 	return &u->vdso;
 }
 
-/* Slot s is free: its tables lose a reference. */
-static void unref_slot(struct unwind *u, struct slot *sl)
-{
-	for (uint32_t k = 0; k < sl->ntix; k++)
-		if (sl->tix[k] != NO_TAB)
-			u->tabs[sl->tix[k]].refs--;
-	free(sl->tix);
-	sl->tix = NULL;
-	sl->ntix = 0;
-}
-
-/* Free slots no process points at any more: retired ones (replaced, or
- * their process gone) once past the grace period, and current ones whose
- * pid entry BPF deleted (exit, exec) before procs.c noticed. */
-static void sweep(struct unwind *u)
-{
-	int64_t now = mono_ns();
-
-	for (uint32_t s = 0; s < u->m.max_slots; s++) {
-		struct slot *sl = &u->slots[s];
-		struct pmubpf_upid v;
-
-		if (!sl->used)
-			continue;
-		if (sl->retired_ns) {
-			if (now - sl->retired_ns < SLOT_GRACE_NS)
-				continue;
-		} else if (!bpf_map_lookup_elem(u->m.pids_fd, &sl->tgid, &v) && v.slot == s) {
-			continue;
-		} else {
-			u->st.slots_used--;
-			u->releases++;
-		}
-		sl->used = false;
-		unref_slot(u, sl);
-		u->free_slots[u->nfree++] = s;
-	}
-}
-
 /* Give back every table no slot refers to (after freeing the slots past
  * their grace period: a BPF program may still walk a retired slot's
  * tables within it, never after). Such a table is built again if its
  * object is mapped again. */
 static void reclaim(struct unwind *u)
 {
-	sweep(u);
+	unwind_slots__sweep(u);
 	for (uint32_t i = 0; i < u->ntabs; i++) {
 		const struct tab *t = &u->tabs[i];
 
@@ -467,43 +374,6 @@ static void reclaim(struct unwind *u)
 			u->st.tables_reclaimed++;
 		}
 	}
-}
-
-/* Take slot s out of service: BPF may still be reading it, so it is
- * reused only after the grace period (sweep). */
-static void retire(struct unwind *u, uint32_t s)
-{
-	u->releases++;
-	u->slots[s].retired_ns = mono_ns();
-	u->st.slots_used--;
-}
-
-static int find_current(const struct unwind *u, uint32_t tgid)
-{
-	for (uint32_t s = 0; s < u->m.max_slots; s++)
-		if (u->slots[s].used && !u->slots[s].retired_ns && u->slots[s].tgid == tgid)
-			return (int)s;
-	return -1;
-}
-
-/* pr exited or exec'd (procs.c found its generation gone): its slot goes
- * back. BPF's exit and exec tracepoints delete the pid entry, but not one
- * published after they ran: a process that died within milliseconds of
- * its first sample, before its maps were read and its slot filled, left
- * an entry nothing would delete, and under process churn such entries
- * held every slot. Only userspace writes pid entries, so an entry that
- * still points at the slot is this generation's and is deleted here. */
-static void release(struct unwind *u, const struct proc *pr)
-{
-	int s = find_current(u, pr->tgid);
-	struct pmubpf_upid v;
-
-	if (s < 0 || u->slots[s].pgen != pr->pgen)
-		return;
-	if (!bpf_map_lookup_elem(u->m.pids_fd, &pr->tgid, &v) && v.slot == (uint32_t)s &&
-	    !bpf_map_delete_elem(u->m.pids_fd, &pr->tgid))
-		u->st.slots_orphaned++;
-	retire(u, (uint32_t)s);
 }
 
 void unwind__proc(void *ctx, const struct proc *pr)
@@ -515,7 +385,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	uint64_t dropped = 0;
 
 	if (pr->dead) {
-		release(u, pr); /* also once stopped: the summary counts slots */
+		unwind_slots__release(u, pr); /* also once stopped: the summary counts slots */
 		return;
 	}
 	if (u->stopped)
@@ -557,12 +427,12 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	if (!n)
 		return; /* kernel thread, or gone */
 	uint64_t h = hashtab__hash_bytes(up, n * sizeof(up[0]));
-	int old = find_current(u, pr->tgid);
+	int old = unwind_slots__current(u, pr->tgid);
 	if (old >= 0 && u->slots[old].pgen == pr->pgen && u->slots[old].hash == h)
 		return; /* nothing changed for unwinding */
 	u->st.maps_dropped += dropped;
 	if (!u->nfree)
-		sweep(u);
+		unwind_slots__sweep(u);
 	if (!u->nfree) {
 		u->st.slots_full++;
 		return; /* BPF keeps the old slot, or walks by frame pointer */
@@ -589,7 +459,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 				     .tix = refs, .ntix = n };
 	u->st.slots_used++;
 	if (old >= 0)
-		retire(u, (uint32_t)old);
+		unwind_slots__retire(u, (uint32_t)old);
 	else
 		u->st.procs++;
 }

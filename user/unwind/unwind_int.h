@@ -1,0 +1,79 @@
+/* unwind_int.h — what unwind.c (the tables, a process's slot filled)
+ * and unwind_slots.c (slots retired, swept, released) share: the cache's
+ * state. Not for other folders: unwind.h is the interface. */
+#ifndef PMUBPF_UNWIND_INT_H
+#define PMUBPF_UNWIND_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/spans.h"
+#include "unwind.h"
+
+#define SLOT_GRACE_NS 20000000LL  /* 20 ms before a replaced slot is reused */
+#define NO_TAB UINT32_MAX        /* a mapping without an entry in tabs */
+
+/* An object's table: rows [off, off + len) of unwind_rows, descriptor id
+ * of unwind_tables. Kept while any slot refers to it (refs, counting
+ * slots retired but in their grace period) and after, until the rows or
+ * ids run short or too many entries are kept: then reclaim() gives back
+ * every table no slot refers to. */
+struct tab {
+	uint64_t key;  /* elfobj__key: the same after an eviction and reload */
+	uint32_t id;   /* PMUBPF_UW_NO_TABLE: none */
+	uint64_t base; /* link-time vaddr of row pc 0 */
+	uint32_t off, len;
+	uint32_t refs;  /* slots (in use or in grace) whose mappings use it */
+	uint32_t pin;   /* == epoch: in the slot being built (not reclaimed) */
+	bool live;      /* else on the free_tabs list */
+	bool full;      /* no room when built: tried again once room may
+			 * have come (a slot released since), at most
+			 * every FULL_RETRY_NS (a CFI parse each time) */
+	int64_t tried_ns;
+	uint64_t tried_releases;
+};
+
+struct slot {
+	uint32_t tgid, pgen;
+	bool used;
+	int64_t retired_ns; /* 0: current */
+	uint64_t hash;      /* of its content */
+	uint32_t *tix, ntix; /* tabs indexes it refers to (NO_TAB: none) */
+};
+
+struct unwind {
+	struct unwind_maps m;
+	uint32_t *keys; /* WRITE_CHUNK consecutive keys, for batch writes */
+	struct spans rows;     /* unwind_rows' free space */
+	uint32_t next_table, *free_ids, nfree_ids; /* unwind_tables ids */
+	struct tab *tabs;
+	size_t ntabs, cap, live_tabs;
+	uint32_t *free_tabs;   /* dead tabs entries, reused */
+	size_t nfree_tabs, cap_free_tabs;
+	uint32_t epoch;        /* of unwind__proc calls (tab.pin) */
+	uint64_t releases;     /* slots retired or found gone: tables may
+				* have become unused */
+	struct hashtab *index; /* elfobj__key -> tabs index: an object evicted
+				* and read again finds its table while kept */
+	struct tab vdso;
+	bool vdso_done;
+	uint64_t vdso_size, vdso_min_vaddr;
+	struct slot *slots;
+	uint32_t *free_slots, nfree;
+	struct unwind_stats st;
+	int verbose;
+	bool stopped;
+};
+
+/* Free the slots no process points at any more (retired ones past their
+ * grace period, current ones whose pid entry BPF deleted); their tables
+ * lose their references. */
+void unwind_slots__sweep(struct unwind *u);
+/* Take slot s out of service (reused after the grace period). */
+void unwind_slots__retire(struct unwind *u, uint32_t s);
+/* tgid's current slot, or -1. */
+int unwind_slots__current(const struct unwind *u, uint32_t tgid);
+/* pr exited or exec'd: its slot goes back (and its pid entry, if still
+ * this generation's). */
+void unwind_slots__release(struct unwind *u, const struct proc *pr);
+
+#endif
