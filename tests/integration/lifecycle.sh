@@ -138,8 +138,13 @@ if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/libhotlib.so" 0.5
 else
 	fail dlopen_late "pmubpf failed: $(tail -n1 "$TMP/dl.err")"
 fi
-# The same under -a, recorder started first, process long gone at the end.
+# The same under -a, recorder started first, process long gone at the
+# end. It starts 2 s in, once pmubpf's first read of every running
+# process is done: started during it (seconds of CPU on a loaded
+# machine), the 0.8 s process could be gone before its first notice was
+# read, and fail now and then at load ~8.
 if start_recorder "$TMP/dla.err" -a -F 999 -o "$TMP/dla.pb.gz"; then
+	sleep 2
 	"$B/dlopen_work" "$B/libhotlib.so" 0.4 0.4 & dp=$!
 	wait $dp
 	sleep 0.5

@@ -114,8 +114,10 @@ fi
 wait $s1 $s2
 
 # -p without -d: like perf, pmubpf stops (and writes) once its targets
-# have exited, even while they are unreaped zombies.
-"$B/serial" 2.5 /dev/null & zp=$!
+# have exited, even while they are unreaped zombies. The target runs 6 s:
+# loading and verifying the BPF programs takes 0.3 s here when quiet,
+# and took over 2.5 s (the target's old length: 0 samples) once in CI.
+"$B/serial" 6 /dev/null & zp=$!
 if timeout 20 "$PMUBPF" -F 999 -p $zp -o "$TMP/stop.pb.gz" 2>"$TMP/stop.err"; then
 	check pid_exit_stops $CHECK expect "$TMP/stop.pb.gz" --pid $zp --func f10
 else
