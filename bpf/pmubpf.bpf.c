@@ -182,9 +182,10 @@ struct {
 	__uint(max_entries, 1); /* resized by the loader: possible CPUs */
 } tp_cpus SEC(".maps");
 
+#define NOTICES_BYTES (1024 * 1024)
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1024 * 1024); /* ~190 label notices in flight */
+	__uint(max_entries, NOTICES_BYTES); /* ~190 label notices in flight */
 } notices SEC(".maps");
 
 /* es, "event slot", is window * PMUBPF_MAX_EVENTS + event: the sample's
@@ -224,19 +225,35 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->pgen = pgen;
 	n->label = label;
 	n->label_ptr = ptr;
+	n->ts = bpf_ktime_get_ns();
 	/* The process's name is its leader's comm, not this thread's. */
 	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
 }
 
-/* Tell userspace about a process it must (re-)read now. */
+/* When the last process notice woke the loader (bpf_ktime_get_ns()). */
+__u64 last_notice_wake = 0;
+
+/* Tell userspace about a new process. The loader is woken for it at most
+ * once per PMUBPF_NOTICE_WAKE_NS (or when the ring is a quarter full): a
+ * wakeup per new process cost a machine under process churn more than
+ * all the reading it asked for, and the loader, once awake, reads what
+ * came since in one batch (it polls again within PMUBPF_NOTICE_WAKE_NS
+ * while notices come). Processes gone meanwhile are put together from
+ * the kernel's mmap reports (user/procs/maplog.h). */
 static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, __u32 kind)
 {
 	struct pmubpf_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	__u64 flags = 1; /* BPF_RB_NO_WAKEUP */
 
 	if (!n)
 		return -1;
 	fill_notice(n, kind, tgid, tid, pgen, 0, 0);
-	bpf_ringbuf_submit(n, 0);
+	if (n->ts - last_notice_wake >= PMUBPF_NOTICE_WAKE_NS ||
+	    bpf_ringbuf_query(&notices, 0 /* BPF_RB_AVAIL_DATA */) >= NOTICES_BYTES / 4) {
+		last_notice_wake = n->ts;
+		flags = 2; /* BPF_RB_FORCE_WAKEUP */
+	}
+	bpf_ringbuf_submit(n, flags);
 	return 0;
 }
 

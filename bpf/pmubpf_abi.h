@@ -282,7 +282,10 @@ struct pmubpf_otel_slot {
 #define PMUBPF_OTEL_HDR 28
 #define PMUBPF_OTEL_REC_MAX 640
 
-/* Ring buffer notices, BPF -> userspace. */
+/* Ring buffer notices, BPF -> userspace. Process notices wake the loader
+ * at most once per PMUBPF_NOTICE_WAKE_NS; while notices come, the loader
+ * polls again within that time itself (user/record/session.c). */
+#define PMUBPF_NOTICE_WAKE_NS 10000000ULL /* 10 ms */
 enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_PROC = 1,  /* first sample of (tgid, pgen): snapshot it */
 	PMUBPF_NOTICE_LABEL = 2, /* first sample of (tgid, label): read the set */
@@ -296,6 +299,8 @@ struct pmubpf_notice {
 	__u32 tid;
 	__u64 label;     /* NOTICE_LABEL: the set id */
 	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
+	__u64 ts;        /* the sample's time, bpf_ktime_get_ns() (CLOCK_MONOTONIC):
+	                  * which image of the process it was (user/procs/maplog.h) */
 	char comm[PMUBPF_COMM_LEN]; /* the process's (leader's) comm */
 };
 

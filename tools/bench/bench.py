@@ -626,10 +626,12 @@ def pmubpf_churn_stats(comments):
     text = "\n".join(comments)
     out = {"call_graph": call_graph(text)}
     m = re.search(r"processes: (\d+) seen, (\d+) gone before their maps were read, (\d+) mapped files "
-                  r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports", text)
+                  r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports"
+                  r"(?:, (\d+) images put together from mmap reports)?", text)
     if m:
-        out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports"),
-                       (int(x) for x in m.groups())))
+        out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports",
+                        "procs_from_log"),
+                       (int(x or 0) for x in m.groups())))
     for key, what in (("lost_samples", "samples"), ("lost_ustacks", "user stacks"),
                       ("lost_kstacks", "kernel stacks"), ("lost_notices", "process/label notices")):
         m = re.search(r"lost: (\d+) %s:" % re.escape(what), text)

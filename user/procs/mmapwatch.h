@@ -1,11 +1,17 @@
-/* mmapwatch.h — the kernel's reports of executable mmaps, system-wide.
+/* mmapwatch.h — the kernel's reports of executable mmaps, execs and
+ * forks, system-wide.
  *
- * A dummy software event per CPU with attr.mmap2 (perf's mechanism for
- * tracking mappings) delivers PERF_RECORD_MMAP2 for every file mapped
- * executable; each one makes procs re-read that process's maps while the
- * new mapping exists. That names libraries dlopen'ed, or mapped by ld.so,
- * after a process's first sample, even if the process exits soon after.
- * Costs nothing per sample and nothing per syscall: only per exec mmap.
+ * A dummy software event per CPU with attr.mmap2, comm_exec and task
+ * (perf's mechanism for tracking address spaces) delivers
+ * PERF_RECORD_MMAP2 for every file mapped executable, COMM at each exec
+ * and FORK at each new process, each with its time (CLOCK_MONOTONIC).
+ * They go to procs (procs__mapped, procs__exec, procs__forked): into its
+ * log of recent history (maplog.h), which names processes gone before
+ * their maps were read, and, for a process already read, a re-read of
+ * its maps while the new mapping exists (libraries dlopen'ed, or mapped
+ * by ld.so, after the first sample). Costs nothing per sample and
+ * nothing per syscall: only per exec mmap, exec and fork, read in
+ * batches (the buffer wakes the loader only when half full).
  */
 #ifndef PMUBPF_MMAPWATCH_H
 #define PMUBPF_MMAPWATCH_H

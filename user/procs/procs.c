@@ -18,6 +18,7 @@
 #include "lib/clock.h"
 #include "symbols/debuginfo.h"
 #include "lib/hashtab.h"
+#include "maplog.h"
 #include "procs.h"
 #include "procs_int.h"
 #include "procsyms.h"
@@ -72,7 +73,8 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->index = hashtab__new(proc_eq, p);
 	p->by_tgid = hashtab__new(tgid_eq, p);
 	p->set_index = hashtab__new(procs_labels_set_eq, p);
-	if (!p->index || !p->by_tgid || !p->set_index) {
+	p->log = maplog__new();
+	if (!p->index || !p->by_tgid || !p->set_index || !p->log) {
 		procs__free(p);
 		return NULL;
 	}
@@ -107,6 +109,7 @@ void procs__free(struct procs *p)
 	hashtab__free(p->index);
 	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);
+	maplog__free(p->log);
 	free(p);
 }
 
@@ -373,12 +376,83 @@ void procs__rescan_all(struct procs *p)
 			rescan(p, p->v[i], false);
 }
 
-static int snapshot(struct procs *p, struct proc *pr)
+/* The image's maps are known: open its objects, note what it is. */
+static void snapshot_objects(struct procs *p, struct proc *pr)
+{
+	for (size_t i = 0; i < pr->maps.n; i++)
+		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
+}
+
+/* pr's image put together from the kernel's reports (maplog.h): gone, or
+ * exec'd, before its maps were read. A process forked without exec'ing
+ * has its parent's image at the fork under its own mappings: from the
+ * log, or from the parent's snapshot for a parent older than the log. */
+static int snapshot_from_log(struct procs *p, struct proc *pr, int64_t t)
+{
+	struct procmaps maps = { 0 };
+	struct maplog_origin o;
+	uint64_t exe = 0;
+	int n = maplog__image(p->log, pr->tgid, t, &maps, &o);
+
+	if (o.kind == MAPLOG_EXEC)
+		exe = o.exe_inode;
+	for (int depth = 0; n >= 0 && o.kind == MAPLOG_FORK && depth < 8; depth++) {
+		struct procmaps under = { 0 };
+		uint32_t parent = o.ptgid;
+		uint64_t idx;
+
+		n = maplog__image(p->log, parent, o.t, &under, &o);
+		if (n >= 0 && o.kind == MAPLOG_EXEC)
+			exe = o.exe_inode;
+		if (n >= 0 && o.kind == MAPLOG_UNKNOWN &&
+		    hashtab__find(p->by_tgid, hashtab__hash_u64(parent), &parent, &idx) &&
+		    p->v[idx]->snapshotted) { /* what the log lacks, the parent's snapshot has */
+			n = maplog__layer(&under, &p->v[idx]->maps);
+			exe = p->v[idx]->exe_ino;
+		}
+		if (n >= 0)
+			n = maplog__layer(&maps, &under);
+		procmaps__free(&under);
+	}
+	if (n < 0 || !maps.n) {
+		procmaps__free(&maps);
+		return n < 0 ? n : -ESRCH;
+	}
+	pr->objs = calloc(maps.n, sizeof(*pr->objs));
+	if (!pr->objs) {
+		procmaps__free(&maps);
+		return -ENOMEM;
+	}
+	pr->maps = maps;
+	pr->exe_ino = exe;
+	snapshot_objects(p, pr);
+	pr->snapshotted = true;
+	pr->dead = true; /* exited or exec'd: these maps are final */
+	pr->dead_ns = mono_ns();
+	pr->next_rescan = INT64_MAX;
+	p->st.from_log++;
+	return 0;
+}
+
+/* The first read of pr, sampled at t (CLOCK_MONOTONIC; 0: unknown, now). */
+static int snapshot(struct procs *p, struct proc *pr, int64_t t)
 {
 	int err = procmaps__read(pr->tgid, true, &pr->maps);
+	struct pmubpf_seen v;
 
+	/* Read after an exec: another image's maps than the sample's. The
+	 * log says so (an exec since t), or BPF's generation does (an
+	 * absent entry says nothing: exited, or evicted from the LRU). */
+	if (!err && ((t && maplog__exec_between(p->log, pr->tgid, t, INT64_MAX)) ||
+		     (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 &&
+		      v.pgen != pr->pgen))) {
+		procmaps__free(&pr->maps);
+		err = -ESRCH;
+	}
 	if (err) {
-		p->st.gone++;
+		err = snapshot_from_log(p, pr, t ? t : mono_ns());
+		if (err)
+			p->st.gone++;
 		return err;
 	}
 	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
@@ -387,8 +461,7 @@ static int snapshot(struct procs *p, struct proc *pr)
 	if (p->data_maps)
 		procs_datamaps_read(pr);
 	pr->other_mntns = procsyms__other_mntns(pr->tgid);
-	for (size_t i = 0; i < pr->maps.n; i++)
-		pr->objs[i] = open_obj(p, pr, &pr->maps.maps[i]);
+	snapshot_objects(p, pr);
 	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
 	read_exe(pr);
 	procsyms__jit_snapshot(pr);
@@ -418,22 +491,26 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return NULL;
 }
 
-void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m)
+void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int64_t t)
 {
 	struct pmubpf_seen v;
 	struct proc *pr = NULL;
+	uint64_t idx;
 
-	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0) {
+	if (m)
+		maplog__map(p->log, tgid, t, m);
+	/* Never sampled (most reports under churn: a new program's ld.so at
+	 * work): the log is all it needs. */
+	if (!hashtab__find(p->by_tgid, hashtab__hash_u64(tgid), &tgid, &idx))
+		return;
+	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0)
 		pr = lookup(p, tgid, v.pgen);
-	} else {
-		/* Exited (its seen entry is gone), or never sampled (most
-		 * reports under churn: a new program's ld.so at work): its last
-		 * generation, if any. */
-		uint64_t idx;
-
-		if (hashtab__find(p->by_tgid, hashtab__hash_u64(tgid), &tgid, &idx))
-			pr = p->v[idx];
-	}
+	else
+		pr = p->v[idx]; /* exited (its seen entry is gone): its last generation */
+	/* A mapping of an image after pr's (the seen entry is gone at exec
+	 * too, until the new image's first sample) is not pr's. */
+	if (pr && pr->seen_ns && maplog__exec_between(p->log, tgid, pr->seen_ns, t))
+		return;
 	/* Only processes already snapshotted: a first snapshot reads all. */
 	if (!pr || !pr->snapshotted)
 		return;
@@ -464,7 +541,18 @@ static bool needs_tick(const struct proc *pr)
 	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING;
 }
 
-static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm)
+void procs__exec(struct procs *p, uint32_t tgid, int64_t t)
+{
+	maplog__exec(p->log, tgid, t);
+}
+
+void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t)
+{
+	maplog__fork(p->log, tgid, ptgid, t);
+}
+
+static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm,
+			int64_t t)
 {
 	struct proc *pr;
 
@@ -477,6 +565,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 		return NULL;
 	pr->tgid = tgid;
 	pr->pgen = pgen;
+	pr->seen_ns = t;
 	if (comm)
 		snprintf(pr->comm, sizeof(pr->comm), "%.*s", PMUBPF_COMM_LEN, comm);
 	if (hashtab__reserve(p->by_tgid, hashtab__count(p->by_tgid) + 1) ||
@@ -487,7 +576,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	p->v[p->n] = pr;
 	tgid_latest(p->by_tgid, tgid, p->n);
 	p->n++;
-	snapshot(p, pr);
+	snapshot(p, pr, t);
 	if (!pr->snapshotted && !pr->dead) { /* gone before its maps were read */
 		pr->dead = true;
 		pr->dead_ns = mono_ns();
@@ -506,25 +595,25 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 	if (n->kind == PMUBPF_NOTICE_PROC) {
 		p->st.notices++;
-		if (!pr && !add(p, n->tgid, n->pgen, n->comm) && p->n >= p->st.max_procs)
+		if (!pr && !add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts) && p->n >= p->st.max_procs)
 			p->st.over_cap++;
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
 		if (pr)
 			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_FLABEL && size >= sizeof(struct pmubpf_flabel_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
 		if (pr)
 			procs_flabels_notice(p, pr, (const struct pmubpf_flabel_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_LUNION && size >= sizeof(struct pmubpf_lunion_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
 		if (pr)
 			procs_labels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
 	}
@@ -539,6 +628,7 @@ int procs__tick(struct procs *p)
 	if (now - p->last_tick < TICK_MIN_NS)
 		return p->last_pending;
 	p->last_tick = now;
+	maplog__prune(p->log, now);
 	size_t k = 0;
 	for (size_t i = 0; i < p->nact; i++) {
 		struct proc *pr = p->act[i];
@@ -637,6 +727,6 @@ struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
 {
 	struct proc *pr = lookup(p, tgid, pgen);
 
-	return pr ? pr : add(p, tgid, pgen, NULL);
+	return pr ? pr : add(p, tgid, pgen, NULL, 0);
 }
 

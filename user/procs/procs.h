@@ -31,6 +31,8 @@ struct proc {
 	struct elfobj **objs;     /* per mapping; NULL if unreadable */
 	uint64_t exe_ino;         /* inode of /proc/PID/exe at the snapshot,
 	                           * 0 if unknown: names its main mapping */
+	int64_t seen_ns;          /* its first sample's time (CLOCK_MONOTONIC),
+	                           * 0 if unknown */
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */
@@ -66,6 +68,9 @@ struct procs_stats {
 	uint64_t objs_unreadable;  /* mappings whose file could not be opened */
 	uint64_t rescans;          /* maps re-read and merged (new libraries) */
 	uint64_t maps_from_reports;/* mappings taken from mmap reports (gone) */
+	uint64_t from_log;         /* images put together from the kernel's
+	                            * reports (maplog.h): gone, or exec'd,
+	                            * before their maps were read */
 	uint64_t label_records;    /* processes with a valid label record */
 	uint64_t label_bad_records;/* records found but rejected (hostile/old) */
 	uint64_t label_sets;       /* label sets read */
@@ -140,11 +145,19 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size);
  * libraries mapped since the last read are then named). */
 void procs__rescan_all(struct procs *p);
 
-/* The kernel reported an executable mmap m by tgid (PERF_RECORD_MMAP2):
- * re-read its maps within REPORT_DELAY (2 ms; the reports of one ld.so
- * run or dlopen come in bursts and share that one read). m is kept: if
- * the process is gone by then, m itself is merged (m may be NULL). */
-void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m);
+/* The kernel reported an executable mmap m by tgid at time t
+ * (PERF_RECORD_MMAP2; CLOCK_MONOTONIC ns): it goes into the log of recent
+ * history (maplog.h) and, for a process already snapshotted, its maps are
+ * re-read within REPORT_DELAY (2 ms; the reports of one ld.so run or
+ * dlopen come in bursts and share that one read). m is kept: if the
+ * process is gone by then, m itself is merged (m may be NULL: a data
+ * mapping, which only asks for the re-read). */
+void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int64_t t);
+/* The kernel reported an exec by tgid, a new process tgid forked from
+ * ptgid (PERF_RECORD_COMM with COMM_EXEC, PERF_RECORD_FORK): the log's
+ * image boundaries. */
+void procs__exec(struct procs *p, uint32_t tgid, int64_t t);
+void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t);
 
 /* Forget the processes found dead before `before` (CLOCK_MONOTONIC ns),
  * with their label sets: a recording that writes windows calls it with

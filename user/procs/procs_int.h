@@ -42,6 +42,7 @@ struct procs {
 	struct union_rec *unions;  /* union keys whose sets are not all read */
 	size_t nunions, capunions;
 	struct procs_stats st;
+	struct maplog *log;    /* the kernel's recent reports (maplog.h) */
 	int verbose;
 	bool data_maps;        /* --data-addr: pr->data_maps kept */
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */

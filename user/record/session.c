@@ -188,7 +188,15 @@ enum session_end session__step(struct session *s)
 
 	if (stop_signal)
 		return SESSION_SIGNAL;
-	if (epoll_wait(s->epfd, evs, 2, s->pending ? POLL_PENDING_MS : POLL_MS) < 0 && errno != EINTR) {
+	int timeout = s->pending ? POLL_PENDING_MS : POLL_MS;
+
+	if (s->notice_recheck) {
+		int64_t left = s->notice_recheck - mono_ns();
+		int ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
+
+		timeout = ms < timeout ? ms : timeout;
+	}
+	if (epoll_wait(s->epfd, evs, 2, timeout) < 0 && errno != EINTR) {
 		session_fail(s, "waiting for notices: %s", strerror(errno));
 		return SESSION_ERROR;
 	}
@@ -196,11 +204,17 @@ enum session_end session__step(struct session *s)
 	 * report says to read. */
 	if (s->mw)
 		mmapwatch__consume(s->mw);
+	if (s->notice_recheck && mono_ns() >= s->notice_recheck)
+		s->notice_recheck = 0;
 	err = ring_buffer__consume(s->rb);
 	if (err < 0 && err != -EINTR) {
 		session_fail(s, "reading notices: %s", strerror(-err));
 		return SESSION_ERROR;
 	}
+	/* BPF woke us for the first of these; the ones it sends within
+	 * PMUBPF_NOTICE_WAKE_NS of that wake nobody: look again by then. */
+	if (err > 0)
+		s->notice_recheck = mono_ns() + (int64_t)PMUBPF_NOTICE_WAKE_NS;
 	s->pending = procs__tick(s->procs);
 	/* The timekeeper closes the window at the deadline itself: the loop
 	 * ends once it has, so that the profile's duration is -d exactly

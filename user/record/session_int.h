@@ -54,6 +54,9 @@ struct session {
 	int64_t ks_loaded;           /* when (mono ns) */
 	int64_t t0_wall, t0, deadline;
 	int pending;                 /* procs__tick: work waits (poll short) */
+	int64_t notice_recheck;      /* read notices again by then (mono ns; 0:
+	                              * none due): sent after a wakeup, BPF's
+	                              * next ones wake nobody for 10 ms */
 	/* windows (cfg->every) */
 	struct windows win;
 	int64_t win_start, win_start_wall;
