@@ -451,7 +451,12 @@ static int snapshot(struct procs *p, struct proc *pr, int64_t t)
 	}
 	if (err) {
 		err = snapshot_from_log(p, pr, t ? t : mono_ns());
-		if (err)
+		/* Not in the log yet: its reports may be in the buffers still
+		 * (noticed in a long batch of notices). Once more after the
+		 * next read of the reports (procs__settle), then gone. */
+		if (err == -ESRCH && t)
+			pr->log_wait = true;
+		else if (err)
 			p->st.gone++;
 		return err;
 	}
@@ -535,10 +540,31 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 	}
 }
 
-/* Has procs__tick work for pr: maps to re-read or a label record to retry. */
+/* Has procs__tick work for pr: maps to re-read, a label record or the
+ * log to try again. */
 static bool needs_tick(const struct proc *pr)
 {
-	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING;
+	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait;
+}
+
+/* The second and last try of the log for a process gone before its maps
+ * were read (snapshot). */
+static void log_retry(struct procs *p, struct proc *pr)
+{
+	pr->log_wait = false;
+	if (snapshot_from_log(p, pr, pr->seen_ns))
+		p->st.gone++;
+	if (!pr->dead) {
+		pr->dead = true;
+		pr->dead_ns = mono_ns();
+	}
+}
+
+void procs__settle(struct procs *p)
+{
+	for (size_t i = 0; i < p->nact; i++)
+		if (p->act[i]->log_wait)
+			log_retry(p, p->act[i]);
 }
 
 void procs__exec(struct procs *p, uint32_t tgid, int64_t t)
@@ -577,7 +603,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	tgid_latest(p->by_tgid, tgid, p->n);
 	p->n++;
 	snapshot(p, pr, t);
-	if (!pr->snapshotted && !pr->dead) { /* gone before its maps were read */
+	if (!pr->snapshotted && !pr->dead && !pr->log_wait) { /* gone before its maps were read */
 		pr->dead = true;
 		pr->dead_ns = mono_ns();
 	}
@@ -642,6 +668,8 @@ int procs__tick(struct procs *p)
 			procsyms__jit_poll(pr, now_ms);
 			note_jit_refusal(p, pr);
 		}
+		if (pr->log_wait)
+			log_retry(p, pr);
 		if (pr->label_state == LABELS_PENDING) {
 			procs_labels_retry(p, pr);
 			pending += pr->label_state == LABELS_PENDING;

@@ -33,6 +33,8 @@ struct proc {
 	                           * 0 if unknown: names its main mapping */
 	int64_t seen_ns;          /* its first sample's time (CLOCK_MONOTONIC),
 	                           * 0 if unknown */
+	bool log_wait;            /* gone, and not in the log of reports yet:
+	                           * tried again at procs__settle */
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */
@@ -158,6 +160,12 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
  * image boundaries. */
 void procs__exec(struct procs *p, uint32_t tgid, int64_t t);
 void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t);
+
+/* Try the log again for the processes found gone before their maps were
+ * read and not in it yet (their reports were still in the buffers): call
+ * after reading the reports that came in while notices were read. What
+ * is still missing then counts as gone. procs__tick does it too. */
+void procs__settle(struct procs *p);
 
 /* Forget the processes found dead before `before` (CLOCK_MONOTONIC ns),
  * with their label sets: a recording that writes windows calls it with

@@ -211,6 +211,11 @@ enum session_end session__step(struct session *s)
 		session_fail(s, "reading notices: %s", strerror(-err));
 		return SESSION_ERROR;
 	}
+	/* Reports written while the notices were read: a process noticed in
+	 * a long batch, gone already, is put together from them by the
+	 * procs__tick below. */
+	if (s->mw && err > 0)
+		mmapwatch__consume(s->mw);
 	/* BPF woke us for the first of these; the ones it sends within
 	 * PMUBPF_NOTICE_WAKE_NS of that wake nobody: look again by then. */
 	if (err > 0)
@@ -262,9 +267,7 @@ void session__stop(struct session *s)
 	if (offcpu__flush(s->skel, s->t0 + s->duration, false) && !s->quiet)
 		fprintf(stderr, "pmubpf: warning: off-cpu: waits under way at the end not counted: %s\n",
 			strerror(errno));
-	ring_buffer__consume(s->rb); /* notices of the last samples */
-	if (s->mw)
-		mmapwatch__consume(s->mw);
+	session__take_notices(s); /* of the last samples */
 	if (s->uw)
 		unwind__stop(s->uw);  /* no tables needed any more */
 	procs__rescan_all(s->procs);  /* libraries mapped since the last read */
@@ -415,7 +418,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	}
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
-	ring_buffer__consume(s->rb);
+	session__take_notices(s);
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
 	span->end = now;
@@ -435,7 +438,16 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 
 void session__take_notices(struct session *s)
 {
+	/* The kernel's mmap reports before and after: a notice's process is
+	 * put together from them if gone, and reports written while a long
+	 * batch of notices was read (new processes, sampled meanwhile) come
+	 * in for procs' retry (procs__tick). */
+	if (s->mw)
+		mmapwatch__consume(s->mw);
 	ring_buffer__consume(s->rb);
+	if (s->mw)
+		mmapwatch__consume(s->mw);
+	procs__settle(s->procs);
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)
