@@ -108,6 +108,78 @@ static bool gone_before_snapshot(void)
 	return true;
 }
 
+/* Gone before its maps were read, then named from the kernel's reports
+ * (maplog.h): a child that exec'd /usr/bin/true (as the reports say) and
+ * exited. A sample before the exec is in the parent's image (the fork);
+ * one whose reports were still in the buffers when its notice came is
+ * named once they are read (procs__settle). */
+static bool gone_named_from_reports(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	uint32_t me = (uint32_t)getpid();
+	struct stat st;
+	pid_t child = fork(), late;
+	struct proc *pr, *before, *parent;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true" };
+	const int64_t ms = 1000000;
+
+	if (child == 0)
+		_exit(0);
+	CHECK(child > 0 && ps);
+	waitpid(child, NULL, 0);
+	CHECK(stat("/usr/bin/true", &st) == 0);
+	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
+			     .path = "/usr/bin/true" };
+	CHECK((parent = procs__get(ps, me, 1)) && parent->snapshotted);
+	procs__forked(ps, (uint32_t)child, me, 10 * ms);
+	procs__exec(ps, (uint32_t)child, 20 * ms);
+	procs__mapped(ps, (uint32_t)child, &m, 21 * ms);
+	n.tgid = n.tid = (uint32_t)child;
+	n.ts = 22 * ms;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	CHECK((pr = procs__get(ps, (uint32_t)child, 1)));
+	CHECK(pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(pr->maps.n, 1);
+	CHECK(pr->objs[0]); /* opened by its path: the same inode */
+	CHECK(pr->exe_ino == st.st_ino);
+	CHECK_STR(pr->comm, "true");
+	/* Sampled between the fork and the exec: our own image. */
+	n.pgen = 2;
+	n.ts = 15 * ms;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	CHECK((before = procs__get(ps, (uint32_t)child, 2)) && before->snapshotted);
+	CHECK_EQ_INT(before->maps.n, parent->maps.n);
+	CHECK_EQ_INT(procs__stats(ps)->from_log, 2);
+	CHECK_EQ_INT(procs__stats(ps)->gone, 0);
+	/* Its notice first, its reports after. */
+	late = fork();
+	if (late == 0)
+		_exit(0);
+	CHECK(late > 0);
+	waitpid(late, NULL, 0);
+	n.tgid = n.tid = (uint32_t)late;
+	n.pgen = 1;
+	n.ts = 32 * ms;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	CHECK((pr = procs__get(ps, (uint32_t)late, 1)) && !pr->snapshotted && !pr->dead);
+	procs__exec(ps, (uint32_t)late, 30 * ms);
+	procs__mapped(ps, (uint32_t)late, &m, 31 * ms);
+	procs__settle(ps);
+	CHECK(pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(procs__stats(ps)->from_log, 3);
+	/* Nothing in the log at all: gone, counted, after the one retry. */
+	n.tgid = n.tid = 1u << 30; /* no such process */
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	CHECK_EQ_INT(procs__stats(ps)->gone, 0);
+	procs__settle(ps);
+	CHECK_EQ_INT(procs__stats(ps)->gone, 1);
+	CHECK((pr = procs__get(ps, 1u << 30, 1)) && !pr->snapshotted && pr->dead);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
 /* A library dlopen()ed after the snapshot is in after the final re-read
  * (while the seen map still has our generation). */
 static bool rescan_after_dlopen(void)
@@ -234,6 +306,7 @@ TEST_MAIN("procs",
 	TEST(gc_forgets_the_dead),
 	TEST(own_snapshot),
 	TEST(gone_before_snapshot),
+	TEST(gone_named_from_reports),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),
 )

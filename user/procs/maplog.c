@@ -357,7 +357,8 @@ int maplog__image(struct maplog *l, uint32_t tgid, int64_t t, struct procmaps *o
 			goto nomem;
 		k++;
 	}
-	qsort(v, k, sizeof(*v), cmp_start);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_start);
 	procmaps__free(out);
 	out->maps = v;
 	out->n = k;

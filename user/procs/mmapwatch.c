@@ -104,6 +104,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 
 			memcpy(&n, (const char *)h + sizeof(*h) + 8, sizeof(n));
 			w->lost += n;
+			procs__reports_lost(w->procs, n);
 		}
 		break;
 	}

@@ -151,6 +151,12 @@ const struct procs_stats *procs__stats(const struct procs *p)
 	return &p->st;
 }
 
+/* The log's count, kept current in the stats (procs__stats is const). */
+static void log_stats(struct procs *p)
+{
+	p->st.log_dropped = maplog__stats(p->log)->dropped;
+}
+
 /* The object behind one mapping: its file (procmaps__open), or the
  * vDSO's image read out of the process. */
 static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
@@ -562,6 +568,7 @@ static void log_retry(struct procs *p, struct proc *pr)
 
 void procs__settle(struct procs *p)
 {
+	log_stats(p);
 	for (size_t i = 0; i < p->nact; i++)
 		if (p->act[i]->log_wait)
 			log_retry(p, p->act[i]);
@@ -575,6 +582,11 @@ void procs__exec(struct procs *p, uint32_t tgid, int64_t t)
 void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t)
 {
 	maplog__fork(p->log, tgid, ptgid, t);
+}
+
+void procs__reports_lost(struct procs *p, uint64_t n)
+{
+	p->st.reports_lost += n;
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm,
@@ -655,6 +667,7 @@ int procs__tick(struct procs *p)
 		return p->last_pending;
 	p->last_tick = now;
 	maplog__prune(p->log, now);
+	log_stats(p);
 	size_t k = 0;
 	for (size_t i = 0; i < p->nact; i++) {
 		struct proc *pr = p->act[i];

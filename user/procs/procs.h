@@ -73,6 +73,10 @@ struct procs_stats {
 	uint64_t from_log;         /* images put together from the kernel's
 	                            * reports (maplog.h): gone, or exec'd,
 	                            * before their maps were read */
+	uint64_t reports_lost;     /* mmap/exec/fork reports the kernel dropped
+	                            * (the reader's buffer was full) */
+	uint64_t log_dropped;      /* reports pushed out of the log before
+	                            * their time (maplog.h: MAPLOG_MAX) */
 	uint64_t label_records;    /* processes with a valid label record */
 	uint64_t label_bad_records;/* records found but rejected (hostile/old) */
 	uint64_t label_sets;       /* label sets read */
@@ -160,6 +164,8 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
  * image boundaries. */
 void procs__exec(struct procs *p, uint32_t tgid, int64_t t);
 void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t);
+/* The kernel dropped n reports: the log may lack a process's history. */
+void procs__reports_lost(struct procs *p, uint64_t n);
 
 /* Try the log again for the processes found gone before their maps were
  * read and not in it yet (their reports were still in the buffers): call
