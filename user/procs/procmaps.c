@@ -455,6 +455,8 @@ int procmaps__open(uint32_t tgid, const struct procmap *m, struct stat *st)
 	char path[PATH_MAX + 64];
 	int fd;
 
+	if (!tgid) /* gone: its path, as that inode */
+		return m->path[0] == '/' && m->inode ? open_checked(m->path, m->inode, st) : -ENOENT;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
 	fd = open_checked(path, 0, st);

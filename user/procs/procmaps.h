@@ -71,6 +71,8 @@ const char *procmaps__reader(void);
  * known): else a binary replaced since it was mapped would name another
  * file's symbols. The device is not compared: through a path, btrfs
  * subvolumes and overlayfs report another st_dev than /proc/PID/maps.
+ * tgid 0: the process is gone (its mappings known from the kernel's
+ * reports): 3 only.
  * Returns the fd, or -errno (-ESTALE: only another file at that path). */
 int procmaps__open(uint32_t tgid, const struct procmap *m, struct stat *st);
 /* Mapping containing addr, or NULL (binary search; maps sorted by start). */

@@ -161,7 +161,7 @@ static void log_stats(struct procs *p)
  * vDSO's image read out of the process. */
 static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
-	uint32_t tgid = pr->tgid;
+	uint32_t tgid = pr->dead ? 0 : pr->tgid; /* gone: by path (procmaps__open) */
 	struct stat st;
 	int fd;
 
@@ -431,10 +431,10 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, int64_t t)
 	}
 	pr->maps = maps;
 	pr->exe_ino = exe;
-	snapshot_objects(p, pr);
-	pr->snapshotted = true;
 	pr->dead = true; /* exited or exec'd: these maps are final */
 	pr->dead_ns = mono_ns();
+	snapshot_objects(p, pr);
+	pr->snapshotted = true;
 	pr->next_rescan = INT64_MAX;
 	p->st.from_log++;
 	return 0;

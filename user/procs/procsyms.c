@@ -34,19 +34,47 @@ bool procsyms__other_mntns(uint32_t tgid)
 	return self.st_ino != other.st_ino || self.st_dev != other.st_dev;
 }
 
+/* Our own vDSO's length, from our maps, once (0: none found). */
+static size_t own_vdso_len(const void **start)
+{
+	static size_t len;
+	static const void *at;
+	static int done;
+
+	if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		struct procmaps m = { 0 };
+
+		if (procmaps__read_text(getpid(), true, &m) == 0)
+			for (size_t i = 0; i < m.n; i++)
+				if (!strcmp(m.maps[i].path, "[vdso]")) {
+					at = (const void *)(uintptr_t)m.maps[i].start;
+					len = m.maps[i].end - m.maps[i].start;
+				}
+		procmaps__free(&m);
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	}
+	*start = at;
+	return len;
+}
+
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 			      const struct procmap *m)
 {
 	size_t len = m->end - m->start;
+	const void *own;
 	struct elfobj *o;
 	void *buf;
 
 	if (!len || len > VDSO_MAX || !(buf = malloc(len)))
 		return NULL;
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)m->start, len };
-	ssize_t n = process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0);
+	ssize_t n = tgid ? process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0) : -1;
 	o = n == (ssize_t)len ? symcache__get_mem(sc, buf, len) : NULL;
 	free(buf);
+	/* Gone: every process of our ABI maps the kernel's one image, ours
+	 * too (another ABI's differs in length: left unnamed). */
+	if (!o && (!tgid || errno == ESRCH) && own_vdso_len(&own) == len)
+		o = symcache__get_mem(sc, own, len);
 	return o;
 }
 

@@ -27,7 +27,8 @@ struct proc;
  * known by its nsfs device and inode (ioctl_ns(2)): both compared. The
  * one test of it: debuginfo and perf maps get the answer from here. */
 bool procsyms__other_mntns(uint32_t tgid);
-/* The vDSO mapped at m in process tgid, as an object of sc, or NULL. */
+/* The vDSO mapped at m in process tgid, as an object of sc, or NULL.
+ * tgid 0, or a process gone: our own vDSO, if of m's length. */
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 			      const struct procmap *m);
 /* Snapshot time: if pr may run JIT code (anonymous or memfd executable
