@@ -11,7 +11,7 @@
 # against the faults the workload counted.
 source "$(dirname "$0")/lib.sh"
 need_root serial_shares serial_weights serial_valid threads_shares threads_weights threads_valid \
-	alias_no_dither_aliases alias_dithered alias_dither_comment counter_weights counter_weights_sched
+	alias_no_dither_aliases alias_dithered alias_dither_comment alias_dither_own_cpu counter_weights counter_weights_sched
 
 # Serial: ~4000 samples at 999 Hz over 4 s on one thread.
 if "$PMUBPF" -F 999 -o "$TMP/serial.pb.gz" -- "$B/serial" 4 "$TMP/serial.truth" 2>"$TMP/serial.err"; then
@@ -72,9 +72,20 @@ fi
 if "$PMUBPF" -c 1000000 -o "$TMP/alias.pb.gz" -- "$B/alias" 3 "$TMP/alias.truth" 1000000 2>"$TMP/alias.err"; then
 	check alias_dithered $CHECK shares "$TMP/alias.pb.gz" "$TMP/alias.truth"
 	check alias_dither_comment $CHECK expect "$TMP/alias.pb.gz" --comment '^dither: timer periods re-drawn .* \([1-9][0-9]* changes, 0 refused'
+	# Each change made from the event's own CPU: no thread spinning in a
+	# cross-CPU call (this machine lets a thread choose its CPU).
+	own_cpu() {
+		local c
+		c=$($DUMP "$1" | grep -o '([0-9]* changes, 0 refused, [0-9]* made from' | head -n1)
+		[[ $c =~ \(([0-9]+)\ changes,\ 0\ refused,\ ([0-9]+) ]] || { echo "no dither comment"; return 1; }
+		[[ ${BASH_REMATCH[1]} -gt 0 && ${BASH_REMATCH[1]} -eq ${BASH_REMATCH[2]} ]] ||
+			{ echo "$c: not all from the event's own CPU"; return 1; }
+	}
+	check alias_dither_own_cpu own_cpu "$TMP/alias.pb.gz"
 else
 	fail alias_dithered "pmubpf failed: $(tail -n1 "$TMP/alias.err")"
 	fail alias_dither_comment "no profile"
+	fail alias_dither_own_cpu "no profile"
 fi
 
 # A software counting event in frequency mode: the kernel starts the

@@ -19,6 +19,7 @@
 
 struct perfev {
 	int nevents, ncpus;
+	int *cpu;                 /* [cpu_index]: the CPU's number */
 	int *fds;                 /* [ev * ncpus + cpu_index], -1 if unused */
 	struct bpf_link **links;  /* same indexing */
 	int leader[PMUBPF_MAX_EVENTS]; /* a member's leader, else itself */
@@ -136,13 +137,15 @@ struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
 	struct perfev *p = calloc(1, sizeof(*p));
 	size_t n = (size_t)cfg->nevents * ncpus;
 
-	if (!p || !(p->fds = malloc(n * sizeof(int))) || !(p->links = calloc(n, sizeof(*p->links)))) {
+	if (!p || !(p->fds = malloc(n * sizeof(int))) || !(p->links = calloc(n, sizeof(*p->links))) ||
+	    !(p->cpu = malloc((ncpus ? ncpus : 1) * sizeof(int)))) {
 		snprintf(err, errlen, "out of memory");
 		perfev__free(p);
 		return NULL;
 	}
 	p->nevents = cfg->nevents;
 	p->ncpus = ncpus;
+	memcpy(p->cpu, cpus, ncpus * sizeof(int));
 	for (int e = 0; e < cfg->nevents; e++)
 		p->leader[e] = cfg->events[e].member ? cfg->events[e].leader : e;
 	for (size_t i = 0; i < n; i++)
@@ -271,5 +274,11 @@ void perfev__free(struct perfev *p)
 	}
 	free(p->links);
 	free(p->fds);
+	free(p->cpu);
 	free(p);
+}
+
+int perfev__cpu(const struct perfev *p, int ci)
+{
+	return p && ci >= 0 && ci < p->ncpus ? p->cpu[ci] : -1;
 }

@@ -38,8 +38,12 @@ int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running
 void perfev__free(struct perfev *p);
 /* Number of CPUs the events were opened on (cpu indexes 0..n-1). */
 int perfev__ncpus(const struct perfev *p);
+/* The number of the CPU of index ci, or -1. */
+int perfev__cpu(const struct perfev *p, int ci);
 /* PERF_EVENT_IOC_PERIOD on event ev's fd on CPU index ci: 0, -ENOENT if
- * there is no such event (CPU offline), else -errno. */
+ * there is no such event (CPU offline), else -errno. The kernel changes
+ * the period on the event's CPU: called from another CPU, the caller
+ * waits (spinning) for that CPU to take the interrupt. */
 int perfev__set_period(struct perfev *p, int ev, int ci, uint64_t period);
 
 /* How ev samples, one line for the profile's comments ("sampling: ..."). */

@@ -22,8 +22,10 @@
  * (periodic sampling of an incommensurate loop is very even) but 34 on
  * a loop whose round is the period (tests/workloads/alias.c).
  */
+/* sched_setaffinity: _GNU_SOURCE, from the build flags */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +50,8 @@ struct timekeeper {
 	double *dev;                        /* same: last rate deviation */
 	uint64_t round, iv;                 /* re-draws so far, last segment */
 	int ncpus;
+	cpu_set_t allowed;                  /* the thread's CPUs, restored */
+	bool allowed_ok;                    /* after each re-draw */
 	uint64_t rng;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -117,17 +121,31 @@ static uint64_t redraw(struct timekeeper *tk)
 	bool second = tk->round++ & 1, any = false;
 	uint64_t iv = second ? tk->iv : 0;
 
-	for (int e = 0; e < tk->cfg->nevents; e++) {
-		uint64_t p = tk->period[e];
+	for (int e = 0; !iv && e < tk->cfg->nevents; e++)
+		if (tk->period[e])
+			iv = timekeeper__interval(tk->period[e], &tk->rng);
+	/* CPU by CPU, this thread on that CPU first: the kernel changes an
+	 * event's period on its own CPU, and asked from another one waits
+	 * for it in a cross-CPU call, spinning. On a VM whose other vCPU the
+	 * host was slow to run, that spinning was a third of pmubpf's CPU
+	 * under process churn (docs/benchmarks.md). Moving costs a sleep, not
+	 * a spin; where it is refused (cpuset), the call is made from here. */
+	for (int c = 0; iv && c < tk->ncpus; c++) {
+		int cpu = perfev__cpu(tk->pev, c);
+		bool here = false;
 
-		if (!p)
-			continue;
-		if (!iv)
-			iv = timekeeper__interval(p, &tk->rng);
-		for (int c = 0; c < tk->ncpus; c++) {
+		if (cpu >= 0 && cpu < CPU_SETSIZE) {
+			cpu_set_t one;
+
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			here = sched_setaffinity(0, sizeof(one), &one) == 0;
+		}
+		for (int e = 0; e < tk->cfg->nevents; e++) {
+			uint64_t p = tk->period[e];
 			int i = e * tk->ncpus + c, err;
 
-			if (tk->failed[i])
+			if (!p || tk->failed[i])
 				continue;
 			tk->dev[i] = second ? -tk->dev[i] : timekeeper__deviation(&tk->rng);
 			err = perfev__set_period(tk->pev, e, c, timekeeper__draw(p, iv, tk->dev[i]));
@@ -139,9 +157,13 @@ static uint64_t redraw(struct timekeeper *tk)
 				continue;
 			}
 			__atomic_fetch_add(&tk->st.redraws, 1, __ATOMIC_RELAXED);
+			if (here)
+				__atomic_fetch_add(&tk->st.local, 1, __ATOMIC_RELAXED);
 			any = true;
 		}
 	}
+	if (tk->ncpus > 1 && tk->allowed_ok) /* sleep anywhere it may */
+		sched_setaffinity(0, sizeof(tk->allowed), &tk->allowed);
 	tk->iv = iv;
 	return any ? iv : 0;
 }
@@ -149,6 +171,7 @@ static uint64_t redraw(struct timekeeper *tk)
 static void *tk_thread(void *arg)
 {
 	struct timekeeper *tk = arg;
+	tk->allowed_ok = sched_getaffinity(0, sizeof(tk->allowed), &tk->allowed) == 0;
 	int64_t next = tk->st.dithering ? mono_ns() + (int64_t)redraw(tk) : 0;
 
 	pthread_mutex_lock(&tk->mu);
@@ -242,6 +265,7 @@ void timekeeper__stats(struct timekeeper *tk, struct timekeeper_stats *st)
 		return;
 	st->dithering = tk->st.dithering; /* set before the thread starts */
 	st->redraws = __atomic_load_n(&tk->st.redraws, __ATOMIC_RELAXED);
+	st->local = __atomic_load_n(&tk->st.local, __ATOMIC_RELAXED);
 	st->failures = __atomic_load_n(&tk->st.failures, __ATOMIC_RELAXED);
 }
 

@@ -27,6 +27,8 @@ struct timekeeper_stats {
 	bool dithering;       /* some event's period is re-drawn */
 	uint64_t redraws;     /* successful period changes */
 	uint64_t failures;    /* refused by the kernel (that fd is left fixed) */
+	uint64_t local;       /* of which made from the event's own CPU (no
+	                       * cross-CPU call: timekeeper.c, redraw) */
 };
 
 /* Start the thread for pev (already attached). deadline: CLOCK_MONOTONIC

@@ -98,8 +98,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	perfev__describe(cfg, e, how, sizeof(how));
 	pprof__add_comment(p, "%s", how);
 	if (e->is_timer && in->timer && in->timer->dithering)
-		pprof__add_comment(p, "dither: timer periods re-drawn every ~100 ms, rates 5-15%% off nominal, against aliasing (%llu changes, %llu refused; --no-dither keeps them fixed)",
-				   (unsigned long long)in->timer->redraws, (unsigned long long)in->timer->failures);
+		pprof__add_comment(p, "dither: timer periods re-drawn every ~100 ms, rates 5-15%% off nominal, against aliasing (%llu changes, %llu refused, %llu made from the event's own CPU; --no-dither keeps them fixed)",
+				   (unsigned long long)in->timer->redraws, (unsigned long long)in->timer->failures,
+				   (unsigned long long)in->timer->local);
 	else if (e->is_timer)
 		pprof__add_comment(p, "dither: off (fixed timer period; a loop in step with it can alias)");
 	for (int i = 0; i < notes->n; i++)
