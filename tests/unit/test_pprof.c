@@ -405,6 +405,50 @@ static bool dedup_and_errors(void)
 	return true;
 }
 
+/* A location made like another (the same code in another process):
+ * its own mapping and address, the other's lines (both inlined frames,
+ * file and line), its mapping's line flags; written and read back. */
+static bool location_like(void)
+{
+	struct ids id;
+	char *dir = make_tmpdir(), *path = dir ? join(dir, "like.pb.gz") : NULL;
+	struct pprof *p = build_small(&id);
+	uint64_t m3, like, locs[1];
+
+	CHECK(path && p);
+	CHECK((m3 = pprof__add_mapping(p, 0x7f1000, 0x7f2000, 0x1000, "/usr/bin/demo", NULL, true)));
+	CHECK((like = pprof__add_location_like(p, m3, 0x7f1234, id.leaf)));
+	CHECK(like != id.leaf);
+	CHECK_EQ_INT(pprof__add_location_like(p, m3, 0x7f1234, id.mid), like); /* exists: as it was */
+	CHECK_STR(pprof__location_name(p, like), "memcpy_inl");
+	errno = 0;
+	CHECK_EQ_INT(pprof__add_location_like(p, m3, 0x7f1300, 999), 0);
+	CHECK_EQ_INT(errno, EINVAL);
+	locs[0] = like;
+	CHECK_EQ_INT(pprof__add_sample(p, locs, 1, 1, 1, NULL, 0), 0);
+	CHECK_EQ_INT(pprof__write(p, path), 0);
+	pprof__free(p);
+	pb_profile *r = load(path);
+	CHECK(r);
+	if (!check_invariants(r))
+		return false;
+	const Perftools__Profiles__Location *l = r->location[like - 1];
+	CHECK_EQ_INT(l->address, 0x7f1234);
+	CHECK_EQ_INT(l->mapping_id, m3);
+	CHECK_EQ_INT(l->n_line, 2);
+	CHECK_STR(func_name(r, like, 0), "memcpy_inl");
+	CHECK_STR(func_name(r, like, 1), "copy");
+	CHECK_EQ_INT(l->line[0]->line, 12);
+	CHECK(r->mapping[m3 - 1]->has_filenames && r->mapping[m3 - 1]->has_line_numbers &&
+	      r->mapping[m3 - 1]->has_inline_frames);
+	perftools__profiles__profile__free_unpacked(r, NULL);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	return true;
+}
+
 static bool roundtrip_small(void)
 {
 	struct ids id;
@@ -713,6 +757,7 @@ static bool go_pprof_accepts(void)
 TEST_MAIN("pprof",
 	  TEST(hashtab_basic),
 	  TEST(dedup_and_errors),
+	  TEST(location_like),
 	  TEST(roundtrip_small),
 	  TEST(write_missing_dir),
 	  TEST(write_fails_cleanly),

@@ -388,6 +388,47 @@ nomem:
 	return 0;
 }
 
+uint64_t pprof__add_location_like(struct pprof *p, uint64_t mapping_id,
+				  uint64_t address, uint64_t like)
+{
+	pprof_locid id;
+
+	if (mapping_id > p->nmaps || !like || like > p->nlocs) {
+		errno = EINVAL;
+		return 0;
+	}
+	if ((id = locidx_find(p, mapping_id, address)))
+		return id;
+	if (p->nlocs >= UINT32_MAX - 1) {
+		errno = EOVERFLOW;
+		return 0;
+	}
+	const struct pprof_loc src = p->locs[like - 1];
+	if (RESERVE(p, locs, 1) || RESERVE(p, lines, src.nlines) || locidx_reserve(p)) {
+		errno = ENOMEM;
+		return 0;
+	}
+	/* Copied, not shared: the encoder walks each location's own run. */
+	memcpy(&p->lines[p->nlines], &p->lines[src.line_off], src.nlines * sizeof(*p->lines));
+	locidx_place(p->loc_slots, p->loc_cap, (struct pprof_locslot){
+		.address = address, .mapping_id = (uint32_t)mapping_id,
+		.id = (pprof_locid)(p->nlocs + 1) });
+	p->locs[p->nlocs] = (struct pprof_loc){
+		.mapping_id = mapping_id, .address = address,
+		.line_off = p->nlines, .nlines = src.nlines,
+	};
+	p->nlines += src.nlines;
+	if (mapping_id && src.mapping_id) { /* what its mapping's lines have */
+		struct pprof_mapping *m = &p->maps[mapping_id - 1];
+		const struct pprof_mapping *o = &p->maps[src.mapping_id - 1];
+
+		m->has_filenames = m->has_filenames || o->has_filenames;
+		m->has_line_numbers = m->has_line_numbers || o->has_line_numbers;
+		m->has_inline_frames = m->has_inline_frames || o->has_inline_frames;
+	}
+	return ++p->nlocs;
+}
+
 /* The set of labels at the end of the pool (written there, not yet
  * committed): an existing equal set's index, else the new set's. */
 static int label_set(struct pprof *p, size_t n, uint32_t *out)

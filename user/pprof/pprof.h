@@ -64,6 +64,12 @@ int pprof__set_main_mapping(struct pprof *p, uint64_t id);
 uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
 			     uint64_t address, const struct pprof_line *lines,
 			     size_t nlines);
+/* A new location for (mapping_id, address) with the lines of location
+ * `like` (the same code mapped by another process: its names, found
+ * once). Returns the existing location if there is one; 0 + errno
+ * (EINVAL: no such `like`). */
+uint64_t pprof__add_location_like(struct pprof *p, uint64_t mapping_id,
+				  uint64_t address, uint64_t like);
 /* Look up an existing location without adding: id or 0. */
 uint64_t pprof__find_location(struct pprof *p, uint64_t mapping_id,
 			      uint64_t address);

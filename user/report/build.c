@@ -235,6 +235,7 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	if (in->data_profile)
 		pprof__add_comment(p, "data addresses (--data-addr): each sample's leaf frame is the data it touched (a global by its ELF symbol, a mapped file, [heap], [stack], [anon]; the byte offset into it is the line), then its code stack");
 	ret = add_samples(p, in, d, es, scale, top, me, &st, &ds);
+	symb__done(&st);
 	if (ret)
 		goto fail;
 	if (in->data_profile) {

@@ -8,6 +8,8 @@
 #include "symbols/demangle.h"
 #include "symbols/dwarf.h"
 #include "procs/procsyms.h"
+#include "lib/grow.h"
+#include "lib/hashtab.h"
 #include "symbolize.h"
 
 #define KERNEL_MAPPING_NAME "[kernel.kallsyms]"
@@ -94,6 +96,72 @@ static void address_name(const struct procmap *m, uint64_t ip, char *buf, size_t
 		 (unsigned long long)(ip - m->start + m->pgoff));
 }
 
+struct memo_ent {
+	const struct elfobj *obj;
+	uint64_t vaddr, loc;
+	bool line, inlined; /* counted again in the stats for each location */
+};
+struct symb_memo {
+	struct hashtab *index; /* (obj, vaddr) -> index in v */
+	struct memo_ent *v;
+	size_t n, cap;
+};
+
+static uint64_t memo_hash(const struct elfobj *obj, uint64_t vaddr)
+{
+	return hashtab__hash_mix(hashtab__hash_u64((uint64_t)(uintptr_t)obj), vaddr);
+}
+
+static bool memo_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct memo_ent *k = key, *e = &((struct symb_memo *)ctx)->v[idx];
+
+	return e->obj == k->obj && e->vaddr == k->vaddr;
+}
+
+/* A location of this profile already named for (obj, vaddr), or NULL. */
+static const struct memo_ent *memo_find(struct symb_stats *st, const struct elfobj *obj,
+					uint64_t vaddr)
+{
+	struct memo_ent k = { obj, vaddr, 0, false, false };
+	uint64_t idx;
+
+	if (!st->memo || !hashtab__find(st->memo->index, memo_hash(obj, vaddr), &k, &idx))
+		return NULL;
+	return &st->memo->v[idx];
+}
+
+/* Remember loc for (obj, vaddr); out of memory, nothing is (it is only
+ * a shortcut). */
+static void memo_add(struct symb_stats *st, const struct elfobj *obj, uint64_t vaddr, uint64_t loc,
+		     bool line, bool inlined)
+{
+	struct symb_memo *m = st->memo;
+
+	if (!m) {
+		if (!(m = calloc(1, sizeof(*m))))
+			return;
+		if (!(m->index = hashtab__new(memo_eq, m))) {
+			free(m);
+			return;
+		}
+		st->memo = m;
+	}
+	if (GROW(m->v, m->cap, m->n, 1) || hashtab__insert(m->index, memo_hash(obj, vaddr), m->n))
+		return;
+	m->v[m->n++] = (struct memo_ent){ obj, vaddr, loc, line, inlined };
+}
+
+void symb__done(struct symb_stats *st)
+{
+	if (!st->memo)
+		return;
+	hashtab__free(st->memo->index);
+	free(st->memo->v);
+	free(st->memo);
+	st->memo = NULL;
+}
+
 uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st)
 {
@@ -129,9 +197,19 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		uint64_t off = pc - m->start + m->pgoff;
 
 		if (!elfobj__offset_to_vaddr(obj, off, &vaddr)) {
+			const struct memo_ent *like = memo_find(st, obj, vaddr);
+
+			if (like && (loc = pprof__add_location_like(p, mid, ip, like->loc))) {
+				st->user_same++;
+				st->user_lines += like->line;
+				st->user_inlined += like->inlined;
+				return loc;
+			}
 			nframes = dwarf__lookup(debuginfo__dwarf(obj), vaddr, frames,
 						DWARF_MAX_FRAMES);
 			sym = debuginfo__symbol(obj, vaddr);
+		} else {
+			obj = NULL; /* nothing to remember it by */
 		}
 	}
 	if (nframes > 0) {
@@ -154,6 +232,8 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 	loc = pprof__add_location(p, mid, ip, lines, nlines);
 	for (int i = 0; i < DWARF_MAX_FRAMES; i++)
 		free(owned[i]);
+	if (loc && obj && lines[0].function != anon)
+		memo_add(st, obj, vaddr, loc, nframes > 0 && frames[0].line > 0, nframes > 1);
 	return loc;
 }
 

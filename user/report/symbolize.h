@@ -29,7 +29,16 @@ struct symb_stats {
 	uint64_t user_lines;   /* of user_frames: with a source line (DWARF) */
 	uint64_t user_inlined; /* of user_frames: with inlined functions */
 	uint64_t user_jit;     /* of user_frames: named by a perf map */
+	uint64_t user_same;    /* of user_frames: named as the same code in
+	                        * another process was (no lookup again) */
+	/* The names found per (object, address), for the frames of other
+	 * processes that map the same object: under churn thousands of
+	 * processes run the same few functions of libc at other addresses.
+	 * Made at the first use, freed by symb__done. */
+	struct symb_memo *memo;
 };
+/* Free what symbolizing into one profile kept (st->memo). */
+void symb__done(struct symb_stats *st);
 
 struct symb_options {
 	bool no_symbol; /* addresses and mappings (with build-ids) only */
