@@ -94,11 +94,20 @@ static void address_name(const struct procmap *m, uint64_t ip, char *buf, size_t
 		 (unsigned long long)(ip - m->start + m->pgoff));
 }
 
+struct elfobj *symb__object(struct proc *pr, uint64_t ip, const struct procmap **mp)
+{
+	const struct procmap *m = pr ? procmaps__find(&pr->maps, ip) : NULL;
+
+	if (mp)
+		*mp = m;
+	return m && pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
+}
+
 uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st)
 {
-	const struct procmap *m = pr ? procmaps__find(&pr->maps, ip) : NULL;
-	struct elfobj *obj = NULL;
+	const struct procmap *m;
+	struct elfobj *obj = symb__object(pr, ip, &m);
 	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1;
 	const struct elfsym *sym = NULL;
 	struct dwarf_frame frames[DWARF_MAX_FRAMES];
@@ -107,8 +116,6 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 	int nframes = 0;
 	size_t nlines = 0;
 
-	if (m)
-		obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
 	if (!obj && pr && !opts.no_symbol &&
 	    (!m || !m->path[0] || !strncmp(m->path, "[anon", 5))) {
 		/* Anonymous executable memory, or mapped after the last read. */

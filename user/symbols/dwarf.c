@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elfutil.h"
@@ -30,6 +31,16 @@
 #define MAX_CHILDREN   (1u << 20) /* children scanned per scope */
 #define MAX_FILES      (1u << 20) /* file names per unit cached */
 #define OVERLAP_WALK   8          /* lower entries tried when one misses */
+/* Line rows decoded and held before the object starts over. libdw keeps
+ * each unit's whole line table once decoded (~48 bytes a row) until
+ * dwarf_end, and has no call to drop one: a profile with frames in many
+ * units of a large library (libpython's 71 units with samples: 24 MB of
+ * rows) held them all. Past the budget, the next unit not decoded yet
+ * unloads everything and loads the object again (its unit index is
+ * rebuilt: tens of ms for libpython, and libc's debug file decompressed
+ * again); callers that look up addresses in order (report's build)
+ * start over about once per budget. */
+#define ROWS_BUDGET    (1u << 15)
 
 struct range {
 	uint64_t lo, hi;
@@ -43,53 +54,159 @@ struct unit {
 	size_t nfns;
 	char **paths; /* joined file names by index, filled on demand */
 	size_t npaths;
+	size_t rows;  /* line rows libdw decoded for it (0: none yet) */
 };
 
 struct dwarfobj {
 	int fd;
-	void *mem;
-	Elf *elf;
+	bool use_map;     /* fd is mapped (root-owned: nobody truncates it) */
+	void *map;        /* the mapping while loaded */
+	size_t maplen;
+	void *mem;        /* dwarf__open_mem's copy */
+	size_t memlen;
+	Elf *elf;         /* NULL while released (dwarf__release) */
 	Dwarf *dw;
 	bool indexed;
 	struct unit *units;
 	size_t nunits;
 	struct range *ranges;
 	size_t nranges, nfunctions, nbuilt;
+	size_t rows;  /* line rows held, over all units */
+	size_t releases, restarts;
 };
 
 /* --- open/free ---------------------------------------------------------- */
 
-static struct dwarfobj *open_elf(int fd, void *mem, Elf *elf)
-{
-	struct dwarfobj *d;
-	int err = ENOEXEC;
+static void unload(struct dwarfobj *d);
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto fail;
-	err = ENODATA;
-	if (!elfutil__has_dwarf(elf))
-		goto fail;
-	err = ENOMEM;
-	if (!(d = calloc(1, sizeof(*d))))
-		goto fail;
-	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		free(d);
-		err = ENODATA;
-		goto fail;
+/* Root-owned files are mapped here rather than by libelf, so that the
+ * pages of compressed sections can be dropped once decompressed (below).
+ * MAP_PRIVATE with write access: libelf rewrites the headers of sections
+ * it decompresses in place (private copies of those pages). */
+static Elf *map_elf(struct dwarfobj *d)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(d->fd, &st) || st.st_size <= 0)
+		return NULL;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, d->fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	d->map = m;
+	d->maplen = (size_t)st.st_size;
+	return elf_memory(m, d->maplen);
+}
+
+/* Where the file's compressed sections lie: dwarf_begin_elf decompresses
+ * every compressed debug section into the heap (Debian's debug files:
+ * libc's 4 MB on disk become 11 MB) and never reads the compressed bytes
+ * again, but the pages it read stay in our resident set (3.7 MB for
+ * libc). An unwritten page of a private file mapping may be dropped at
+ * any time (a later read faults it in from the page cache); only whole
+ * pages inside a section are: libelf writes section headers, elsewhere. */
+#define MAX_DROPS 64
+struct drops { size_t n; uint64_t off[MAX_DROPS], len[MAX_DROPS]; };
+
+static void find_compressed(Elf *elf, struct drops *dr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	dr->n = 0;
+	while (dr->n < MAX_DROPS && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+		    sh.sh_type != SHT_NOBITS) {
+			dr->off[dr->n] = sh.sh_offset;
+			dr->len[dr->n++] = sh.sh_size;
+		}
+}
+
+static void drop_pages(const struct dwarfobj *d, const struct drops *dr)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < dr->n; i++) {
+		uint64_t lo = (dr->off[i] + pg - 1) & ~(pg - 1);
+		uint64_t hi = (dr->off[i] + dr->len[i]) & ~(pg - 1);
+
+		if (dr->off[i] + dr->len[i] <= d->maplen && hi > lo)
+			madvise((char *)d->map + lo, hi - lo, MADV_DONTNEED);
 	}
-	d->fd = fd;
-	d->mem = mem;
-	d->elf = elf;
+}
+
+/* (Re)open the ELF image and begin libdw on it: 0, or -errno. */
+static int load(struct dwarfobj *d)
+{
+	struct drops dr = { 0 };
+
+	if (d->dw)
+		return 0;
+	elf_version(EV_CURRENT);
+	d->elf = d->mem ? elf_memory(d->mem, d->memlen)
+	       : d->use_map ? map_elf(d) : elf_begin(d->fd, ELF_C_READ, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
+		unload(d);
+		return -ENOEXEC;
+	}
+	if (d->map)
+		find_compressed(d->elf, &dr);
+	if (!elfutil__has_dwarf(d->elf) || !(d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL))) {
+		unload(d);
+		return -ENODATA;
+	}
+	if (d->map)
+		drop_pages(d, &dr);
+	return 0;
+}
+
+/* Free the tables and libdw's state, keeping the source (fd or image). */
+static void unload(struct dwarfobj *d)
+{
+	for (size_t i = 0; i < d->nunits; i++) {
+		struct unit *u = &d->units[i];
+
+		for (size_t j = 0; j < u->npaths; j++)
+			free(u->paths[j]);
+		free(u->paths);
+		free(u->fns);
+	}
+	free(d->units);
+	free(d->ranges);
+	d->units = NULL;
+	d->ranges = NULL;
+	d->nunits = d->nranges = d->nfunctions = d->nbuilt = d->rows = 0;
+	d->indexed = false;
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->map)
+		munmap(d->map, d->maplen);
+	d->dw = NULL;
+	d->elf = NULL;
+	d->map = NULL;
+}
+
+static struct dwarfobj *open_src(int fd, bool use_map, void *mem, size_t memlen)
+{
+	struct dwarfobj *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		free(mem);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*d = (struct dwarfobj){ .fd = fd, .use_map = use_map, .mem = mem, .memlen = memlen };
+	if ((err = load(d))) {
+		dwarf__free(d);
+		errno = -err;
+		return NULL;
+	}
 	return d;
-fail:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	free(mem);
-	errno = err;
-	return NULL;
 }
 
 struct dwarfobj *dwarf__open_fd(int fd)
@@ -105,10 +222,8 @@ struct dwarfobj *dwarf__open_fd(int fd)
 		errno = ENOEXEC;
 		return NULL;
 	}
-	elf_version(EV_CURRENT);
 	/* mmap only what nobody but root can truncate under us. */
-	return open_elf(fd, NULL, elf_begin(fd, st.st_uid == 0 ? ELF_C_READ_MMAP
-							   : ELF_C_READ, NULL));
+	return open_src(fd, st.st_uid == 0, NULL, 0);
 }
 
 struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
@@ -117,26 +232,22 @@ struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
 
 	if (!mem)
 		return NULL;
-	elf_version(EV_CURRENT);
-	return open_elf(-1, mem, elf_memory(mem, len));
+	return open_src(-1, false, mem, len);
+}
+
+void dwarf__release(struct dwarfobj *d)
+{
+	if (d && d->dw) {
+		unload(d);
+		d->releases++;
+	}
 }
 
 void dwarf__free(struct dwarfobj *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nunits; i++) {
-		struct unit *u = &d->units[i];
-
-		for (size_t j = 0; j < u->npaths; j++)
-			free(u->paths[j]);
-		free(u->paths);
-		free(u->fns);
-	}
-	free(d->units);
-	free(d->ranges);
-	dwarf_end(d->dw);
-	elf_end(d->elf);
+	unload(d);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->mem);
@@ -145,7 +256,8 @@ void dwarf__free(struct dwarfobj *d)
 
 void dwarf__stats(const struct dwarfobj *d, struct dwarf_stats *st)
 {
-	*st = (struct dwarf_stats){ d->nunits, d->nranges, d->nbuilt, d->nfunctions };
+	*st = (struct dwarf_stats){ d->nunits, d->nranges, d->nbuilt, d->nfunctions,
+				    d->dw != NULL, d->releases, d->rows, d->restarts };
 }
 
 /* --- sorted range tables ------------------------------------------------ */
@@ -376,23 +488,53 @@ static int inline_chain(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *chain, int max)
 	return n;
 }
 
+static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie, uint64_t vaddr,
+		       struct dwarf_frame *out, int max);
+
 int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out, int max)
 {
-	Dwarf_Die cudie, fn, chain[DWARF_MAX_FRAMES];
+	Dwarf_Die cudie;
 	const struct range *r;
-	const char *file = NULL;
-	int64_t line = 0;
-	int n = 0;
+	int n;
 
-	if (!d || max <= 0)
+	if (!d || max <= 0 || load(d))
 		return 0;
 	if (!d->indexed)
 		build_index(d);
 	if (!(r = find_range(d->ranges, d->nranges, vaddr)) || r->ref >= d->nunits)
 		return 0;
+	if (!d->units[r->ref].rows && d->rows > ROWS_BUDGET) {
+		unload(d); /* over budget: start over (ROWS_BUDGET) */
+		d->restarts++;
+		if (load(d))
+			return 0;
+		build_index(d);
+		if (!(r = find_range(d->ranges, d->nranges, vaddr)) || r->ref >= d->nunits)
+			return 0;
+	}
 	struct unit *u = &d->units[r->ref];
 	if (!dwarf_offdie(d->dw, u->off, &cudie))
 		return 0;
+	n = lookup_unit(d, u, &cudie, vaddr, out, max);
+	if (!u->rows) { /* its lines were decoded (or tried): count them */
+		Dwarf_Lines *lines;
+		size_t nl = 0;
+
+		u->rows = dwarf_getsrclines(&cudie, &lines, &nl) == 0 && nl ? nl : 1;
+		d->rows += u->rows;
+	}
+	return n;
+}
+
+/* The frames of vaddr inside unit u (its DIE: cudie). */
+static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie_in, uint64_t vaddr,
+		       struct dwarf_frame *out, int max)
+{
+	Dwarf_Die cudie = *cudie_in, fn, chain[DWARF_MAX_FRAMES];
+	const char *file = NULL;
+	int64_t line = 0;
+	int n = 0;
+
 	if (!u->built)
 		build_unit(d, u, &cudie);
 
