@@ -485,6 +485,10 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	int ret, st;
 
 	session__stop(s);
+	/* Every notice is in (session__stop): the ring buffer's pages (2 MB,
+	 * all resident) need not be mapped while the profile is built. */
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
 	span = (struct session_span){ s->t0_wall, s->duration, s->t0 + s->duration };
 	session__report_in(s, &span, &in);
 	in.samples = samples;

@@ -135,6 +135,37 @@ static void drop_pages(const struct dwarfobj *d, const struct drops *dr)
 	}
 }
 
+/* dwarf_begin_elf reads (and decompresses) every debug section it
+ * knows; these hold what a symbolizer never asks for (variables'
+ * locations, macros, name and address indices (the unit index is
+ * built from the units' own ranges): libc's location lists are 1.4 MB
+ * decompressed). Made NOBITS in our copy of the headers, libdw leaves
+ * them alone. */
+static const char *const unread[] = {
+	".debug_loc", ".debug_loclists", ".debug_macro", ".debug_macinfo", ".debug_aranges",
+	".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes",
+};
+
+static void hide_unread(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+
+		for (size_t i = 0; name && i < sizeof(unread) / sizeof(*unread); i++)
+			if (!strcmp(name, unread[i]) && sh.sh_type != SHT_NOBITS) {
+				sh.sh_type = SHT_NOBITS;
+				gelf_update_shdr(scn, &sh);
+				break;
+			}
+	}
+}
+
 /* (Re)open the ELF image and begin libdw on it: 0, or -errno. */
 static int load(struct dwarfobj *d)
 {
@@ -151,6 +182,7 @@ static int load(struct dwarfobj *d)
 	}
 	if (d->map)
 		find_compressed(d->elf, &dr);
+	hide_unread(d->elf);
 	if (!elfutil__has_dwarf(d->elf) || !(d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL))) {
 		unload(d);
 		return -ENODATA;
