@@ -236,7 +236,8 @@ static char *lookups(struct dwarfobj *d, uint64_t addr, uint64_t size)
 /* dwarf__release gives back everything but the file, and the next
  * lookup loads it again with the same answers; a file whose debug
  * sections are compressed (mapped by us, the compressed pages dropped,
- * the sections libdw need not read hidden) answers the same too. */
+ * the sections libdw need not read hidden) answers the same too, and so
+ * does one not owned by root (read by libelf, not mapped). */
 static bool release_reload(void)
 {
 	char z[160], *a = NULL, *b = NULL, *c = NULL;
@@ -268,6 +269,14 @@ static bool release_reload(void)
 	CHECK((c = lookups(dz, addr, size)));
 	CHECK_STR(c, a);
 	dwarf__release(dz);
+	free(c);
+	CHECK((c = lookups(dz, addr, size)));
+	CHECK_STR(c, a);
+	dwarf__free(dz);
+	/* Owned by another user: read, not mapped (the headers still hidden). */
+	snprintf(z, sizeof(z), "%s/t.other", dir);
+	CHECK(sh("cp %s %s && chown 65534 %s", prog, z, z));
+	CHECK((dz = open_path(z)));
 	free(c);
 	CHECK((c = lookups(dz, addr, size)));
 	CHECK_STR(c, a);

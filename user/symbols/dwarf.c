@@ -559,25 +559,25 @@ int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out, i
 }
 
 /* The frames of vaddr inside unit u (its DIE: cudie). */
-static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie_in, uint64_t vaddr,
+static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie, uint64_t vaddr,
 		       struct dwarf_frame *out, int max)
 {
-	Dwarf_Die cudie = *cudie_in, fn, chain[DWARF_MAX_FRAMES];
+	Dwarf_Die fn, chain[DWARF_MAX_FRAMES];
 	const char *file = NULL;
 	int64_t line = 0;
 	int n = 0;
 
 	if (!u->built)
-		build_unit(d, u, &cudie);
+		build_unit(d, u, cudie);
 
-	Dwarf_Line *dl = dwarf_getsrc_die(&cudie, vaddr);
+	Dwarf_Line *dl = dwarf_getsrc_die(cudie, vaddr);
 	if (dl) {
 		Dwarf_Files *files;
 		size_t idx;
 		int ln = 0;
 
 		if (dwarf_line_file(dl, &files, &idx) == 0)
-			file = unit_file(u, &cudie, idx);
+			file = unit_file(u, cudie, idx);
 		if (dwarf_lineno(dl, &ln) == 0 && ln > 0)
 			line = ln;
 	}
@@ -593,7 +593,7 @@ static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie_in, 
 		Dwarf_Attribute a;
 		Dwarf_Word w;
 
-		fill_frame(f, u, &cudie, &chain[i]);
+		fill_frame(f, u, cudie, &chain[i]);
 		f->file = file;
 		f->line = line;
 		if (!f->file)
@@ -604,7 +604,7 @@ static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie_in, 
 			continue;
 		/* The caller stands at the call site. */
 		file = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &w) == 0
-			? unit_file(u, &cudie, w) : NULL;
+			? unit_file(u, cudie, w) : NULL;
 		line = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &w) == 0 &&
 		       w < INT32_MAX ? (int64_t)w : 0;
 	}
