@@ -211,5 +211,82 @@ static bool cleanup(void)
 	return sh("rm -rf %s", dir);
 }
 
-TEST_MAIN("dwarf", TEST(setup), TEST(inline_frames), TEST(outside_code), TEST(no_dwarf),
+
+/* Every lookup in outer as text ("name:line@file" per frame). */
+static char *lookups(struct dwarfobj *d, uint64_t addr, uint64_t size)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	for (uint64_t a = addr; m && a < addr + size; a++) {
+		struct dwarf_frame f[DWARF_MAX_FRAMES];
+		int n = dwarf__lookup(d, a, f, DWARF_MAX_FRAMES);
+
+		for (int i = 0; i < n; i++)
+			fprintf(m, "%s:%lld@%s ", f[i].name ? f[i].name : "?", (long long)f[i].line,
+				f[i].file ? f[i].file : "?");
+		fprintf(m, "\n");
+	}
+	if (m)
+		fclose(m);
+	return buf;
+}
+
+/* dwarf__release gives back everything but the file, and the next
+ * lookup loads it again with the same answers; a file whose debug
+ * sections are compressed (mapped by us, the compressed pages dropped,
+ * the sections libdw need not read hidden) answers the same too, and so
+ * does one not owned by root (read by libelf, not mapped). */
+static bool release_reload(void)
+{
+	char z[160], *a = NULL, *b = NULL, *c = NULL;
+	struct dwarfobj *d = open_path(prog), *dz = NULL;
+	struct dwarf_stats st;
+	uint64_t addr, size;
+
+	CHECK(d);
+	CHECK(nm_sym(prog, "outer", &addr, &size));
+	CHECK((a = lookups(d, addr, size)) && strstr(a, "inner:"));
+	dwarf__stats(d, &st);
+	CHECK(st.loaded && st.units >= 1 && st.rows > 0 && st.releases == 0);
+	dwarf__release(d);
+	dwarf__stats(d, &st);
+	CHECK(!st.loaded && st.units == 0 && st.units_indexed == 0 && st.rows == 0);
+	CHECK_EQ_INT(st.releases, 1);
+	dwarf__release(d); /* nothing held: not counted */
+	dwarf__stats(d, &st);
+	CHECK_EQ_INT(st.releases, 1);
+	CHECK((b = lookups(d, addr, size)));
+	CHECK_STR(b, a);
+	dwarf__stats(d, &st);
+	CHECK(st.loaded && st.units >= 1);
+
+	snprintf(z, sizeof(z), "%s/t.z", dir);
+	CHECK(sh("objcopy --compress-debug-sections=zlib %s %s", prog, z));
+	CHECK(sh("readelf -SW %s | grep -q ' \\.debug_info .* C '", z));
+	CHECK((dz = open_path(z)));
+	CHECK((c = lookups(dz, addr, size)));
+	CHECK_STR(c, a);
+	dwarf__release(dz);
+	free(c);
+	CHECK((c = lookups(dz, addr, size)));
+	CHECK_STR(c, a);
+	dwarf__free(dz);
+	/* Owned by another user: read, not mapped (the headers still hidden). */
+	snprintf(z, sizeof(z), "%s/t.other", dir);
+	CHECK(sh("cp %s %s && chown 65534 %s", prog, z, z));
+	CHECK((dz = open_path(z)));
+	free(c);
+	CHECK((c = lookups(dz, addr, size)));
+	CHECK_STR(c, a);
+	dwarf__free(dz);
+	dwarf__free(d);
+	free(a);
+	free(b);
+	free(c);
+	return true;
+}
+
+TEST_MAIN("dwarf", TEST(setup), TEST(inline_frames), TEST(release_reload), TEST(outside_code), TEST(no_dwarf),
 	  TEST(cxx_linkage), TEST(demangling), TEST(truncated_images), TEST(cleanup))

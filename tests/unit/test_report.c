@@ -26,6 +26,9 @@
 #include "report/mainexe.h"
 #include "report/report.h"
 #include "report/top.h"
+#include "report/symbolize.h"
+#include "symbols/debuginfo.h"
+#include "symbols/ksyms.h"
 #include "pprof_read.h"
 #include "testing.h"
 
@@ -634,6 +637,135 @@ static bool drain_maps(void)
 	return true;
 }
 
+
+/* Each sample's frames as text: "name:line" per location line, leaf first,
+ * then its values; the samples sorted (ids and order may differ). */
+static char *profile_text(const pb_profile *p)
+{
+	char *buf = NULL, **lines = calloc(p->n_sample + 1, sizeof(*lines));
+	size_t len = 0;
+	FILE *m;
+
+	for (size_t i = 0; lines && i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		size_t n = 0;
+		FILE *o = open_memstream(&lines[i], &n);
+
+		for (size_t j = 0; o && j < s->n_location_id; j++) {
+			const Perftools__Profiles__Location *l = pb_location(p, s->location_id[j]);
+
+			for (size_t k = 0; l && k < l->n_line; k++)
+				for (size_t fi = 0; fi < p->n_function; fi++)
+					if (p->function[fi]->id == l->line[k]->function_id)
+						fprintf(o, "%s:%lld ", str(p, p->function[fi]->name),
+							(long long)l->line[k]->line);
+			fprintf(o, "| ");
+		}
+		if (o) {
+			fprintf(o, "= %lld %lld", (long long)s->value[0], (long long)s->value[1]);
+			fclose(o);
+		}
+	}
+	if (!lines || !(m = open_memstream(&buf, &len)))
+		return NULL;
+	for (size_t i = 1; i < p->n_sample; i++) /* insertion sort: a few samples */
+		for (size_t j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+			char *t = lines[j];
+			lines[j] = lines[j - 1];
+			lines[j - 1] = t;
+		}
+	for (size_t i = 0; i < p->n_sample; i++) {
+		fprintf(m, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	fclose(m);
+	return buf;
+}
+
+#define KSTACK_KEY (PMUBPF_STACK_KEY_MIN | 0x4321)
+#define KSTACK_TRACE_KEY (PMUBPF_STACK_KEY_MIN | 0x4322)
+
+/* The last profile of a recording (report_in.last) gives back what named
+ * its frames as it goes: the kernel symbols once the kernel frames are
+ * named, each object's DWARF once its frames are; and it is the profile
+ * the same data make without giving anything back (names, source lines,
+ * the tracepoint dispatch frames left out of a kernel stack). */
+static bool last_gives_back(void)
+{
+	struct fixture f;
+	struct debuginfo *dbg = NULL;
+	struct ksyms *ks = NULL;
+	pb_profile *p = NULL, *q = NULL;
+	char *a = NULL, *b = NULL, path[160];
+	struct dwarf_stats ds;
+	bool ok = false;
+	FILE *kf;
+
+	if (!setup(&f, ARGS("-e", "cpu-clock")))
+		goto out;
+	snprintf(path, sizeof(path), "%s/kallsyms", f.dir);
+	CHECK((kf = fopen(path, "w")));
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81001000 T k_work\n"
+	      "ffffffff81002000 T __traceiter_sched_switch\n"
+	      "ffffffff81003000 T k_end\n", kf);
+	fclose(kf);
+	CHECK((ks = ksyms__load(path)));
+	CHECK((dbg = debuginfo__new(NULL, 0)));
+	procs__set_debuginfo(f.procs, dbg);
+	struct pmubpf_stack st = { .nr = 2 };
+	st.ips[0] = 0xffffffff81001010ULL;
+	st.ips[1] = 0xffffffff81003010ULL;
+	CHECK(report_data__add_stack(&f.d, KSTACK_KEY, &st) == 0);
+	st.ips[0] = 0xffffffff81002010ULL; /* dispatch, then the traced code */
+	st.ips[1] = 0xffffffff81001020ULL;
+	CHECK(report_data__add_stack(&f.d, KSTACK_TRACE_KEY, &st) == 0);
+	add(&f, 0, 100, USTACK_KEY, 3, 3000);
+	struct pmubpf_key k = { .event = 0, .tgid = (uint32_t)getpid(), .tid = 101, .pgen = 1,
+				.ustack = USTACK_KEY, .kstack = KSTACK_KEY };
+	struct pmubpf_val v = { 2, 2000 };
+	CHECK(report_data__add_entry(&f.d, &k, &v) == 0);
+	k.tid = 102;
+	k.kstack = KSTACK_TRACE_KEY;
+	CHECK(report_data__add_entry(&f.d, &k, &v) == 0);
+	f.in.ksyms = ks;
+
+	CHECK(write_profiles(&f) == 0 && (p = load(f.out)));
+	struct proc *pr = procs__get(f.procs, (uint32_t)getpid(), 1);
+	struct elfobj *obj = symb__object(pr, (uint64_t)(uintptr_t)report_leaf, NULL);
+	CHECK(obj && debuginfo__dwarf(obj));
+	dwarf__stats(debuginfo__dwarf(obj), &ds);
+	CHECK(ds.loaded && ds.releases == 0);
+	CHECK(ksyms__count(ks) == 4);
+
+	f.in.last = true;
+	free(f.said);
+	f.said = NULL;
+	CHECK(write_profiles(&f) == 0 && (q = load(f.out)));
+	dwarf__stats(debuginfo__dwarf(obj), &ds);
+	CHECK(!ds.loaded && ds.releases == 1 && ds.units == 0);
+	CHECK_EQ_INT(ksyms__count(ks), 0);
+
+	CHECK((a = profile_text(p)) && (b = profile_text(q)));
+	CHECK_STR(b, a);
+	CHECK(strstr(a, "report_leaf:")); /* DWARF named it, with a line */
+	CHECK(!strstr(a, "report_leaf:0 "));
+	CHECK(strstr(a, "k_work:0 | k_end:0 | report_leaf:"));
+	CHECK(strstr(a, "k_work:0 | report_leaf:")); /* dispatch left out */
+	CHECK(!strstr(a, "__traceiter") && !strstr(b, "kallsyms]+"));
+	ok = true;
+out:
+	free(a);
+	free(b);
+	pb_free(p);
+	pb_free(q);
+	teardown(&f);
+	debuginfo__free(dbg); /* after the objects it noted (teardown) */
+	ksyms__free(ks);
+	return ok;
+}
+
 TEST_MAIN("report",
 	TEST(weights),
 	TEST(multiplexed),
@@ -647,4 +779,5 @@ TEST_MAIN("report",
 	TEST(top_table),
 	TEST(entries_data),
 	TEST(drain_maps),
+	TEST(last_gives_back),
 )

@@ -277,7 +277,7 @@ void session__stop(struct session *s)
  * recording of many windows re-reads it every 10 minutes (modules come
  * and go). NULL with a warning once if unavailable. */
 #define KSYMS_REFRESH_NS (600 * 1000000000LL)
-static const struct ksyms *kernel_symbols(struct session *s)
+static struct ksyms *kernel_symbols(struct session *s)
 {
 	if (s->cfg->no_kernel)
 		return NULL;
@@ -511,9 +511,14 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	int ret, st;
 
 	session__stop(s);
+	/* Every notice is in (session__stop): the ring buffer's pages (2 MB,
+	 * all resident) need not be mapped while the profile is built. */
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
 	span = (struct session_span){ s->t0_wall, s->duration, s->t0 + s->duration };
 	session__report_in(s, &span, &in);
 	in.samples = samples;
+	in.last = true; /* nothing is symbolized after: sources go once used */
 	if (in.unwind && cfg->verbose) {
 		unwind__summary(in.unwind, msg, sizeof(msg));
 		fprintf(stderr, "pmubpf: %s\n", msg);

@@ -1,8 +1,13 @@
 /* build.c — see build.h. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "build.h"
+#include "lib/grow.h"
+#include "lib/hashtab.h"
+#include "symbols/debuginfo.h"
 #include "procs/labels.h"
 #include "procs/maplog.h"
 #include "perf/perfev.h"
@@ -13,10 +18,57 @@
 #define MAX_DEPTH PMUBPF_MAX_DEPTH
 #define MAX_LABELS 16 /* of a thread's label set, per sample */
 
+/* Kernel stacks that begin with the kernel's tracepoint dispatch
+ * (__traceiter_NAME, there when several programs share a tracepoint:
+ * -e off-cpu's sched_switch beside another tool's): our own path, not
+ * the profiled code. Counted while the kernel symbols are there
+ * (name_frames), so that the samples can leave those frames out after
+ * the symbols were given back. */
+struct kskip { uint64_t key; uint32_t n; };
+struct kskips {
+	struct hashtab *index; /* stack key -> index into v */
+	struct kskip *v;
+	size_t n, cap;
+};
+
+static bool kskip_eq(const void *key, uint64_t idx, void *ctx)
+{
+	return ((struct kskips *)ctx)->v[idx].key == *(const uint64_t *)key;
+}
+
+static uint32_t kskip_get(const struct kskips *sk, uint64_t key)
+{
+	uint64_t idx;
+
+	return hashtab__find(sk->index, hashtab__hash_u64(key), &key, &idx) ? sk->v[idx].n : 0;
+}
+
+/* Count stack `key`'s leading dispatch frames (none: nothing kept). */
+static int kskip_count(struct kskips *sk, const struct ksyms *ks, uint64_t key,
+		       const struct report_stack *f)
+{
+	uint32_t i = 0;
+
+	while (ks && i < f->nr) {
+		const struct ksym *k = ksyms__lookup(ks, f->ips[i]);
+
+		if (!k || strncmp(k->name, "__traceiter_", 12))
+			break;
+		i++;
+	}
+	if (!i || kskip_get(sk, key))
+		return 0;
+	if (GROW(sk->v, sk->cap, sk->n, 1) ||
+	    hashtab__insert(sk->index, hashtab__hash_u64(key), sk->n))
+		return -ENOMEM;
+	sk->v[sk->n++] = (struct kskip){ key, i };
+	return 0;
+}
+
 /* Append a stack's locations for one side. */
 static size_t add_side(struct pprof *p, const struct report_data *d, uint64_t key, bool user,
-		       struct proc *pr, const struct ksyms *ks, uint64_t *locs, size_t n,
-		       struct symb_stats *st)
+		       struct proc *pr, const struct ksyms *ks, const struct kskips *sk,
+		       uint64_t *locs, size_t n, struct symb_stats *st)
 {
 	if (key == PMUBPF_STACK_NONE)
 		return n;
@@ -27,29 +79,140 @@ static size_t add_side(struct pprof *p, const struct report_data *d, uint64_t ke
 		locs[n++] = symb__synthetic(p, s);
 		return n;
 	}
-	const struct pmubpf_stack *f = report_data__stack(d, key);
+	const struct report_stack *f = report_data__stack(d, key);
 	if (!f) {
 		locs[n++] = symb__synthetic(p, user ? SYNTH_LOST_USTACK_ERROR : SYNTH_LOST_KSTACK_ERROR);
 		return n;
 	}
-	uint64_t i = 0;
-	/* The kernel's tracepoint dispatch (__traceiter_NAME, there when
-	 * several programs share a tracepoint: -e off-cpu's sched_switch
-	 * beside another tool's) is our own path, not the profiled code. */
-	while (!user && ks && i < f->nr) {
-		const struct ksym *k = ksyms__lookup(ks, f->ips[i]);
-
-		if (!k || strncmp(k->name, "__traceiter_", 12))
-			break;
-		i++;
-	}
-	for (; i < f->nr; i++) {
+	for (uint64_t i = user ? 0 : kskip_get(sk, key); i < f->nr; i++) {
 		uint64_t l = user ? symb__user(p, pr, f->ips[i], n == 0 && i == 0, st)
 				  : symb__kernel(p, ks, f->ips[i], i == 0, st);
 		if (l)
 			locs[n++] = l;
 	}
 	return n;
+}
+
+/* --- naming the frames, one source at a time ------------------------------
+ * Before the samples are added, every frame of the event is named: the
+ * kernel's first, then the user frames grouped by ELF object, by file
+ * offset within each (so by DWARF unit: dwarf.c bounds the line tables
+ * it holds and starts over when past the budget). An object's
+ * debug info is loaded at its first frame (libc's separate debug file:
+ * 11 MB of decompressed sections and ~5 MB of libdw's tables), so naming
+ * in sample order held every object's at once, beside the kernel
+ * symbols (~6 MB), at the peak of a whole-machine recording. With
+ * in->last, each source is given back as soon as its frames are named:
+ * the build holds one object's debug info at a time. The samples pass
+ * then finds every location already made. */
+
+/* A user frame whose location the profile does not have yet. */
+struct pending {
+	struct elfobj *obj;
+	struct proc *pr;
+	uint64_t ip, mid;
+	uint64_t off; /* in the object's file: its units in turn (dwarf.h) */
+	bool leaf;
+};
+
+struct naming {
+	struct pending *v;
+	size_t n, cap;
+	struct hashtab *seen; /* (mapping, address) -> index into v */
+};
+
+static bool pending_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct pending *k = key, *e = &((struct naming *)ctx)->v[idx];
+
+	return e->mid == k->mid && e->ip == k->ip;
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return (uintptr_t)x->obj < (uintptr_t)y->obj ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip; /* (mid, ip) are distinct */
+}
+
+/* Queue entry en's user frames that need naming (n: locations before
+ * them, as in add_samples). 0 or -ENOMEM. */
+static int queue_user(struct pprof *p, struct naming *nm, const struct report_data *d,
+		      const struct report_entry *en, struct proc *pr, size_t n)
+{
+	const struct report_stack *f;
+
+	if (!pr || en->k.ustack < PMUBPF_STACK_KEY_MIN ||
+	    !(f = report_data__stack(d, en->k.ustack)))
+		return 0;
+	for (uint32_t i = 0; i < f->nr; i++) {
+		const struct procmap *m;
+		struct elfobj *obj = symb__object(pr, f->ips[i], &m);
+		struct pending q = { obj, pr, f->ips[i], 0, 0, n == 0 && i == 0 };
+
+		if (!obj)
+			continue; /* no debug info to load: named with the samples */
+		q.off = q.ip - m->start + m->pgoff;
+		if (!(q.mid = symb__mapping(p, pr, m)))
+			return -ENOMEM;
+		uint64_t h = hashtab__hash_mix(q.mid, q.ip);
+		if (pprof__find_location(p, q.mid, q.ip) || hashtab__find(nm->seen, h, &q, NULL))
+			continue;
+		if (GROW(nm->v, nm->cap, nm->n, 1) || hashtab__insert(nm->seen, h, nm->n))
+			return -ENOMEM;
+		nm->v[nm->n++] = q;
+	}
+	return 0;
+}
+
+static int name_frames(struct pprof *p, const struct report_in *in, const struct report_data *d,
+		       const struct report_event *es, struct kskips *sk, struct symb_stats *st)
+{
+	struct naming nm = { 0 };
+	uint64_t locs[MAX_DEPTH + 1];
+	int ret = 0;
+
+	if (!(nm.seen = hashtab__new(pending_eq, &nm)))
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < es->n; i++) {
+		const struct report_entry *en = &es->v[i];
+		struct proc *pr = en->k.tgid ? procs__get(in->procs, en->k.tgid, en->k.pgen) : NULL;
+		const struct report_stack *kf = en->k.kstack >= PMUBPF_STACK_KEY_MIN ?
+			report_data__stack(d, en->k.kstack) : NULL;
+		size_t n = in->data_profile ? 1 : 0; /* the data leaf goes first */
+
+		if (in->tick && !(i & 255))
+			in->tick(in->tick_ctx);
+		if (kf && (ret = kskip_count(sk, in->ksyms, en->k.kstack, kf)))
+			break;
+		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, sk, locs, n, st);
+		ret = queue_user(p, &nm, d, en, pr, n);
+	}
+	hashtab__free(nm.seen);
+	if (in->last && in->ksyms) {
+		ksyms__release(in->ksyms);
+		malloc_trim(0);
+	}
+	if (!ret && nm.n > 1)
+		qsort(nm.v, nm.n, sizeof(*nm.v), cmp_pending);
+	for (size_t a = 0, b; !ret && a < nm.n; a = b) {
+		for (b = a; !ret && b < nm.n && nm.v[b].obj == nm.v[a].obj; b++) {
+			if (in->tick && !(b & 255))
+				in->tick(in->tick_ctx);
+			if (!symb__user(p, nm.v[b].pr, nm.v[b].ip, nm.v[b].leaf, st))
+				ret = -ENOMEM;
+		}
+		if (in->last) {
+			debuginfo__release(nm.v[a].obj);
+			malloc_trim(0);
+		}
+	}
+	free(nm.v);
+	return ret;
 }
 
 /* --call-graph: the mode, the unwind tables, and how DWARF walks ended
@@ -147,8 +310,9 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 
 /* Every entry as a sample; the main executable counted on the way. */
 static int add_samples(struct pprof *p, const struct report_in *in, const struct report_data *d,
-		       const struct report_event *es, double scale, struct top *top,
-		       struct mainexe *me, struct symb_stats *st, struct data_stats *ds)
+		       const struct report_event *es, const struct kskips *sk, double scale,
+		       struct top *top, struct mainexe *me, struct symb_stats *st,
+		       struct data_stats *ds)
 {
 	uint64_t locs[2 * MAX_DEPTH + 2];
 
@@ -165,8 +329,8 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 		/* --data-addr's profile: the data touched is the leaf. */
 		if (in->data_profile && !(locs[n++] = dataaddr__location(p, pr, en->addr, en->v.count, ds)))
 			return -ENOMEM;
-		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, locs, n, st);
-		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, locs, n, st);
+		n = add_side(p, d, en->k.kstack, false, pr, in->ksyms, sk, locs, n, st);
+		n = add_side(p, d, en->k.ustack, true, pr, in->ksyms, sk, locs, n, st);
 		if (n == (in->data_profile ? 1u : 0u))
 			locs[n++] = symb__synthetic(p, SYNTH_NO_STACK);
 		nl = sample_labels(in, en, pr, labels, keys);
@@ -205,6 +369,7 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	const struct loss_sizes sizes = { in->counts_map_size, in->stack_map_size };
 	struct symb_stats st = { 0 };
 	struct data_stats ds = { 0 };
+	struct kskips skips = { 0 };
 	uint64_t nsamples = 0, weight = 0, loc;
 	double scale = 1.0;
 	int64_t period;
@@ -225,7 +390,8 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 
 	struct pprof *p = pprof__new(e->value_type, e->value_unit, period);
 	struct mainexe *me = mainexe__new(cfg, in->command_pid);
-	if (!p || !me) {
+	skips.index = hashtab__new(kskip_eq, &skips);
+	if (!p || !me || !skips.index) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -234,7 +400,9 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	add_comments(p, in, ev, drops, &out->notes);
 	if (in->data_profile)
 		pprof__add_comment(p, "data addresses (--data-addr): each sample's leaf frame is the data it touched (a global by its ELF symbol, a mapped file, [heap], [stack], [anon]; the byte offset into it is the line), then its code stack");
-	ret = add_samples(p, in, d, es, scale, top, me, &st, &ds);
+	ret = name_frames(p, in, d, es, &skips, &st);
+	if (!ret)
+		ret = add_samples(p, in, d, es, &skips, scale, top, me, &st, &ds);
 	symb__done(&st);
 	if (ret)
 		goto fail;
@@ -273,6 +441,8 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	if (ret)
 		goto fail;
 	mainexe__free(me);
+	hashtab__free(skips.index);
+	free(skips.v);
 	out->p = p;
 	out->nsamples = nsamples;
 	out->distinct = es->n;
@@ -280,6 +450,8 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 fail:
 	snprintf(err, errlen, "building the %s profile: %s", e->name, strerror(-ret));
 	mainexe__free(me);
+	hashtab__free(skips.index);
+	free(skips.v);
 	pprof__free(p);
 	return ret;
 }

@@ -6,9 +6,9 @@
 #include "entries.h"
 #include "lib/grow.h"
 
-static bool stack_eq(const void *key, uint64_t idx, void *ctx)
+static bool stack_eq(const void *key, uint64_t off, void *ctx)
 {
-	return ((struct report_data *)ctx)->stack_keys[idx] == *(const uint64_t *)key;
+	return ((struct report_data *)ctx)->pool[off] == *(const uint64_t *)key;
 }
 
 int report_data__init(struct report_data *d)
@@ -26,8 +26,7 @@ void report_data__free(struct report_data *d)
 	}
 	hashtab__free(d->stack_index);
 	hashtab__free(d->entry_index);
-	free(d->stacks);
-	free(d->stack_keys);
+	free(d->pool);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -55,33 +54,37 @@ int report_data__add_data(struct report_data *d, const struct pmubpf_key *k, uin
 	return 0;
 }
 
-int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st)
+/* Keep (key, nr frames at ips) unless key is there: 0 or -ENOMEM. */
+static int add_frames(struct report_data *d, uint64_t key, uint64_t nr, const void *ips)
 {
-	uint64_t h = hashtab__hash_u64(key), idx;
-	size_t cap = d->cap_stacks;
+	uint64_t h = hashtab__hash_u64(key), off;
 
-	if (st->nr > PMUBPF_MAX_DEPTH)
-		return -EINVAL;
-	if (hashtab__find(d->stack_index, h, &key, &idx))
+	if (hashtab__find(d->stack_index, h, &key, &off))
 		return 0;
-	/* Two arrays of one capacity: both grow before it is committed. */
-	size_t kcap = cap;
-	if (GROW(d->stacks, cap, d->nstacks, 1) || GROW(d->stack_keys, kcap, d->nstacks, cap - d->nstacks))
+	off = d->npool;
+	if (GROW(d->pool, d->cap_pool, d->npool, 2 + nr) || hashtab__insert(d->stack_index, h, off))
 		return -ENOMEM;
-	d->cap_stacks = cap < kcap ? cap : kcap;
-	if (hashtab__insert(d->stack_index, h, d->nstacks))
-		return -ENOMEM;
-	d->stacks[d->nstacks] = *st;
-	d->stack_keys[d->nstacks++] = key;
+	d->pool[off] = key;
+	d->pool[off + 1] = nr;
+	memcpy(&d->pool[off + 2], ips, nr * sizeof(uint64_t));
+	d->npool += 2 + nr;
+	d->nstacks++;
 	return 0;
 }
 
-const struct pmubpf_stack *report_data__stack(const struct report_data *d, uint64_t key)
+int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st)
 {
-	uint64_t idx;
+	if (st->nr > PMUBPF_MAX_DEPTH)
+		return -EINVAL;
+	return add_frames(d, key, st->nr, st->ips);
+}
 
-	if (hashtab__find(d->stack_index, hashtab__hash_u64(key), &key, &idx))
-		return &d->stacks[idx];
+const struct report_stack *report_data__stack(const struct report_data *d, uint64_t key)
+{
+	uint64_t off;
+
+	if (hashtab__find(d->stack_index, hashtab__hash_u64(key), &key, &off))
+		return (const struct report_stack *)&d->pool[off + 1];
 	return NULL;
 }
 
@@ -171,8 +174,8 @@ int report_data__merge(struct report_data *dst, const struct report_data *src)
 {
 	if (index_entries(dst))
 		return -ENOMEM;
-	for (size_t i = 0; i < src->nstacks; i++)
-		if (report_data__add_stack(dst, src->stack_keys[i], &src->stacks[i]))
+	for (size_t off = 0; off < src->npool; off += 2 + src->pool[off + 1])
+		if (add_frames(dst, src->pool[off], src->pool[off + 1], &src->pool[off + 2]))
 			return -ENOMEM;
 	for (int e = 0; e < PMUBPF_MAX_EVENTS; e++) {
 		const struct report_event *se = &src->ev[e];

@@ -31,11 +31,14 @@ struct report_data {
 	/* --data-addr: the data map's entries, per event (their drops stay
 	 * in ev[]); the stacks below serve both. */
 	struct report_event data[PMUBPF_MAX_EVENTS];
-	/* stacks: key -> frames */
-	struct hashtab *stack_index; /* key -> index into stacks */
-	struct pmubpf_stack *stacks;
-	uint64_t *stack_keys;
-	size_t nstacks, cap_stacks;
+	/* stacks: key -> frames, end to end in one pool as (key, nr,
+	 * ips[nr]): a BPF stack value is 1 KiB whatever its depth, so
+	 * copies of whole values (~20 frames used) were most of what a
+	 * whole-machine recording held while its profile was built. */
+	struct hashtab *stack_index; /* key -> offset of its key in pool */
+	uint64_t *pool;
+	size_t npool, cap_pool;
+	size_t nstacks;
 	/* report_data__merge's index of the entries by key (made at the
 	 * first merge; entries added since are indexed at the next). */
 	struct hashtab *entry_index;
@@ -56,8 +59,14 @@ int report_data__add_data(struct report_data *d, const struct pmubpf_key *k, uin
 /* Keep a copy of stack `key`'s frames (nr <= PMUBPF_MAX_DEPTH, else
  * -EINVAL): 0 or -ENOMEM. A key already there is left as it is. */
 int report_data__add_stack(struct report_data *d, uint64_t key, const struct pmubpf_stack *st);
-/* The frames of stack `key`, or NULL if none was added. */
-const struct pmubpf_stack *report_data__stack(const struct report_data *d, uint64_t key);
+/* One stack's frames, leaf first, as the pool holds them. */
+struct report_stack {
+	uint64_t nr;
+	uint64_t ips[];
+};
+/* The frames of stack `key`, or NULL if none was added; valid until the
+ * next add to d. */
+const struct report_stack *report_data__stack(const struct report_data *d, uint64_t key);
 /* Add src (one window drained) to dst (what a longer span has so far):
  * an entry whose key dst holds gets src's count and period added, the
  * others are appended; src's stacks dst lacks are copied (stack keys are

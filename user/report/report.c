@@ -131,15 +131,20 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 int report__write_data(const struct report_in *in, const struct report_data *d,
 		       FILE *say, FILE *top_out, char *err, size_t errlen)
 {
-	int ret = 0;
-
-	struct report_in din = *in;
+	int ret = 0, nev = in->cfg->nevents;
+	struct report_in code = *in, din = *in;
 
 	din.data_profile = true;
-	for (int ev = 0; !ret && ev < in->cfg->nevents; ev++) {
-		ret = write_event(in, d, ev, say, top_out, err, errlen);
+	for (int ev = 0; !ret && ev < nev; ev++) {
 		/* --data-addr: each sampling event's data profile beside it. */
-		if (!ret && in->data && !in->cfg->events[ev].member)
+		bool data = in->data && !in->cfg->events[ev].member;
+
+		/* in->last: only the last profile built may give back what
+		 * names frames (the others would load it again). */
+		code.last = in->last && ev == nev - 1 && !data;
+		din.last = in->last && ev == nev - 1;
+		ret = write_event(&code, d, ev, say, top_out, err, errlen);
+		if (!ret && data)
 			ret = write_event(&din, d, ev, say, top_out, err, errlen);
 	}
 	return ret;

@@ -30,7 +30,7 @@ struct report_in {
 	int data_fd;
 	int nr_cpus;                  /* possible CPUs (per-CPU map values) */
 	struct procs *procs;
-	const struct ksyms *ksyms;    /* NULL: kernel frames unsymbolized */
+	struct ksyms *ksyms;          /* NULL: kernel frames unsymbolized */
 	int64_t time_nanos;           /* wall clock at start */
 	int64_t duration_nanos;
 	uint64_t enabled[PMUBPF_MAX_EVENTS], running[PMUBPF_MAX_EVENTS];
@@ -44,6 +44,12 @@ struct report_in {
 	bool data_profile;            /* report__build: the --data-addr profile
 	                               * (report_data's data entries), not the
 	                               * code one */
+	bool last;                    /* no profile is built after these (a
+	                               * one-shot recording's): each source of
+	                               * names, the kernel symbols and each
+	                               * object's debug info, is given back
+	                               * once the last profile's frames in it
+	                               * are named (build.c) */
 	uint64_t *samples;            /* if set: += each profile's samples */
 	/* if set: called every few hundred samples while profiles are built
 	 * (a windowed recording drains a window that is due meanwhile) */

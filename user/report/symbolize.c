@@ -162,11 +162,20 @@ void symb__done(struct symb_stats *st)
 	st->memo = NULL;
 }
 
+struct elfobj *symb__object(struct proc *pr, uint64_t ip, const struct procmap **mp)
+{
+	const struct procmap *m = pr ? procmaps__find(&pr->maps, ip) : NULL;
+
+	if (mp)
+		*mp = m;
+	return m && pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
+}
+
 uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st)
 {
-	const struct procmap *m = pr ? procmaps__find(&pr->maps, ip) : NULL;
-	struct elfobj *obj = NULL;
+	const struct procmap *m;
+	struct elfobj *obj = symb__object(pr, ip, &m);
 	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1;
 	const struct elfsym *sym = NULL;
 	struct dwarf_frame frames[DWARF_MAX_FRAMES];
@@ -175,8 +184,6 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 	int nframes = 0;
 	size_t nlines = 0;
 
-	if (m)
-		obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
 	if (!obj && pr && !opts.no_symbol &&
 	    (!m || !m->path[0] || !strncmp(m->path, "[anon", 5))) {
 		/* Anonymous executable memory, or mapped after the last read. */

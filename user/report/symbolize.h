@@ -49,6 +49,9 @@ void symb__set_options(const struct symb_options *o);
 /* The pprof mapping of pr's mapping m (with its build-id), as user
  * frames in it get: 0 + errno on ENOMEM. */
 uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m);
+/* The ELF object a user address of pr lies in (NULL: none, or no file
+ * read), and its mapping in *m if m is not NULL (NULL: none). */
+struct elfobj *symb__object(struct proc *pr, uint64_t ip, const struct procmap **m);
 /* A location id in profile p for a user address of pr (0 on ENOMEM). A
  * frame no symbol names is named by its file and offset ("libc.so.6+0x2a3f0";
  * without a file, "[anon]+0xADDR" or "[unknown]+0xADDR"), the address

@@ -466,6 +466,14 @@ struct dwarfobj *debuginfo__dwarf(struct elfobj *o)
 	return od ? od->dw : NULL;
 }
 
+void debuginfo__release(struct elfobj *o)
+{
+	struct objdbg *od = o ? elfobj__aux(o) : NULL;
+
+	if (od && od->obj == o)
+		dwarf__release(od->dw);
+}
+
 /* The better of two answers: the one starting closer below vaddr. */
 static const struct elfsym *closer(const struct elfsym *a, const struct elfsym *b)
 {

@@ -60,6 +60,9 @@ void debuginfo__note(struct debuginfo *dbg, struct elfobj *o, int bin_fd,
 /* Lookup time (lazy: the first call per object searches and loads). */
 /* The DWARF of o (own or separate), or NULL. */
 struct dwarfobj *debuginfo__dwarf(struct elfobj *o);
+/* Give back o's loaded DWARF (dwarf__release): a build done with o's
+ * frames; a later lookup loads it again. The symbol tables stay. */
+void debuginfo__release(struct elfobj *o);
 /* The symbol for vaddr: the debug file's or MiniDebugInfo's .symtab,
  * else o's own tables; whichever covers vaddr most closely. */
 const struct elfsym *debuginfo__symbol(struct elfobj *o, uint64_t vaddr);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "dwarf_src.h"
 #include "elfutil.h"
 #include "lib/sorted.h"
 #include "lib/grow.h"
@@ -30,6 +31,16 @@
 #define MAX_CHILDREN   (1u << 20) /* children scanned per scope */
 #define MAX_FILES      (1u << 20) /* file names per unit cached */
 #define OVERLAP_WALK   8          /* lower entries tried when one misses */
+/* Line rows decoded and held before the object starts over. libdw keeps
+ * each unit's whole line table once decoded (~48 bytes a row) until
+ * dwarf_end, and has no call to drop one: a profile with frames in many
+ * units of a large library (libpython's 71 units with samples: 24 MB of
+ * rows) held them all. Past the budget, the next unit not decoded yet
+ * unloads everything and loads the object again (its unit index is
+ * rebuilt: tens of ms for libpython, and libc's debug file decompressed
+ * again); callers that look up addresses in order (report's build)
+ * start over about once per budget. */
+#define ROWS_BUDGET    (1u << 15)
 
 struct range {
 	uint64_t lo, hi;
@@ -43,53 +54,73 @@ struct unit {
 	size_t nfns;
 	char **paths; /* joined file names by index, filled on demand */
 	size_t npaths;
+	size_t rows;  /* line rows libdw decoded for it (0: none yet) */
 };
 
 struct dwarfobj {
-	int fd;
-	void *mem;
-	Elf *elf;
-	Dwarf *dw;
+	struct dwarf_src src;
+	Dwarf *dw;        /* NULL while released (dwarf__release) */
 	bool indexed;
 	struct unit *units;
 	size_t nunits;
 	struct range *ranges;
 	size_t nranges, nfunctions, nbuilt;
+	size_t rows;  /* line rows held, over all units */
+	size_t releases, restarts;
 };
 
 /* --- open/free ---------------------------------------------------------- */
 
-static struct dwarfobj *open_elf(int fd, void *mem, Elf *elf)
+/* (Re)open the ELF image and begin libdw on it: 0, or -errno. */
+static int load(struct dwarfobj *d)
 {
-	struct dwarfobj *d;
-	int err = ENOEXEC;
+	int err = 0;
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto fail;
-	err = ENODATA;
-	if (!elfutil__has_dwarf(elf))
-		goto fail;
-	err = ENOMEM;
-	if (!(d = calloc(1, sizeof(*d))))
-		goto fail;
-	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		free(d);
-		err = ENODATA;
-		goto fail;
+	if (!d->dw)
+		d->dw = dwarf_src__begin(&d->src, &err);
+	return err;
+}
+
+/* Free the tables and libdw's state, keeping the source (fd or image). */
+static void unload(struct dwarfobj *d)
+{
+	for (size_t i = 0; i < d->nunits; i++) {
+		struct unit *u = &d->units[i];
+
+		for (size_t j = 0; j < u->npaths; j++)
+			free(u->paths[j]);
+		free(u->paths);
+		free(u->fns);
 	}
-	d->fd = fd;
-	d->mem = mem;
-	d->elf = elf;
+	free(d->units);
+	free(d->ranges);
+	d->units = NULL;
+	d->ranges = NULL;
+	d->nunits = d->nranges = d->nfunctions = d->nbuilt = d->rows = 0;
+	d->indexed = false;
+	dwarf_src__end(&d->src, d->dw);
+	d->dw = NULL;
+}
+
+static struct dwarfobj *open_src(int fd, bool use_map, void *mem, size_t memlen)
+{
+	struct dwarfobj *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		free(mem);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->src = (struct dwarf_src){ .fd = fd, .use_map = use_map, .mem = mem, .memlen = memlen };
+	if ((err = load(d))) {
+		dwarf__free(d);
+		errno = -err;
+		return NULL;
+	}
 	return d;
-fail:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	free(mem);
-	errno = err;
-	return NULL;
 }
 
 struct dwarfobj *dwarf__open_fd(int fd)
@@ -105,10 +136,8 @@ struct dwarfobj *dwarf__open_fd(int fd)
 		errno = ENOEXEC;
 		return NULL;
 	}
-	elf_version(EV_CURRENT);
 	/* mmap only what nobody but root can truncate under us. */
-	return open_elf(fd, NULL, elf_begin(fd, st.st_uid == 0 ? ELF_C_READ_MMAP
-							   : ELF_C_READ, NULL));
+	return open_src(fd, st.st_uid == 0, NULL, 0);
 }
 
 struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
@@ -117,35 +146,30 @@ struct dwarfobj *dwarf__open_mem(const void *buf, size_t len)
 
 	if (!mem)
 		return NULL;
-	elf_version(EV_CURRENT);
-	return open_elf(-1, mem, elf_memory(mem, len));
+	return open_src(-1, false, mem, len);
+}
+
+void dwarf__release(struct dwarfobj *d)
+{
+	if (d && d->dw) {
+		unload(d);
+		d->releases++;
+	}
 }
 
 void dwarf__free(struct dwarfobj *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nunits; i++) {
-		struct unit *u = &d->units[i];
-
-		for (size_t j = 0; j < u->npaths; j++)
-			free(u->paths[j]);
-		free(u->paths);
-		free(u->fns);
-	}
-	free(d->units);
-	free(d->ranges);
-	dwarf_end(d->dw);
-	elf_end(d->elf);
-	if (d->fd >= 0)
-		close(d->fd);
-	free(d->mem);
+	unload(d);
+	dwarf_src__close(&d->src);
 	free(d);
 }
 
 void dwarf__stats(const struct dwarfobj *d, struct dwarf_stats *st)
 {
-	*st = (struct dwarf_stats){ d->nunits, d->nranges, d->nbuilt, d->nfunctions };
+	*st = (struct dwarf_stats){ d->nunits, d->nranges, d->nbuilt, d->nfunctions,
+				    d->dw != NULL, d->releases, d->rows, d->restarts };
 }
 
 /* --- sorted range tables ------------------------------------------------ */
@@ -376,34 +400,64 @@ static int inline_chain(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *chain, int max)
 	return n;
 }
 
+static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie, uint64_t vaddr,
+		       struct dwarf_frame *out, int max);
+
 int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out, int max)
 {
-	Dwarf_Die cudie, fn, chain[DWARF_MAX_FRAMES];
+	Dwarf_Die cudie;
 	const struct range *r;
-	const char *file = NULL;
-	int64_t line = 0;
-	int n = 0;
+	int n;
 
-	if (!d || max <= 0)
+	if (!d || max <= 0 || load(d))
 		return 0;
 	if (!d->indexed)
 		build_index(d);
 	if (!(r = find_range(d->ranges, d->nranges, vaddr)) || r->ref >= d->nunits)
 		return 0;
+	if (!d->units[r->ref].rows && d->rows > ROWS_BUDGET) {
+		unload(d); /* over budget: start over (ROWS_BUDGET) */
+		d->restarts++;
+		if (load(d))
+			return 0;
+		build_index(d);
+		if (!(r = find_range(d->ranges, d->nranges, vaddr)) || r->ref >= d->nunits)
+			return 0;
+	}
 	struct unit *u = &d->units[r->ref];
 	if (!dwarf_offdie(d->dw, u->off, &cudie))
 		return 0;
-	if (!u->built)
-		build_unit(d, u, &cudie);
+	n = lookup_unit(d, u, &cudie, vaddr, out, max);
+	if (!u->rows) { /* its lines were decoded (or tried): count them */
+		Dwarf_Lines *lines;
+		size_t nl = 0;
 
-	Dwarf_Line *dl = dwarf_getsrc_die(&cudie, vaddr);
+		u->rows = dwarf_getsrclines(&cudie, &lines, &nl) == 0 && nl ? nl : 1;
+		d->rows += u->rows;
+	}
+	return n;
+}
+
+/* The frames of vaddr inside unit u (its DIE: cudie). */
+static int lookup_unit(struct dwarfobj *d, struct unit *u, Dwarf_Die *cudie, uint64_t vaddr,
+		       struct dwarf_frame *out, int max)
+{
+	Dwarf_Die fn, chain[DWARF_MAX_FRAMES];
+	const char *file = NULL;
+	int64_t line = 0;
+	int n = 0;
+
+	if (!u->built)
+		build_unit(d, u, cudie);
+
+	Dwarf_Line *dl = dwarf_getsrc_die(cudie, vaddr);
 	if (dl) {
 		Dwarf_Files *files;
 		size_t idx;
 		int ln = 0;
 
 		if (dwarf_line_file(dl, &files, &idx) == 0)
-			file = unit_file(u, &cudie, idx);
+			file = unit_file(u, cudie, idx);
 		if (dwarf_lineno(dl, &ln) == 0 && ln > 0)
 			line = ln;
 	}
@@ -419,7 +473,7 @@ int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out, i
 		Dwarf_Attribute a;
 		Dwarf_Word w;
 
-		fill_frame(f, u, &cudie, &chain[i]);
+		fill_frame(f, u, cudie, &chain[i]);
 		f->file = file;
 		f->line = line;
 		if (!f->file)
@@ -430,7 +484,7 @@ int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out, i
 			continue;
 		/* The caller stands at the call site. */
 		file = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &w) == 0
-			? unit_file(u, &cudie, w) : NULL;
+			? unit_file(u, cudie, w) : NULL;
 		line = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &w) == 0 &&
 		       w < INT32_MAX ? (int64_t)w : 0;
 	}

@@ -8,11 +8,13 @@
  * first lookup (from each unit's ranges, not .debug_aranges, which clang
  * does not emit), each unit's function table on first lookup inside it;
  * both are sorted arrays searched by binary search. Strings returned
- * point into the object and stay valid until dwarf__free.
+ * point into the object (lifetime: dwarf__lookup). The decoded line
+ * tables held are bounded: past a budget the object starts over.
  */
 #ifndef PMUBPF_DWARF_H
 #define PMUBPF_DWARF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,14 +40,26 @@ struct dwarfobj *dwarf__open_fd(int fd);
 /* Same for an image in memory (copied): tests and the fuzzer. */
 struct dwarfobj *dwarf__open_mem(const void *buf, size_t len);
 void dwarf__free(struct dwarfobj *d);
+/* Give back what lookups loaded (libdw's state, the decompressed
+ * sections, the unit and function tables), keeping only the source (fd
+ * or image): the next lookup loads it all again. Strings returned before
+ * are invalid after. For a build that is done with an object (report's
+ * symbolization names each object's frames in one go). */
+void dwarf__release(struct dwarfobj *d);
 
 /* Frames of link-time address vaddr, innermost (leaf) first, at most max.
- * Returns how many (0: no unit covers vaddr, or the DWARF is unreadable). */
+ * Returns how many (0: no unit covers vaddr, or the DWARF is unreadable).
+ * The strings in out stay valid until the next lookup, dwarf__release or
+ * dwarf__free (a lookup may start the object over: see dwarf.c). */
 int dwarf__lookup(struct dwarfobj *d, uint64_t vaddr, struct dwarf_frame *out,
 		  int max);
 
 struct dwarf_stats {
 	size_t units, ranges, units_indexed, functions;
+	bool loaded;     /* libdw's state held (not released) */
+	size_t releases; /* dwarf__release calls that gave something back */
+	size_t rows;     /* line rows decoded and held */
+	size_t restarts; /* loaded again: the rows held passed a budget */
 };
 void dwarf__stats(const struct dwarfobj *d, struct dwarf_stats *st);
 

@@ -247,6 +247,17 @@ size_t ksyms__count(const struct ksyms *k)
 	return k ? k->n : 0;
 }
 
+void ksyms__release(struct ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->syms);
+	free(k->arena);
+	k->syms = NULL;
+	k->arena = NULL;
+	k->n = 0;
+}
+
 void ksyms__free(struct ksyms *k)
 {
 	if (!k)

@@ -26,6 +26,10 @@ struct ksyms *ksyms__load(const char *path);
 const struct ksym *ksyms__lookup(const struct ksyms *k, uint64_t addr);
 size_t ksyms__count(const struct ksyms *k);
 void ksyms__free(struct ksyms *k);
+/* Give back the table (~6 MB on a distribution kernel), keeping k: later
+ * lookups find nothing. For the last profile of a recording, once its
+ * kernel frames are named, before user objects' debug info is loaded. */
+void ksyms__release(struct ksyms *k);
 
 /* ksyms__load in a thread of its own: reading kallsyms takes tens of ms
  * that neither a command starting nor the first processes' notices (hence
