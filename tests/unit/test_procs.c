@@ -109,10 +109,10 @@ static bool gone_before_snapshot(void)
 }
 
 /* Gone before its maps were read, then named from the kernel's reports
- * (maplog.h): a child that exec'd /usr/bin/true (as the reports say) and
- * exited. A sample before the exec is in the parent's image (the fork);
- * one whose reports were still in the buffers when its notice came is
- * named once they are read (procs__settle). */
+ * (maplog.h) once the reports written meanwhile are read (procs__settle):
+ * a child that exec'd /usr/bin/true (as the reports say) and exited. A
+ * sample before the exec is in the parent's image (the fork); one whose
+ * reports come after its notice is named all the same. */
 static bool gone_named_from_reports(void)
 {
 	struct symcache *sc = symcache__new();
@@ -139,6 +139,8 @@ static bool gone_named_from_reports(void)
 	n.ts = 22 * ms;
 	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
 	CHECK((pr = procs__get(ps, (uint32_t)child, 1)));
+	CHECK(!pr->snapshotted && pr->log_wait); /* gone: after the reports come */
+	procs__settle(ps);
 	CHECK(pr->snapshotted && pr->dead);
 	CHECK_EQ_INT(pr->maps.n, 1);
 	CHECK(pr->objs[0]); /* opened by its path: the same inode */
@@ -148,6 +150,7 @@ static bool gone_named_from_reports(void)
 	n.pgen = 2;
 	n.ts = 15 * ms;
 	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	procs__settle(ps);
 	CHECK((before = procs__get(ps, (uint32_t)child, 2)) && before->snapshotted);
 	CHECK_EQ_INT(before->maps.n, parent->maps.n);
 	CHECK_EQ_INT(procs__stats(ps)->from_log, 2);

@@ -392,16 +392,17 @@ static void snapshot_objects(struct procs *p, struct proc *pr)
 /* pr's image put together from the kernel's reports (maplog.h): gone, or
  * exec'd, before its maps were read. A process forked without exec'ing
  * has its parent's image at the fork under its own mappings: from the
- * log, or from the parent's snapshot for a parent older than the log. */
-static int snapshot_from_log(struct procs *p, struct proc *pr, int64_t t)
+ * log, or from the parent's snapshot for a parent older than the log.
+ * *whole: the image's start is in the log (an exec, or a fork from an
+ * image whose start is known), so nothing of it is missing. 0 and maps,
+ * -ESRCH (nothing in the log) or -ENOMEM. */
+static int log_image(struct procs *p, const struct proc *pr, int64_t t, struct procmaps *maps,
+		     uint64_t *exe, bool *whole)
 {
-	struct procmaps maps = { 0 };
 	struct maplog_origin o;
-	uint64_t exe = 0;
-	int n = maplog__image(p->log, pr->tgid, t, &maps, &o);
+	int n = maplog__image(p->log, pr->tgid, t, maps, &o);
 
-	if (o.kind == MAPLOG_EXEC)
-		exe = o.exe_inode;
+	*exe = o.kind == MAPLOG_EXEC ? o.exe_inode : 0;
 	for (int depth = 0; n >= 0 && o.kind == MAPLOG_FORK && depth < 8; depth++) {
 		struct procmaps under = { 0 };
 		uint32_t parent = o.ptgid;
@@ -409,27 +410,37 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, int64_t t)
 
 		n = maplog__image(p->log, parent, o.t, &under, &o);
 		if (n >= 0 && o.kind == MAPLOG_EXEC)
-			exe = o.exe_inode;
+			*exe = o.exe_inode;
 		if (n >= 0 && o.kind == MAPLOG_UNKNOWN &&
 		    hashtab__find(p->by_tgid, hashtab__hash_u64(parent), &parent, &idx) &&
 		    p->v[idx]->snapshotted) { /* what the log lacks, the parent's snapshot has */
 			n = maplog__layer(&under, &p->v[idx]->maps);
-			exe = p->v[idx]->exe_ino;
+			*exe = p->v[idx]->exe_ino;
+			o.kind = MAPLOG_EXEC; /* whole: the snapshot was read whole */
 		}
 		if (n >= 0)
-			n = maplog__layer(&maps, &under);
+			n = maplog__layer(maps, &under);
 		procmaps__free(&under);
 	}
-	if (n < 0 || !maps.n) {
-		procmaps__free(&maps);
+	*whole = o.kind == MAPLOG_EXEC;
+	if (n < 0 || !maps->n) {
+		procmaps__free(maps);
 		return n < 0 ? n : -ESRCH;
 	}
-	pr->objs = calloc(maps.n, sizeof(*pr->objs));
+	return 0;
+}
+
+/* pr's snapshot from a log image (taken over): final, as the process is
+ * gone or in another image. */
+static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *maps, uint64_t exe)
+{
+	pr->objs = calloc(maps->n, sizeof(*pr->objs));
 	if (!pr->objs) {
-		procmaps__free(&maps);
+		procmaps__free(maps);
 		return -ENOMEM;
 	}
-	pr->maps = maps;
+	pr->maps = *maps;
+	*maps = (struct procmaps){ 0 };
 	pr->exe_ino = exe;
 	pr->dead = true; /* exited or exec'd: these maps are final */
 	pr->dead_ns = mono_ns();
@@ -440,32 +451,34 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, int64_t t)
 	return 0;
 }
 
-/* The first read of pr, sampled at t (CLOCK_MONOTONIC; 0: unknown, now). */
-static int snapshot(struct procs *p, struct proc *pr, int64_t t)
+enum image_state {
+	IMAGE_SAME,   /* /proc shows the image pr was sampled in */
+	IMAGE_MOVED,  /* it exec'd since (or is gone): the log has pr's */
+	IMAGE_UNSURE, /* BPF forgot it: exited or exec'd, or LRU-evicted */
+};
+
+/* Is the process still in the image pr (sampled at t) was taken in? The
+ * log says it exec'd since t, or BPF's generation has moved on to a later
+ * image; an absent generation says it exited or exec'd (exec and exit
+ * delete it) before the log has heard, or that the LRU evicted it. */
+static enum image_state image_state(struct procs *p, const struct proc *pr, int64_t t)
 {
-	int err = procmaps__read(pr->tgid, true, &pr->maps);
 	struct pmubpf_seen v;
 
-	/* Read after an exec: another image's maps than the sample's. The
-	 * log says so (an exec since t), or BPF's generation does (an
-	 * absent entry says nothing: exited, or evicted from the LRU). */
-	if (!err && ((t && maplog__exec_between(p->log, pr->tgid, t, INT64_MAX)) ||
-		     (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 &&
-		      v.pgen != pr->pgen))) {
-		procmaps__free(&pr->maps);
-		err = -ESRCH;
-	}
-	if (err) {
-		err = snapshot_from_log(p, pr, t ? t : mono_ns());
-		/* Not in the log yet: its reports may be in the buffers still
-		 * (noticed in a long batch of notices). Once more after the
-		 * next read of the reports (procs__settle), then gone. */
-		if (err == -ESRCH && t)
-			pr->log_wait = true;
-		else if (err)
-			p->st.gone++;
-		return err;
-	}
+	if (t && maplog__exec_between(p->log, pr->tgid, t, INT64_MAX))
+		return IMAGE_MOVED;
+	if (p->seen_fd < 0) /* no BPF (unit tests): the read is all there is */
+		return IMAGE_SAME;
+	if (bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v))
+		return IMAGE_UNSURE;
+	return v.pgen == pr->pgen ? IMAGE_SAME : IMAGE_MOVED;
+}
+
+/* A live process's snapshot from its maps just read (taken over). */
+static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps)
+{
+	pr->maps = *maps;
+	*maps = (struct procmaps){ 0 };
 	pr->objs = calloc(pr->maps.n ? pr->maps.n : 1, sizeof(*pr->objs));
 	if (!pr->objs)
 		return -ENOMEM;
@@ -484,6 +497,91 @@ static int snapshot(struct procs *p, struct proc *pr, int64_t t)
 	procs_labels_find(p, pr);
 	procs_flabels_find(p, pr, false);
 	return 0;
+}
+
+/* Read maps of pr's process, and whether they are of the image pr was
+ * sampled in (IMAGE_MOVED: the read failed, the process is gone). */
+static enum image_state read_live(struct procs *p, const struct proc *pr, int64_t t,
+				  struct procmaps *maps)
+{
+	char comm[sizeof(pr->comm)] = "";
+	enum image_state st;
+
+	if (procmaps__read(pr->tgid, true, maps))
+		return IMAGE_MOVED;
+	st = image_state(p, pr, t);
+	/* In the middle of an exec (past its point of no return, before BPF
+	 * hears it is done) the maps are the new image's, BPF's generation
+	 * the old one's: no executable mapping yet, or the name already
+	 * changed (the kernel renames before it maps the new program). */
+	if (st == IMAGE_SAME && t) {
+		read_comm(pr->tgid, comm, sizeof(comm));
+		if (!maps->n || strncmp(comm, pr->comm, PMUBPF_COMM_LEN - 1))
+			st = IMAGE_UNSURE;
+	}
+	return st;
+}
+
+/* The first read of pr, sampled at t (CLOCK_MONOTONIC; 0: unknown, now).
+ * A process that is gone, or not in that image any more (or may not be),
+ * waits for procs__settle: only after the reports written meanwhile are
+ * read is the log whole up to now. */
+static int snapshot(struct procs *p, struct proc *pr, int64_t t)
+{
+	struct procmaps maps = { 0 };
+	enum image_state st = read_live(p, pr, t, &maps);
+	uint64_t exe;
+	bool whole;
+	int err;
+
+	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
+		return snapshot_live(p, pr, &maps);
+	procmaps__free(&maps);
+	if (t) {
+		pr->log_wait = true;
+		return -EAGAIN;
+	}
+	/* No sample time (procs__get after the fact): the latest image. */
+	err = log_image(p, pr, mono_ns(), &maps, &exe, &whole);
+	if (!err)
+		err = snapshot_from_log(p, pr, &maps, exe);
+	if (err)
+		p->st.gone++;
+	return err;
+}
+
+/* The second and last try for a process gone or moved at its first read
+ * (procs__settle, procs__tick), the reports that came meanwhile read: a
+ * whole image from the log; else, if it still lives in the image it was
+ * sampled in (no exec since in the log: BPF's LRU forgot it), its maps;
+ * else what the log has of it; else it is gone (counted). */
+static void log_retry(struct procs *p, struct proc *pr)
+{
+	struct procmaps maps = { 0 }, live = { 0 };
+	uint64_t exe = 0;
+	bool whole = false;
+	int err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole);
+
+	pr->log_wait = false;
+	if (err || !whole) {
+		enum image_state st = read_live(p, pr, pr->seen_ns, &live);
+
+		if (st != IMAGE_MOVED && live.n &&
+		    !maplog__exec_between(p->log, pr->tgid, pr->seen_ns, INT64_MAX)) {
+			procmaps__free(&maps);
+			snapshot_live(p, pr, &live);
+			return;
+		}
+		procmaps__free(&live);
+	}
+	if (!err)
+		err = snapshot_from_log(p, pr, &maps, exe);
+	if (err)
+		p->st.gone++;
+	if (!pr->snapshotted && !pr->dead) {
+		pr->dead = true;
+		pr->dead_ns = mono_ns();
+	}
 }
 
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx)
@@ -551,19 +649,6 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 static bool needs_tick(const struct proc *pr)
 {
 	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait;
-}
-
-/* The second and last try of the log for a process gone before its maps
- * were read (snapshot). */
-static void log_retry(struct procs *p, struct proc *pr)
-{
-	pr->log_wait = false;
-	if (snapshot_from_log(p, pr, pr->seen_ns))
-		p->st.gone++;
-	if (!pr->dead) {
-		pr->dead = true;
-		pr->dead_ns = mono_ns();
-	}
 }
 
 void procs__settle(struct procs *p)
