@@ -258,13 +258,13 @@ static bool map_sizes(void)
 	session__map_sizes(&c, 1, &st, &co);
 	CHECK_EQ_INT(st, 16384);
 	CHECK_EQ_INT(co, 16384);
-	c.duration = 10; /* 20k samples: stacks for half, counts for all */
-	session__map_sizes(&c, 2, &st, &co);
-	CHECK_EQ_INT(st, 16384);
-	CHECK_EQ_INT(co, 32768);
-	c.duration = 20;
+	c.duration = 10; /* 20k samples: an entry each, stacks and counts */
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 32768);
+	c.duration = 40; /* stacks at their cap */
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 65536);
 	/* Windowed: sized for one window (10 s by default, whatever -d or
 	 * --every), stacks for every sample of it. */
 	c.duration = 3600; c.every = 60;

@@ -112,18 +112,20 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * samples, which overflowed samples/4; `make bench-churn` lost 6% of
 	 * its samples to a counts map of samples/2). Counts entries are ~100
 	 * bytes, so there is one per expected sample, the worst case; stack
-	 * map entries cost ~1 KiB each (127 frames), so they get half and
-	 * are capped lower. A windowed recording (--every, --http) runs for
-	 * days under whatever churn comes: its stacks get one per expected
-	 * sample of a window too (a 30 min soak under churn lost up to 4748
-	 * user stacks a 10 s window to samples/2), which a short window keeps
-	 * affordable (10 s on 2 CPUs: 32768, 2 x 32 MiB). */
+	 * map entries cost ~1 KiB each (127 frames): one per expected sample
+	 * too, capped lower. Half was the rule until the churn bench, once
+	 * new processes no longer slowed its load, sampled 16k processes in
+	 * 10 s and lost 22% of its stacks to samples/2 (a churned sample has
+	 * a new user stack and often a new kernel one); a 30 min soak under
+	 * churn had lost up to 4748 user stacks a 10 s window the same way.
+	 * The price is kernel memory: 10 s on 2 CPUs, 32768 entries, 32 MiB
+	 * (two sets of maps in a windowed recording). */
 	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
 	double rate = cfg->period ? 1000 : (double)cfg->freq;
 	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
 
 	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
-		: next_pow2(clamp_u64(cfg->every > 0 ? samples : samples / 2, 16384, 65536));
+		: next_pow2(clamp_u64(samples, 16384, 65536));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
 		: next_pow2(clamp_u64(samples, 16384, 262144));
 }
