@@ -100,6 +100,20 @@ static inline bool procs_publish_slot(struct procs *p, struct proc *pr, int fd, 
 	}
 	return true;
 }
+/* procs_read.c: reading a process. */
+/* The first read of pr, sampled at t (CLOCK_MONOTONIC; 0: unknown):
+ * from /proc, or, gone or in another image, pr->log_wait is set for
+ * procs_log_retry after the next read of the reports. */
+int procs_snapshot(struct procs *p, struct proc *pr, int64_t t);
+/* The second and last try for a process gone or moved at its first read. */
+void procs_log_retry(struct procs *p, struct proc *pr);
+/* Read pr's maps again and merge them (scheduled: the safety net,
+ * advanced; else for mmap reports); found gone: procs_gone. */
+int procs_rescan(struct procs *p, struct proc *pr, bool scheduled);
+/* pr exited or exec'd: its maps are final (reported mappings merged). */
+void procs_gone(struct procs *p, struct proc *pr);
+/* Count a refused perf map once per process (say it with -v). */
+void procs_note_jit_refusal(struct procs *p, struct proc *pr);
 /* --data-addr: read pr's maps, every kind, and merge them into
  * pr->data_maps (datamaps.c). */
 void procs_datamaps_read(struct proc *pr);
