@@ -56,6 +56,7 @@ static bool env_open(struct env *e)
 
 static void env_close(struct env *e)
 {
+	symb__done(&e->st);
 	pprof__free(e->p);
 	procs__free(e->ps);
 	symcache__free(e->sc);

@@ -396,7 +396,8 @@ int maplog__layer(struct procmaps *over, const struct procmaps *under)
 		}
 		k++;
 	}
-	memcpy(v + k, over->maps, over->n * sizeof(*v));
+	if (over->n)
+		memcpy(v + k, over->maps, over->n * sizeof(*v));
 	k += over->n;
 	qsort(v, k, sizeof(*v), cmp_start);
 	free(over->maps); /* its paths moved */
