@@ -339,6 +339,47 @@ uint64_t pprof__find_location(struct pprof *p, uint64_t mapping_id,
 	return locidx_find(p, mapping_id, address);
 }
 
+/* Room for one more location of nlines lines: 0, or -1 with errno
+ * (EOVERFLOW: ids are stored as pprof_locid; ENOMEM). */
+static int location_room(struct pprof *p, size_t nlines)
+{
+	if (p->nlocs >= UINT32_MAX - 1) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (RESERVE(p, locs, 1) || RESERVE(p, lines, nlines) || locidx_reserve(p)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/* Add the location (mapping_id, address) whose lines are the ones
+ * written from line0 to the end of p->lines (room made by
+ * location_room); its mapping learns what they have. Returns its id. */
+static uint64_t commit_location(struct pprof *p, uint64_t mapping_id, uint64_t address,
+				size_t line0)
+{
+	locidx_place(p->loc_slots, p->loc_cap, (struct pprof_locslot){
+		.address = address, .mapping_id = (uint32_t)mapping_id,
+		.id = (pprof_locid)(p->nlocs + 1) });
+	p->locs[p->nlocs] = (struct pprof_loc){
+		.mapping_id = mapping_id, .address = address,
+		.line_off = line0, .nlines = p->nlines - line0,
+	};
+	if (mapping_id) {
+		struct pprof_mapping *m = &p->maps[mapping_id - 1];
+
+		for (size_t i = line0; i < p->nlines; i++) {
+			m->has_filenames = m->has_filenames ||
+					   p->funcs[p->lines[i].function_id - 1].filename;
+			m->has_line_numbers = m->has_line_numbers || p->lines[i].line > 0;
+		}
+		m->has_inline_frames = m->has_inline_frames || p->nlines - line0 > 1;
+	}
+	return ++p->nlocs;
+}
+
 /* mapping_id must be 0 or an existing mapping (else EINVAL). */
 uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
 			     uint64_t address, const struct pprof_line *lines,
@@ -346,7 +387,6 @@ uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
 {
 	size_t line0 = p->nlines;
 	pprof_locid id;
-	bool has_files = false, has_numbers = false;
 
 	if (mapping_id > p->nmaps || (nlines && !lines)) {
 		errno = EINVAL;
@@ -354,43 +394,25 @@ uint64_t pprof__add_location(struct pprof *p, uint64_t mapping_id,
 	}
 	if ((id = locidx_find(p, mapping_id, address)))
 		return id;
-	if (p->nlocs >= UINT32_MAX - 1) { /* ids are stored as pprof_locid */
-		errno = EOVERFLOW;
+	if (location_room(p, nlines))
 		return 0;
-	}
-	if (RESERVE(p, locs, 1) || RESERVE(p, lines, nlines) || locidx_reserve(p))
-		goto nomem;
 	for (size_t i = 0; i < nlines; i++) {
 		uint64_t fid;
-		if (function_id(p, &lines[i], &fid))
-			goto nomem;
+
+		if (function_id(p, &lines[i], &fid)) {
+			p->nlines = line0;
+			errno = ENOMEM;
+			return 0;
+		}
 		p->lines[p->nlines++] = (struct pprof_lineref){ fid, lines[i].line };
-		has_files = has_files || (lines[i].filename && *lines[i].filename);
-		has_numbers = has_numbers || lines[i].line > 0;
 	}
-	locidx_place(p->loc_slots, p->loc_cap, (struct pprof_locslot){
-		.address = address, .mapping_id = (uint32_t)mapping_id,
-		.id = (pprof_locid)(p->nlocs + 1) });
-	p->locs[p->nlocs] = (struct pprof_loc){
-		.mapping_id = mapping_id, .address = address,
-		.line_off = line0, .nlines = nlines,
-	};
-	if (mapping_id) {
-		struct pprof_mapping *m = &p->maps[mapping_id - 1];
-		m->has_filenames = m->has_filenames || has_files;
-		m->has_line_numbers = m->has_line_numbers || has_numbers;
-		m->has_inline_frames = m->has_inline_frames || nlines > 1;
-	}
-	return ++p->nlocs;
-nomem:
-	p->nlines = line0;
-	errno = ENOMEM;
-	return 0;
+	return commit_location(p, mapping_id, address, line0);
 }
 
 uint64_t pprof__add_location_like(struct pprof *p, uint64_t mapping_id,
 				  uint64_t address, uint64_t like)
 {
+	size_t line0 = p->nlines;
 	pprof_locid id;
 
 	if (mapping_id > p->nmaps || !like || like > p->nlocs) {
@@ -399,34 +421,13 @@ uint64_t pprof__add_location_like(struct pprof *p, uint64_t mapping_id,
 	}
 	if ((id = locidx_find(p, mapping_id, address)))
 		return id;
-	if (p->nlocs >= UINT32_MAX - 1) {
-		errno = EOVERFLOW;
-		return 0;
-	}
 	const struct pprof_loc src = p->locs[like - 1];
-	if (RESERVE(p, locs, 1) || RESERVE(p, lines, src.nlines) || locidx_reserve(p)) {
-		errno = ENOMEM;
+	if (location_room(p, src.nlines))
 		return 0;
-	}
 	/* Copied, not shared: the encoder walks each location's own run. */
-	memcpy(&p->lines[p->nlines], &p->lines[src.line_off], src.nlines * sizeof(*p->lines));
-	locidx_place(p->loc_slots, p->loc_cap, (struct pprof_locslot){
-		.address = address, .mapping_id = (uint32_t)mapping_id,
-		.id = (pprof_locid)(p->nlocs + 1) });
-	p->locs[p->nlocs] = (struct pprof_loc){
-		.mapping_id = mapping_id, .address = address,
-		.line_off = p->nlines, .nlines = src.nlines,
-	};
+	memcpy(&p->lines[line0], &p->lines[src.line_off], src.nlines * sizeof(*p->lines));
 	p->nlines += src.nlines;
-	if (mapping_id && src.mapping_id) { /* what its mapping's lines have */
-		struct pprof_mapping *m = &p->maps[mapping_id - 1];
-		const struct pprof_mapping *o = &p->maps[src.mapping_id - 1];
-
-		m->has_filenames = m->has_filenames || o->has_filenames;
-		m->has_line_numbers = m->has_line_numbers || o->has_line_numbers;
-		m->has_inline_frames = m->has_inline_frames || o->has_inline_frames;
-	}
-	return ++p->nlocs;
+	return commit_location(p, mapping_id, address, line0);
 }
 
 /* The set of labels at the end of the pool (written there, not yet
