@@ -18,7 +18,6 @@
 struct mmapwatch {
 	struct perf_buffer *pb;
 	struct procs *procs;
-	unsigned long long lost;
 };
 
 /* What sample_id_all appends to every record (sample_type TID | TIME). */
@@ -103,7 +102,6 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 			__u64 n;
 
 			memcpy(&n, (const char *)h + sizeof(*h) + 8, sizeof(n));
-			w->lost += n;
 			procs__reports_lost(w->procs, n);
 		}
 		break;
@@ -160,11 +158,6 @@ int mmapwatch__fd(const struct mmapwatch *w)
 int mmapwatch__consume(struct mmapwatch *w)
 {
 	return perf_buffer__consume(w->pb);
-}
-
-unsigned long long mmapwatch__lost(const struct mmapwatch *w)
-{
-	return w ? w->lost : 0;
 }
 
 void mmapwatch__free(struct mmapwatch *w)

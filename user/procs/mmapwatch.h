@@ -31,8 +31,6 @@ struct mmapwatch *mmapwatch__new(int map_fd, struct procs *procs, bool data);
 int mmapwatch__fd(const struct mmapwatch *w);
 /* Handle every pending record. Returns the number or -errno. */
 int mmapwatch__consume(struct mmapwatch *w);
-/* Records the kernel dropped because a buffer was full. */
-unsigned long long mmapwatch__lost(const struct mmapwatch *w);
 void mmapwatch__free(struct mmapwatch *w);
 
 #endif

@@ -203,8 +203,8 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 	}
 }
 
-/* Has procs__tick work for pr: maps to re-read, a label record or the
- * log to try again. */
+/* Has procs__tick work for pr: maps to re-read, a label record to try
+ * again; or procs__settle: the log. */
 static bool needs_tick(const struct proc *pr)
 {
 	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait;
@@ -259,10 +259,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	tgid_latest(p->by_tgid, tgid, p->n);
 	p->n++;
 	procs_snapshot(p, pr, t);
-	if (!pr->snapshotted && !pr->dead && !pr->log_wait) { /* gone before its maps were read */
-		pr->dead = true;
-		pr->dead_ns = mono_ns();
-	}
+	if (!pr->snapshotted && !pr->log_wait) /* gone before its maps were read */
+		procs_set_dead(pr);
 	if (needs_tick(pr)) {
 		if (GROW(p->act, p->capact, p->nact, 1))
 			return pr; /* no re-reads for it: still a snapshot */
@@ -325,8 +323,6 @@ int procs__tick(struct procs *p)
 			procsyms__jit_poll(pr, now_ms);
 			procs_note_jit_refusal(p, pr);
 		}
-		if (pr->log_wait)
-			procs_log_retry(p, pr);
 		if (pr->label_state == LABELS_PENDING) {
 			procs_labels_retry(p, pr);
 			pending += pr->label_state == LABELS_PENDING;

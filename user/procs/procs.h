@@ -167,10 +167,10 @@ void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t);
 /* The kernel dropped n reports: the log may lack a process's history. */
 void procs__reports_lost(struct procs *p, uint64_t n);
 
-/* Try the log again for the processes found gone before their maps were
- * read and not in it yet (their reports were still in the buffers): call
- * after reading the reports that came in while notices were read. What
- * is still missing then counts as gone. procs__tick does it too. */
+/* Decide on the processes found gone, or in another image, at their
+ * first read (procs_snapshot): call after reading the reports that came
+ * in while the notices were read, so that the log is whole up to now.
+ * What is still missing then counts as gone. */
 void procs__settle(struct procs *p);
 
 /* Forget the processes found dead before `before` (CLOCK_MONOTONIC ns),

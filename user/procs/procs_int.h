@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <bpf/bpf.h>
+#include "lib/clock.h"
 #include "labels.h"
 #include "procs.h"
 
@@ -70,6 +71,16 @@ struct union_rec {
 	uint64_t key;
 	uint64_t ids[PMUBPF_LSRC__MAX];
 };
+
+/* pr has exited or exec'd (its maps are final): from when, the first time
+ * it is found so (procs__gc forgets it once no window can hold it). */
+static inline void procs_set_dead(struct proc *pr)
+{
+	if (!pr->dead) {
+		pr->dead = true;
+		pr->dead_ns = mono_ns();
+	}
+}
 
 /* Is pr's tgid still in the address space of generation pr->pgen? The
  * seen map loses a tgid's entry at exec and exit, so equality means yes.

@@ -202,9 +202,7 @@ void procs_gone(struct procs *p, struct proc *pr)
 	size_t n = pr->reported.n;
 	bool first = !pr->dead;
 
-	pr->dead = true;
-	if (first)
-		pr->dead_ns = mono_ns();
+	procs_set_dead(pr);
 	pr->next_rescan = INT64_MAX;
 	pr->report_due = 0;
 	if (n && merge_maps(p, pr, &pr->reported) == 0)
@@ -320,8 +318,7 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 	pr->maps = *maps;
 	*maps = (struct procmaps){ 0 };
 	pr->exe_ino = exe;
-	pr->dead = true; /* exited or exec'd: these maps are final */
-	pr->dead_ns = mono_ns();
+	procs_set_dead(pr); /* exited or exec'd: these maps are final */
 	snapshot_objects(p, pr);
 	pr->snapshotted = true;
 	pr->next_rescan = INT64_MAX;
@@ -352,8 +349,9 @@ static enum image_state image_state(struct procs *p, const struct proc *pr, int6
 	return v.pgen == pr->pgen ? IMAGE_SAME : IMAGE_MOVED;
 }
 
-/* A live process's snapshot from its maps just read (taken over). */
-static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps)
+/* A live process's snapshot from its maps just read (taken over), and
+ * its name if read with them ("": not read). */
+static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps, const char *comm)
 {
 	pr->maps = *maps;
 	*maps = (struct procmaps){ 0 };
@@ -364,7 +362,10 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		procs_datamaps_read(pr);
 	pr->other_mntns = procsyms__other_mntns(pr->tgid);
 	snapshot_objects(p, pr);
-	read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	if (comm[0])
+		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	else
+		read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
 	read_exe(pr);
 	procsyms__jit_snapshot(pr);
 	procs_note_jit_refusal(p, pr);
@@ -378,13 +379,14 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 }
 
 /* Read maps of pr's process, and whether they are of the image pr was
- * sampled in (IMAGE_MOVED: the read failed, the process is gone). */
+ * sampled in (IMAGE_MOVED: the read failed, the process is gone); comm
+ * (sizeof(pr->comm)) gets its name where that was read to tell, else "". */
 static enum image_state read_live(struct procs *p, const struct proc *pr, int64_t t,
-				  struct procmaps *maps)
+				  struct procmaps *maps, char *comm)
 {
-	char comm[sizeof(pr->comm)] = "";
 	enum image_state st;
 
+	comm[0] = '\0';
 	if (procmaps__read(pr->tgid, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);
@@ -393,7 +395,7 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	 * the old one's: no executable mapping yet, or the name already
 	 * changed (the kernel renames before it maps the new program). */
 	if (st == IMAGE_SAME && t) {
-		read_comm(pr->tgid, comm, sizeof(comm));
+		read_comm(pr->tgid, comm, sizeof(pr->comm));
 		if (!maps->n || strncmp(comm, pr->comm, PMUBPF_COMM_LEN - 1))
 			st = IMAGE_UNSURE;
 	}
@@ -407,13 +409,14 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 {
 	struct procmaps maps = { 0 };
-	enum image_state st = read_live(p, pr, t, &maps);
+	char comm[sizeof(pr->comm)];
+	enum image_state st = read_live(p, pr, t, &maps, comm);
 	uint64_t exe;
 	bool whole;
 	int err;
 
 	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
-		return snapshot_live(p, pr, &maps);
+		return snapshot_live(p, pr, &maps, comm);
 	procmaps__free(&maps);
 	if (t) {
 		pr->log_wait = true;
@@ -429,25 +432,26 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 }
 
 /* The second and last try for a process gone or moved at its first read
- * (procs__settle, procs__tick), the reports that came meanwhile read: a
+ * (procs__settle), the reports that came meanwhile read: a
  * whole image from the log; else, if it still lives in the image it was
  * sampled in (no exec since in the log: BPF's LRU forgot it), its maps;
  * else what the log has of it; else it is gone (counted). */
 void procs_log_retry(struct procs *p, struct proc *pr)
 {
 	struct procmaps maps = { 0 }, live = { 0 };
+	char comm[sizeof(pr->comm)];
 	uint64_t exe = 0;
 	bool whole = false;
 	int err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole);
 
 	pr->log_wait = false;
 	if (err || !whole) {
-		enum image_state st = read_live(p, pr, pr->seen_ns, &live);
+		enum image_state st = read_live(p, pr, pr->seen_ns, &live, comm);
 
-		if (st != IMAGE_MOVED && live.n &&
-		    !maplog__exec_between(p->log, pr->tgid, pr->seen_ns, INT64_MAX)) {
+		/* Not moved: no exec since in the log (image_state). */
+		if (st != IMAGE_MOVED && live.n) {
 			procmaps__free(&maps);
-			snapshot_live(p, pr, &live);
+			snapshot_live(p, pr, &live, comm);
 			return;
 		}
 		procmaps__free(&live);
@@ -456,9 +460,7 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 		err = snapshot_from_log(p, pr, &maps, exe);
 	if (err)
 		p->st.gone++;
-	if (!pr->snapshotted && !pr->dead) {
-		pr->dead = true;
-		pr->dead_ns = mono_ns();
-	}
+	if (!pr->snapshotted)
+		procs_set_dead(pr);
 }
 

@@ -62,20 +62,28 @@ struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 {
 	size_t len = m->end - m->start;
 	const void *own;
-	struct elfobj *o;
-	void *buf;
 
-	if (!len || len > VDSO_MAX || !(buf = malloc(len)))
+	if (!len || len > VDSO_MAX)
 		return NULL;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)m->start, len };
-	ssize_t n = tgid ? process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0) : -1;
-	o = n == (ssize_t)len ? symcache__get_mem(sc, buf, len) : NULL;
-	free(buf);
+	if (tgid) {
+		void *buf = malloc(len);
+		struct elfobj *o = NULL;
+		bool gone;
+
+		if (!buf)
+			return NULL;
+		struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)m->start, len };
+		ssize_t n = process_vm_readv((pid_t)tgid, &local, 1, &remote, 1, 0);
+		gone = n < 0 && errno == ESRCH;
+		if (n == (ssize_t)len)
+			o = symcache__get_mem(sc, buf, len);
+		free(buf);
+		if (o || !gone)
+			return o;
+	}
 	/* Gone: every process of our ABI maps the kernel's one image, ours
 	 * too (another ABI's differs in length: left unnamed). */
-	if (!o && (!tgid || errno == ESRCH) && own_vdso_len(&own) == len)
-		o = symcache__get_mem(sc, own, len);
-	return o;
+	return own_vdso_len(&own) == len ? symcache__get_mem(sc, own, len) : NULL;
 }
 
 static void jit_read(struct proc *pr, bool if_changed)

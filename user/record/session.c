@@ -200,22 +200,13 @@ enum session_end session__step(struct session *s)
 		session_fail(s, "waiting for notices: %s", strerror(errno));
 		return SESSION_ERROR;
 	}
-	/* mmap reports first: a notice may name a process whose library the
-	 * report says to read. */
-	if (s->mw)
-		mmapwatch__consume(s->mw);
 	if (s->notice_recheck && mono_ns() >= s->notice_recheck)
 		s->notice_recheck = 0;
-	err = ring_buffer__consume(s->rb);
+	err = session__take_notices(s);
 	if (err < 0 && err != -EINTR) {
 		session_fail(s, "reading notices: %s", strerror(-err));
 		return SESSION_ERROR;
 	}
-	/* Reports written while the notices were read: a process noticed in
-	 * a long batch, gone already, is put together from them by the
-	 * procs__tick below. */
-	if (s->mw && err > 0)
-		mmapwatch__consume(s->mw);
 	/* BPF woke us for the first of these; the ones it sends within
 	 * PMUBPF_NOTICE_WAKE_NS of that wake nobody: look again by then. */
 	if (err > 0)
@@ -436,18 +427,22 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	return 0;
 }
 
-void session__take_notices(struct session *s)
+int session__take_notices(struct session *s)
 {
+	int n;
+
 	/* The kernel's mmap reports before and after: a notice's process is
-	 * put together from them if gone, and reports written while a long
-	 * batch of notices was read (new processes, sampled meanwhile) come
-	 * in for procs' retry (procs__tick). */
+	 * put together from them if gone (a notice may also name a process
+	 * whose library a report says to read), and the reports written
+	 * while a long batch of notices was read (new processes, sampled
+	 * meanwhile) are in before procs__settle decides on those gone. */
 	if (s->mw)
 		mmapwatch__consume(s->mw);
-	ring_buffer__consume(s->rb);
+	n = ring_buffer__consume(s->rb);
 	if (s->mw)
 		mmapwatch__consume(s->mw);
 	procs__settle(s->procs);
+	return n;
 }
 
 static void print_debuginfo_stats(const struct debuginfo *dbg)

@@ -77,13 +77,16 @@ struct session_span {
 };
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span);
 /* Take in the notices waiting in the ring buffer (new processes, label
- * sets). Safe while profiles are being built from the processes (a
- * windowed recording calls it from report_in.tick, so that a long build
- * does not let the ring buffer fill): a notice only adds processes and
- * label sets, never changes or frees what a builder holds (re-reads of
- * maps, which do, wait for the next step). session__drain_window takes
- * them in too, and is as safe there. */
-void session__take_notices(struct session *s);
+ * sets), with the kernel's mmap reports before and after them. Safe
+ * while profiles are being built from the processes (a windowed
+ * recording calls it from report_in.tick, so that a long build does not
+ * let the ring buffer fill): a notice only adds processes and label
+ * sets, and procs__settle only gives a process waiting for the reports
+ * its first maps; nothing a builder holds is changed or freed (re-reads
+ * of maps, which do, wait for the next step). session__drain_window
+ * takes them in too, and is as safe there. Returns how many notices, or
+ * the ring buffer's -errno. */
+int session__take_notices(struct session *s);
 void session__report_in(struct session *s, const struct session_span *span, struct report_in *in);
 /* Once everything drained up to `before` (a span's end, CLOCK_MONOTONIC)
  * is built into profiles: forget the processes that were found dead
