@@ -352,6 +352,12 @@ static bool loss_table(void)
 	report__loss_notes(d, &sz, 1.0, &ps, &n);
 	CHECK(n.v[0].on_stderr);
 	CHECK_STR(n.v[0].text, "labels: 1 processes registered, 0 records rejected; 2 sets read, 0 gone before read, 1 malformed");
+	/* mmap reports the kernel dropped: a loss, said on stderr too. */
+	ps.reports_lost = 3;
+	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	CHECK_EQ_INT(n.n, 2);
+	CHECK(n.v[1].on_stderr);
+	CHECK(!strncmp(n.v[1].text, "lost: 3 mmap/exec/fork reports", 30));
 	return true;
 }
 

@@ -213,23 +213,19 @@ void maplog__map(struct maplog *l, uint32_t tgid, int64_t t, const struct procma
 	e->inode = m->inode;
 	e->dev_major = m->dev_major;
 	e->dev_minor = m->dev_minor;
-	l->st.maps++;
 }
 
 void maplog__exec(struct maplog *l, uint32_t tgid, int64_t t)
 {
-	if (push(l, tgid, t, ENT_EXEC))
-		l->st.execs++;
+	push(l, tgid, t, ENT_EXEC);
 }
 
 void maplog__fork(struct maplog *l, uint32_t tgid, uint32_t ptgid, int64_t t)
 {
 	struct ent *e = push(l, tgid, t, ENT_FORK);
 
-	if (e) {
+	if (e)
 		e->aux = ptgid;
-		l->st.forks++;
-	}
 }
 
 void maplog__prune(struct maplog *l, int64_t now)
@@ -362,7 +358,6 @@ int maplog__image(struct maplog *l, uint32_t tgid, int64_t t, struct procmaps *o
 	procmaps__free(out);
 	out->maps = v;
 	out->n = k;
-	l->st.images++;
 	return (int)k;
 nomem:
 	for (size_t i = 0; i < k; i++)

@@ -31,9 +31,7 @@
 struct maplog;
 
 struct maplog_stats {
-	uint64_t maps, execs, forks;  /* logged */
 	uint64_t dropped;             /* pushed out by MAPLOG_MAX before their age */
-	uint64_t images;              /* images put together (maplog__image) */
 	size_t held;                  /* entries held now */
 };
 

@@ -9,7 +9,6 @@
 #include "lib/hashtab.h"
 #include "symbols/debuginfo.h"
 #include "procs/labels.h"
-#include "procs/maplog.h"
 #include "perf/perfev.h"
 #include "dataaddr.h"
 #include "mainexe.h"
@@ -275,10 +274,6 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
 			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans,
 			   (unsigned long long)ps->maps_from_reports, (unsigned long long)ps->from_log);
-	if (ps->reports_lost || ps->log_dropped)
-		pprof__add_comment(p, "lost: %llu mmap/exec/fork reports: the kernel's buffer was full, and %llu pushed out of the log of reports (over %d entries): processes gone before their maps were read may be unnamed",
-				   (unsigned long long)ps->reports_lost, (unsigned long long)ps->log_dropped,
-				   MAPLOG_MAX);
 }
 
 /* One sample's labels: pid, tid, comm, then its label set's pairs. */

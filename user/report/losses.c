@@ -1,6 +1,7 @@
 /* losses.c — see losses.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "procs/maplog.h"
 #include "losses.h"
 
 enum size_hint { HINT_NONE, HINT_COUNTS_MAP, HINT_STACK_MAP, HINT_OFFCPU_MAP };
@@ -89,6 +90,10 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 	if (ps && ps->jit_maps_refused)
 		note(out, true, "symbols: %llu perf maps (/tmp/perf-PID.map) refused for their owner, type or size: those processes' JIT frames stay addresses (-v names them)",
 		     (unsigned long long)ps->jit_maps_refused);
+	if (ps && (ps->reports_lost || ps->log_dropped))
+		note(out, true, "lost: %llu mmap/exec/fork reports: the kernel's buffer was full, and %llu pushed out of the log of reports (over %d entries): processes gone before their maps were read may be unnamed",
+		     (unsigned long long)ps->reports_lost, (unsigned long long)ps->log_dropped,
+		     MAPLOG_MAX);
 	if (ps && ps->over_cap)
 		note(out, true, "processes: %llu not recorded, over the cap of %zu process records (the counts map size times the windows held before a write): their samples are kept, comm [unknown], user frames unsymbolized",
 		     (unsigned long long)ps->over_cap, ps->max_procs);
