@@ -10,7 +10,7 @@
 # binary's own DWARF; a Go version not in the table is refused, counted
 # in the profile's comments and on stderr, and its samples kept.
 source "$(dirname "$0")/lib.sh"
-need_root offsets_match_dwarf command_shares command_nested command_twelve command_tags p_shares a_shares unknown_version_refused
+need_root offsets_match_dwarf command_shares command_nested command_twelve command_tags p_shares a_shares a_labelled unknown_version_refused
 
 NAMES=tenant=a,tenant=b,tenant=c
 W=$B/golabels_work
@@ -55,17 +55,34 @@ else
 	wait $gp
 fi
 
-# -a: the Go program started after pmubpf. Under -a pmubpf first reads
-# every running process (a second or more of CPU on this machine), which
-# both delays the Go program's snapshot (its samples before it are
-# unlabelled) and competes with it for the CPUs (changing its shares for
-# a while). So its work starts after 2 s of sleep.
+# -a: the Go program started after pmubpf. pmubpf reads a process at
+# its first sample; the samples before that read are unlabelled (the Go
+# offsets are not known yet), and the read competes with the program
+# for the CPUs (changing its shares for a while). So the program burns
+# 50 ms, unlabelled, to be read, and its work starts 2 s later: every
+# sample of the work is labelled (a_labelled), and the truth, the whole
+# work's, is the labelled samples' (a_shares).
 if start_recorder "$TMP/a.err" -a -F 999 -o "$TMP/a.pb.gz"; then
-	"$W" 3 2 >"$TMP/a.truth"
+	"$W" 3 2 >"$TMP/a.truth" & gp=$!
+	wait $gp
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
 	check a_shares $CHECK shares "$TMP/a.pb.gz" "$TMP/a.truth" --by tag:tenant --names $NAMES
+	check a_labelled python3 - "$ROOT" "$TMP/a.pb.gz" $gp <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+p, pid = check.load(sys.argv[2]), int(sys.argv[3])
+work = [s for s in p["samples"] if s["labels"].get("pid") == pid and
+        any(f["func"] == "main.work" for loc in s["stack"] for f in loc["frames"])]
+n = sum(s["values"][0] for s in work)
+lab = sum(s["values"][0] for s in work if "tenant" in s["labels"])
+if n < 300 or lab < 0.99 * n:
+    sys.exit("%d of %d samples under main.work labelled: want >= 300, 99%%" % (lab, n))
+print("%d of %d samples under main.work labelled" % (lab, n))
+PY
 else
 	fail a_shares "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+	fail a_labelled "pmubpf did not start"
 fi
 
 # A Go pmubpf does not know (the buildinfo's version rewritten to

@@ -100,8 +100,12 @@ sleep 0.2
 t0=$(date +%s%N)
 st=$(fetch GET "$URL/" "$TMP/index2")
 ms=$((($(date +%s%N) - t0) / 1000000))
-if [[ $st == 200 && $ms -lt 2000 ]]; then pass slow_client
-else fail slow_client "index took $ms ms (status $st) while a client held a connection"; fi
+# Answered while the silent client still held its connection (it
+# writes slow.out when closed, after the 10 s idle timeout): a server
+# that waited for it could not have answered before. Not a time limit:
+# python alone takes seconds to start on a loaded CI machine.
+if [[ $st == 200 && ! -s $TMP/slow.out ]]; then pass slow_client
+else fail slow_client "index took $ms ms (status $st); the silent client: $(cat "$TMP/slow.out")"; fi
 
 # A 1-second profile of a workload.
 "$B/serial" 3 /dev/null & w=$!
@@ -218,7 +222,8 @@ fi
 t0=$(date +%s%N)
 st=$(fetch HEAD "$URL/profile?seconds=30" "$TMP/head")
 ms=$((($(date +%s%N) - t0) / 1000000))
-if [[ $st == 200 && ! -s $TMP/head && $ms -lt 2000 ]] && grep -qi '^content-type: application/octet-stream' "$TMP/head.hdr"; then
+# Well before the 30 s a GET would take (not a time limit on a fast answer).
+if [[ $st == 200 && ! -s $TMP/head && $ms -lt 15000 ]] && grep -qi '^content-type: application/octet-stream' "$TMP/head.hdr"; then
 	pass head_profile
 else fail head_profile "status $st in $ms ms, body $(wc -c <"$TMP/head") bytes"; fi
 

@@ -158,12 +158,17 @@ EOF
 	pst=$(curl -s -o "$TMP/slowp.pb.gz" -w '%{http_code}' --max-time 10 "$URL/debug/pprof/profile?seconds=1")
 	pms=$((($(date +%s%N) - t0) / 1000000))
 	conns=$(ls -l /proc/$SRV/fd | grep -c socket:)
+	# Both answered while the 30 still trickled (8 s): a server that
+	# waited for them could not have. Not a time limit: on a loaded CI
+	# machine a fast answer can take seconds.
+	held=no
+	kill -0 $slowp 2>/dev/null && held=yes
 	wait $slowp
-	if [[ $(cat "$TMP/slow.out") == "connected 30" && $mst == 200 && $mms -lt 1000 && $pst == 200 &&
-		$pms -lt 4000 && $conns -ge 31 ]]; then
+	if [[ $(cat "$TMP/slow.out") == "connected 30" && $mst == 200 && $pst == 200 && $held == yes &&
+		$conns -ge 31 ]]; then
 		pass slow_clients
 	else
-		fail slow_clients "$(cat "$TMP/slow.out"); metrics $mst in $mms ms, profile $pst in $pms ms, $conns sockets"
+		fail slow_clients "$(cat "$TMP/slow.out"); metrics $mst in $mms ms, profile $pst in $pms ms, $conns sockets, trickling clients still there: $held"
 	fi
 	kill $w 2>/dev/null
 	wait $w 2>/dev/null

@@ -13,8 +13,12 @@
 // labels (k1=1 ... k11=11 besides it): a Go map past one bucket.
 //
 // Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
-// NANOSECONDS". DELAY seconds of sleep first let a system-wide pmubpf
-// finish reading the processes already running before the work starts.
+// NANOSECONDS". DELAY seconds first let a system-wide pmubpf read this
+// process before the work starts: it burns 50 ms unlabelled (pmubpf
+// reads a process at its first sample, and a sleeping one is never
+// sampled), then sleeps the rest. Samples before the read have no
+// labels (the Go offsets are not known yet), so without it the labelled
+// samples would be those after the read, and the truth the whole run's.
 // SIGUSR1 then SIGUSR2 mark a window (a -p recording's): the truth
 // printed is then the CPU time between the two, not the whole run's, so
 // that a change of load on the machine cannot make the window differ
@@ -100,7 +104,9 @@ func main() {
 	}
 	if len(os.Args) > 2 {
 		if v, err := strconv.ParseFloat(os.Args[2], 64); err == nil {
-			time.Sleep(time.Duration(v * float64(time.Second)))
+			d := time.Duration(v * float64(time.Second))
+			burn(50 * time.Millisecond)
+			time.Sleep(d - 50*time.Millisecond)
 		}
 	}
 	// The window marks: CPU time per label at SIGUSR1 and at SIGUSR2.
