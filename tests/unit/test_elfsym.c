@@ -294,6 +294,34 @@ static bool same_object_cached(void)
 	return true;
 }
 
+/* By stat() alone (a gone process's file, by its path): what the cache
+ * has for that dev, inode, size and mtime, with or without a build-id;
+ * a file not opened yet, or changed since (mtime), is not found. */
+static bool found_by_stat(void)
+{
+	struct symcache *c = symcache__new();
+	char copy[160];
+	struct stat st;
+
+	snprintf(copy, sizeof(copy), "%s/stat_copy", dir);
+	CHECK(sh("cp %s %s", nobid, copy));
+	CHECK(stat(copy, &st) == 0);
+	CHECK(symcache__get_stat(c, &st) == NULL); /* not opened yet */
+	struct elfobj *b = symcache__get_path(c, copy);
+	CHECK(b);
+	CHECK(symcache__get_stat(c, &st) == b);
+	struct elfobj *a = symcache__get_path(c, prog);
+	CHECK(a && stat(prog, &st) == 0);
+	CHECK(symcache__get_stat(c, &st) == a); /* with a build-id too */
+	CHECK(sh("touch -d '2001-01-01' %s", copy));
+	CHECK(stat(copy, &st) == 0);
+	CHECK(symcache__get_stat(c, &st) == NULL); /* changed since */
+	CHECK(stat(dir, &st) == 0);
+	CHECK(symcache__get_stat(c, &st) == NULL); /* not a file */
+	symcache__free(c);
+	return true;
+}
+
 static bool deleted_file_resolves(void)
 {
 	struct symcache *c = symcache__new();
@@ -481,6 +509,7 @@ TEST_MAIN("elfsym",
 	  TEST(offset_to_vaddr_pie),
 	  TEST(not_elf_is_enoexec),
 	  TEST(same_object_cached),
+	  TEST(found_by_stat),
 	  TEST(deleted_file_resolves),
 	  TEST(open_fds_bounded),
 	  TEST(sweep_evicts_unmarked),

@@ -55,6 +55,13 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 	struct elfobj *known = symcache__get_build_id(p->sc, m->build_id, m->build_id_len);
 	if (known)
 		return known;
+	/* A process gone, its image from the mmap reports (no build-id):
+	 * a stat of the path, still that inode, finds what the cache has
+	 * with no open, fstat, dup and close (the other half of the churn's
+	 * processes: env before its exec). */
+	if (!tgid && m->path[0] == '/' && m->inode && !stat(m->path, &st) &&
+	    st.st_ino == m->inode && (known = symcache__get_stat(p->sc, &st)))
+		return known;
 	fd = procmaps__open(tgid, m, &st);
 	if (fd < 0) {
 		p->st.objs_unreadable++;

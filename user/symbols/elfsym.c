@@ -347,6 +347,27 @@ static struct elfobj *get_elf(struct symcache *c, int fd, Elf *elf, void *mem,
 	return o;
 }
 
+/* The file's identity, as the cache knows a file without a build-id. */
+static void stat_key(struct elfobj *key, const struct stat *st, uint64_t dev, uint64_t inode)
+{
+	memset(key, 0, sizeof(*key));
+	key->dev = dev || inode ? dev : (uint64_t)st->st_dev;
+	key->inode = dev || inode ? inode : (uint64_t)st->st_ino;
+	key->fsize = (uint64_t)st->st_size;
+	key->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static struct elfobj *stat_find(struct symcache *c, const struct elfobj *key)
+{
+	struct elfobj *o = identity_find(c, key);
+
+	if (o) { /* the same file again (every process maps libc) */
+		c->hits++;
+		o->used = c->epoch;
+	}
+	return o;
+}
+
 struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 				uint64_t inode)
 {
@@ -361,19 +382,23 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
 		return fail(fd, NULL, errno);
 	if (!S_ISREG(st.st_mode))
 		return fail(fd, NULL, ENOEXEC);
-	memset(&key, 0, sizeof(key));
-	key.dev = dev || inode ? dev : (uint64_t)st.st_dev;
-	key.inode = dev || inode ? inode : (uint64_t)st.st_ino;
-	key.fsize = (uint64_t)st.st_size;
-	key.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	struct elfobj *o = identity_find(c, &key);
-	if (o) { /* the same file again (every process maps libc) */
-		c->hits++;
-		o->used = c->epoch;
+	stat_key(&key, &st, dev, inode);
+	struct elfobj *o = stat_find(c, &key);
+	if (o) {
 		close(fd);
 		return o;
 	}
 	return get_elf(c, fd, elf_begin(fd, ELF_C_READ, NULL), NULL, &key);
+}
+
+struct elfobj *symcache__get_stat(struct symcache *c, const struct stat *st)
+{
+	struct elfobj key;
+
+	if (!c || !S_ISREG(st->st_mode))
+		return NULL;
+	stat_key(&key, st, 0, 0);
+	return stat_find(c, &key);
 }
 
 struct elfobj *symcache__get_build_id(struct symcache *c, const uint8_t *id, size_t len)

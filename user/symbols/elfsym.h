@@ -83,6 +83,12 @@ struct elfobj *symcache__get_fd(struct symcache *c, int fd, uint64_t dev,
  * build-id is what the cache knows an object by (elfobj__key), so this
  * finds what symcache__get_fd would for a file with that build-id. */
 struct elfobj *symcache__get_build_id(struct symcache *c, const uint8_t *id, size_t len);
+/* The object cached for the file stat() described (its dev, inode, size
+ * and mtime: what symcache__get_fd knows a file by after its fstat), or
+ * NULL: no file opened. A cached object with a build-id is found by
+ * that identity too. */
+struct stat;
+struct elfobj *symcache__get_stat(struct symcache *c, const struct stat *st);
 /* Same, opening path (O_RDONLY|O_CLOEXEC) first. */
 struct elfobj *symcache__get_path(struct symcache *c, const char *path);
 /* Object for an ELF image in memory (e.g. a vDSO read out of a process,
