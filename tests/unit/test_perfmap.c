@@ -169,7 +169,7 @@ static bool vdso_named(void)
 		symcache__free(c);
 		SKIP("no [vdso] mapping");
 	}
-	struct elfobj *o = procsyms__vdso(c, (uint32_t)getpid(), v);
+	struct elfobj *o = procsyms__vdso(c, (uint32_t)getpid(), v, NULL);
 	CHECK(o);
 	CHECK(elfobj__build_id(o)[0]);
 	const struct elfsym *s = elfobj__find(o, "__vdso_clock_gettime");
@@ -181,7 +181,19 @@ static bool vdso_named(void)
 	CHECK(back);
 	CHECK(strstr(back->name, "clock_gettime"));
 	/* Same image again: the same object. */
-	CHECK(procsyms__vdso(c, (uint32_t)getpid(), v) == o);
+	CHECK(procsyms__vdso(c, (uint32_t)getpid(), v, NULL) == o);
+	/* A process gone (tgid 0): our own image, through the memo; kept
+	 * while nothing is evicted, found again after an eviction (the
+	 * memo's object may be the one freed). */
+	struct vdso_memo memo = { 0 };
+	CHECK(procsyms__vdso(c, 0, v, &memo) == o);
+	CHECK(memo.obj == o);
+	CHECK(procsyms__vdso(c, 0, v, &memo) == o);
+	symcache__mark_begin(c);
+	CHECK_EQ_INT(symcache__sweep(c, 0), 1);
+	struct elfobj *again = procsyms__vdso(c, 0, v, &memo);
+	CHECK(again && memo.obj == again);
+	CHECK(elfobj__find(again, "__vdso_clock_gettime"));
 	procmaps__free(&maps);
 	symcache__free(c);
 	return true;

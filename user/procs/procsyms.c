@@ -57,11 +57,29 @@ static size_t own_vdso_len(const void **start)
 	return len;
 }
 
+/* Our own vDSO as an object of sc: hashed once, not at every call. */
+static struct elfobj *own_vdso(struct symcache *sc, size_t len, struct vdso_memo *memo)
+{
+	struct symcache_stats st;
+	const void *own;
+
+	if (own_vdso_len(&own) != len)
+		return NULL; /* another ABI's: left unnamed */
+	if (!memo)
+		return symcache__get_mem(sc, own, len);
+	symcache__stats(sc, &st);
+	if (!memo->obj || memo->sc != sc || memo->evicted != st.evicted) {
+		memo->obj = symcache__get_mem(sc, own, len);
+		memo->sc = sc;
+		memo->evicted = st.evicted;
+	}
+	return memo->obj;
+}
+
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
-			      const struct procmap *m)
+			      const struct procmap *m, struct vdso_memo *memo)
 {
 	size_t len = m->end - m->start;
-	const void *own;
 
 	if (!len || len > VDSO_MAX)
 		return NULL;
@@ -83,7 +101,7 @@ struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 	}
 	/* Gone: every process of our ABI maps the kernel's one image, ours
 	 * too (another ABI's differs in length: left unnamed). */
-	return own_vdso_len(&own) == len ? symcache__get_mem(sc, own, len) : NULL;
+	return own_vdso(sc, len, memo);
 }
 
 static void jit_read(struct proc *pr, bool if_changed)

@@ -27,10 +27,19 @@ struct proc;
  * known by its nsfs device and inode (ioctl_ns(2)): both compared. The
  * one test of it: debuginfo and perf maps get the answer from here. */
 bool procsyms__other_mntns(uint32_t tgid);
+/* Our own vDSO's object, kept between calls while the cache has not
+ * evicted anything (the object could be gone then): under churn most
+ * processes are named after they are gone, each with our vDSO. */
+struct vdso_memo {
+	struct elfobj *obj;
+	const struct symcache *sc;
+	size_t evicted;
+};
 /* The vDSO mapped at m in process tgid, as an object of sc, or NULL.
- * tgid 0, or a process gone: our own vDSO, if of m's length. */
+ * tgid 0, or a process gone: our own vDSO, if of m's length (found
+ * through memo, which may be NULL). */
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
-			      const struct procmap *m);
+			      const struct procmap *m, struct vdso_memo *memo);
 /* Snapshot time: if pr may run JIT code (anonymous or memfd executable
  * memory), find out where its perf map is and read it if there; else
  * that waits for the maps re-read or poll that shows such memory. Uses
