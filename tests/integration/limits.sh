@@ -6,7 +6,7 @@
 # workload's CPU time (x frequency), and comments and stderr
 # say what was lost and which option to raise.
 source "$(dirname "$0")/lib.sh"
-need_root stacks_map_full counts_map_full
+need_root stacks_map_full counts_map_full roomy_all_drained
 
 run() { # name expect-func comment-regex stderr-regex pmubpf-args...
 	local name=$1 func=$2 re=$3 err_re=$4
@@ -32,3 +32,21 @@ run stacks_map_full "[lost: user stack (stacks map full)]" '^lost: [0-9]+ user s
 	'[1-9][0-9]* user .* stacks' --stack-map-size 1024 --counts-map-size 65536
 run counts_map_full "[lost: counts map full]" '^lost: [0-9]+ samples: counts map full .*--counts-map-size 1024' \
 	'lost: [1-9][0-9]* samples: counts map full' --stack-map-size 65536 --counts-map-size 1024
+
+# Maps with room for all of it: ~10000 distinct entries, drained in many
+# batches (drain.c reads 1024 a call), every sample in the profile and
+# nothing lost.
+if "$PMUBPF" -F 4999 -o "$TMP/roomy.pb.gz" --stack-map-size 65536 --counts-map-size 65536 \
+	-- "$B/manystacks" 2 >"$TMP/roomy.out" 2>"$TMP/roomy.err"; then
+	ns=$(awk '$1 == "cpu_ns" { print $2 }' "$TMP/roomy.out")
+	want=$(awk -v n="$ns" 'BEGIN { print n / 200040 }')
+	distinct=$(sed -n 's/.*samples (\([0-9]*\) distinct).*/\1/p' "$TMP/roomy.err")
+	if [[ ${distinct:-0} -gt 3000 ]]; then
+		check roomy_all_drained $CHECK expect "$TMP/roomy.pb.gz" --func level0 --samples-near "$want" \
+			--weight-near "$ns" --no-comment '^lost:'
+	else
+		fail roomy_all_drained "only ${distinct:-no} distinct entries: not several batches"
+	fi
+else
+	fail roomy_all_drained "pmubpf failed: $(tail -n1 "$TMP/roomy.err")"
+fi

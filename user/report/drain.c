@@ -16,33 +16,46 @@ static int read_stack(int fd, struct report_data *d, uint64_t key, struct pmubpf
 	return report_data__add_stack(d, key, buf);
 }
 
+/* Entries read from the kernel per call: one syscall for BATCH entries,
+ * where a key-by-key walk made two each (get_next_key and lookup: 7% of
+ * the write of a churn recording's 22000 entries). */
+#define BATCH 1024
+
 static int drain_counts(const struct report_maps *m, struct report_data *d)
 {
-	struct pmubpf_key key, next;
+	struct pmubpf_key *keys = malloc(BATCH * sizeof(*keys));
+	struct pmubpf_val *vals = malloc(BATCH * sizeof(*vals));
 	struct pmubpf_stack *buf = malloc(sizeof(*buf));
-	void *prev = NULL;
-	int err;
+	uint32_t token = 0;
+	bool more = true;
+	int ret = 0;
 
-	if (!buf)
-		return -ENOMEM;
-	while ((err = bpf_map_get_next_key(m->counts_fd, prev, &next)) == 0) {
-		struct pmubpf_val v;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(m->counts_fd, &next, &v))
-			continue; /* deleted under us: cannot happen after stop */
-		if (next.event >= (uint32_t)m->nevents)
-			continue;
-		if (report_data__add_entry(d, &next, &v) ||
-		    read_stack(m->stacks_fd, d, next.ustack, buf) ||
-		    read_stack(m->stacks_fd, d, next.kstack, buf)) {
-			free(buf);
-			return -ENOMEM;
+	if (!keys || !vals || !buf)
+		ret = -ENOMEM;
+	for (bool first = true; !ret && more; first = false) {
+		__u32 n = BATCH;
+		/* The last batch ends with ENOENT, and may hold entries. */
+		if (bpf_map_lookup_batch(m->counts_fd, first ? NULL : &token, &token, keys, vals, &n,
+					 NULL)) {
+			if (errno != ENOENT) {
+				ret = -errno;
+				break;
+			}
+			more = false;
+		}
+		for (__u32 i = 0; !ret && i < n; i++) {
+			if (keys[i].event >= (uint32_t)m->nevents)
+				continue;
+			if (report_data__add_entry(d, &keys[i], &vals[i]) ||
+			    read_stack(m->stacks_fd, d, keys[i].ustack, buf) ||
+			    read_stack(m->stacks_fd, d, keys[i].kstack, buf))
+				ret = -ENOMEM;
 		}
 	}
+	free(keys);
+	free(vals);
 	free(buf);
-	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
+	return ret;
 }
 
 /* --data-addr: every data map entry, and the stacks it names. */
