@@ -377,6 +377,14 @@ static bool dedup_and_errors(void)
 					"/usr/bin/demo", NULL, false), id.m1);
 	CHECK_EQ_INT(pprof__add_mapping(p, 0x400000, 0x500000, 0x2000,
 					"/usr/bin/demo", NULL, false), 3);
+	/* The last mapping again (tried before the index), and one that
+	 * differs from it by its file alone. */
+	CHECK_EQ_INT(pprof__add_mapping(p, 0x400000, 0x500000, 0x2000,
+					"/usr/bin/demo", NULL, false), 3);
+	CHECK_EQ_INT(pprof__add_mapping(p, 0x400000, 0x500000, 0x2000,
+					"/usr/bin/other", NULL, false), 4);
+	CHECK_EQ_INT(pprof__add_mapping(p, 0x400000, 0x500000, 0x2000,
+					"/usr/bin/demo", NULL, false), 3);
 	const struct pprof_line other[] = { { "zzz", NULL, NULL, 1, 0 } };
 	CHECK_EQ_INT(pprof__add_location(p, id.m1, 0x401234, other, 1), id.leaf);
 	CHECK_EQ_INT(pprof__add_location(p, id.m2, 0x401234, NULL, 0), 6);

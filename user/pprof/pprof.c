@@ -247,9 +247,28 @@ int pprof__add_comment(struct pprof *p, const char *fmt, ...)
 	return 0;
 }
 
+/* A mapping added again: it can only add information. */
+static uint64_t mapping_again(struct pprof *p, uint64_t v, const char *build_id, bool has_functions)
+{
+	struct pprof_mapping *m = &p->maps[v];
+	int64_t bid;
+
+	m->has_functions = m->has_functions || has_functions;
+	if (!m->build_id && build_id && *build_id) {
+		if (intern(p, build_id, &bid)) {
+			errno = ENOMEM;
+			return 0;
+		}
+		m->build_id = bid;
+	}
+	p->last_map = v + 1;
+	return v + 1;
+}
+
 /* Mappings are deduplicated on (start, limit, offset, filename). A repeat
  * add can only add information: has_functions is OR-ed in and a missing
- * build id is filled in. */
+ * build id is filled in. Frames come in runs of one mapping (every
+ * kernel frame is in one): the last answer is tried before the index. */
 uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 			    uint64_t offset, const char *filename,
 			    const char *build_id, bool has_functions)
@@ -258,19 +277,11 @@ uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 	int64_t file, bid;
 	uint64_t h, v;
 
+	if (p->last_map && map_eq(&k, p->last_map - 1, p))
+		return mapping_again(p, p->last_map - 1, build_id, has_functions);
 	h = hash3(hashtab__hash_mix(start, limit), offset, 0);
-	if (hashtab__find(p->map_ht, h, &k, &v)) {
-		struct pprof_mapping *m = &p->maps[v];
-		m->has_functions = m->has_functions || has_functions;
-		if (!m->build_id && build_id && *build_id) {
-			if (intern(p, build_id, &bid)) {
-				errno = ENOMEM;
-				return 0;
-			}
-			m->build_id = bid;
-		}
-		return v + 1;
-	}
+	if (hashtab__find(p->map_ht, h, &k, &v))
+		return mapping_again(p, v, build_id, has_functions);
 	if (p->nmaps >= UINT32_MAX) { /* the location index keeps 32 bits */
 		errno = EOVERFLOW;
 		return 0;
@@ -288,6 +299,7 @@ uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 		.build_id = bid,
 		.has_functions = has_functions,
 	};
+	p->last_map = p->nmaps + 1;
 	return ++p->nmaps;
 }
 

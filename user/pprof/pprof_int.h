@@ -88,6 +88,7 @@ struct pprof {
 	struct pprof_mapping *maps; /* maps[id - 1] */
 	size_t nmaps, cap_maps;
 	struct hashtab *map_ht;
+	uint64_t last_map;         /* the id pprof__add_mapping last gave, 0: none */
 	uint64_t main_map;         /* id written first (file id 1), 0: none */
 
 	struct pprof_function *funcs; /* funcs[id - 1] */
