@@ -12,8 +12,10 @@
 # those arguments). Prints "ROUND TOOL PROCESSES/S LOAD_CPU_MS/PROCESS",
 # the latter from the workers' reaped children (task CPU time, which
 # excludes the host's steal). Compare rounds' ratios: pairs cancel the
-# machine's drift. Needs root and a built tree (make pmubpf bench-build);
-# docs/benchmarks.md has runs.
+# machine's drift. PIN=1: one worker on the last CPU and the tools on
+# CPU 0, so that the load's cost is what the sampling does inside it,
+# not the tool's competition for its CPU. Needs root and a built tree
+# (make pmubpf bench-build); docs/benchmarks.md has runs.
 set -u
 cd "$(dirname "$0")/../.."
 R=${1:-3}
@@ -22,7 +24,13 @@ W=${W:-4}
 T=${TMPDIR:-/tmp}
 P=$T/churn_steady.progress
 rm -f "$P"
-build/bench/churn_work 100000 2 "$P" >/dev/null 2>&1 &
+ON=()
+if [[ ${PIN:-0} == 1 ]]; then
+	ON=(taskset -c 0)
+	taskset -c $(($(nproc) - 1)) build/bench/churn_work 100000 1 "$P" >/dev/null 2>&1 &
+else
+	build/bench/churn_work 100000 2 "$P" >/dev/null 2>&1 &
+fi
 L=$!
 trap 'kill $L 2>/dev/null' EXIT
 sleep 2
@@ -43,12 +51,12 @@ for ((r = 0; r < R; r++)); do
 		pid=
 		case $tool in
 		alone) ;;
-		perf) perf record -q -e cpu-clock -F 999 -a -g -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
-		perfdummy) perf record -q -e dummy -a -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
+		perf) "${ON[@]}" perf record -q -e cpu-clock -F 999 -a -g -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
+		perfdummy) "${ON[@]}" perf record -q -e dummy -a -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
 		pm*)
 			args=${tool#pm}
 			args=${args#:}
-			./pmubpf -a -F 999 -d $((W + 2)) -o "$T/churn_steady.pb.gz" ${args//,/ } 2>/dev/null & pid=$!
+			"${ON[@]}" ./pmubpf -a -F 999 -d $((W + 2)) -o "$T/churn_steady.pb.gz" ${args//,/ } 2>/dev/null & pid=$!
 			;;
 		*) echo "churn_steady.sh: unknown tool '$tool'" >&2; exit 2 ;;
 		esac
