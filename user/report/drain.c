@@ -21,9 +21,17 @@ static int read_stack(int fd, struct report_data *d, uint64_t key, struct pmubpf
  * the write of a churn recording's 22000 entries). */
 #define BATCH 1024
 
-static int drain_counts(const struct report_maps *m, struct report_data *d)
+/* What one entry of a drained map adds to d: its sample and its stacks. */
+typedef int (*drain_fn)(const struct report_maps *m, struct report_data *d, const void *key,
+			const void *val, struct pmubpf_stack *buf);
+
+/* Every entry of the hash map fd (keys of ksz bytes, values struct
+ * pmubpf_val) to fn, BATCH a syscall. The window's maps are flipped out
+ * before a drain, so nothing writes them while they are walked. */
+static int drain_map(const struct report_maps *m, struct report_data *d, int fd, size_t ksz,
+		     drain_fn fn)
 {
-	struct pmubpf_key *keys = malloc(BATCH * sizeof(*keys));
+	char *keys = malloc(BATCH * ksz);
 	struct pmubpf_val *vals = malloc(BATCH * sizeof(*vals));
 	struct pmubpf_stack *buf = malloc(sizeof(*buf));
 	uint32_t token = 0;
@@ -35,22 +43,15 @@ static int drain_counts(const struct report_maps *m, struct report_data *d)
 	for (bool first = true; !ret && more; first = false) {
 		__u32 n = BATCH;
 		/* The last batch ends with ENOENT, and may hold entries. */
-		if (bpf_map_lookup_batch(m->counts_fd, first ? NULL : &token, &token, keys, vals, &n,
-					 NULL)) {
+		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
 			if (errno != ENOENT) {
 				ret = -errno;
 				break;
 			}
 			more = false;
 		}
-		for (__u32 i = 0; !ret && i < n; i++) {
-			if (keys[i].event >= (uint32_t)m->nevents)
-				continue;
-			if (report_data__add_entry(d, &keys[i], &vals[i]) ||
-			    read_stack(m->stacks_fd, d, keys[i].ustack, buf) ||
-			    read_stack(m->stacks_fd, d, keys[i].kstack, buf))
-				ret = -ENOMEM;
-		}
+		for (__u32 i = 0; !ret && i < n; i++)
+			ret = fn(m, d, keys + i * ksz, &vals[i], buf);
 	}
 	free(keys);
 	free(vals);
@@ -58,32 +59,32 @@ static int drain_counts(const struct report_maps *m, struct report_data *d)
 	return ret;
 }
 
-/* --data-addr: every data map entry, and the stacks it names. */
-static int drain_data(const struct report_maps *m, struct report_data *d)
+static int add_count(const struct report_maps *m, struct report_data *d, const void *key,
+		     const void *val, struct pmubpf_stack *buf)
 {
-	struct pmubpf_data_key key, next;
-	struct pmubpf_stack *buf = malloc(sizeof(*buf));
-	void *prev = NULL;
-	int err;
+	const struct pmubpf_key *k = key;
 
-	if (!buf)
+	if (k->event >= (uint32_t)m->nevents)
+		return 0;
+	if (report_data__add_entry(d, k, val) || read_stack(m->stacks_fd, d, k->ustack, buf) ||
+	    read_stack(m->stacks_fd, d, k->kstack, buf))
 		return -ENOMEM;
-	while ((err = bpf_map_get_next_key(m->data_fd, prev, &next)) == 0) {
-		struct pmubpf_val v;
+	return 0;
+}
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(m->data_fd, &next, &v) || next.k.event >= (uint32_t)m->nevents)
-			continue;
-		if (report_data__add_data(d, &next.k, next.addr, &v) ||
-		    read_stack(m->stacks_fd, d, next.k.ustack, buf) ||
-		    read_stack(m->stacks_fd, d, next.k.kstack, buf)) {
-			free(buf);
-			return -ENOMEM;
-		}
-	}
-	free(buf);
-	return errno == ENOENT || err == -ENOENT ? 0 : -errno;
+/* --data-addr: a data map entry, and the stacks it names. */
+static int add_data(const struct report_maps *m, struct report_data *d, const void *key,
+		    const void *val, struct pmubpf_stack *buf)
+{
+	const struct pmubpf_data_key *k = key;
+
+	if (k->k.event >= (uint32_t)m->nevents)
+		return 0;
+	if (report_data__add_data(d, &k->k, k->addr, val) ||
+	    read_stack(m->stacks_fd, d, k->k.ustack, buf) ||
+	    read_stack(m->stacks_fd, d, k->k.kstack, buf))
+		return -ENOMEM;
+	return 0;
 }
 
 /* Each event's drop counters, summed over CPUs. */
@@ -117,13 +118,14 @@ static int sum_drops(const struct report_maps *m, struct report_data *d)
 
 int report__drain(const struct report_maps *m, struct report_data *d, char *err, size_t errlen)
 {
-	int ret = drain_counts(m, d);
+	int ret = drain_map(m, d, m->counts_fd, sizeof(struct pmubpf_key), add_count);
 
 	if (ret) {
 		snprintf(err, errlen, "reading the counts map: %s", strerror(-ret));
 		return ret;
 	}
-	if (m->data && (ret = drain_data(m, d)) != 0) {
+	if (m->data &&
+	    (ret = drain_map(m, d, m->data_fd, sizeof(struct pmubpf_data_key), add_data)) != 0) {
 		snprintf(err, errlen, "reading the data map (--data-addr): %s", strerror(-ret));
 		return ret;
 	}
