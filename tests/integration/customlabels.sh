@@ -9,7 +9,7 @@
 # sample has both, ours winning the clash; a writer claiming another ABI
 # version is refused, counted and said.
 source "$(dirname "$0")/lib.sh"
-need_root command_shares abi_rules p_shares union_ours_win version_refused
+need_root command_shares abi_rules p_shares union_ours_win version_refused unreadable_counted
 
 NAMES=phase=a,phase=b,phase=c
 W=$B/customlabels_work
@@ -93,4 +93,33 @@ print("refused; %d samples kept unlabelled" % n)
 PY
 else
 	fail version_refused "pmubpf failed: $(tail -n1 "$TMP/v.err")"
+fi
+
+# A set one of whose strings is unreadable (a value on an unmapped page):
+# its samples keep no label of it, and are counted, in the comments and
+# on stderr; the samples themselves stay.
+if CL_TEST_UNREADABLE=1 "$PMUBPF" -F 999 -o "$TMP/f.pb.gz" -- "$W" 1 >/dev/null 2>"$TMP/f.err"; then
+	check unreadable_counted python3 - "$ROOT" "$TMP/f.pb.gz" "$TMP/f.err" <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+p = check.load(sys.argv[2])
+err = open(sys.argv[3]).read()
+pat = r"lost: (\d+) labels from other writers \(Go, custom-labels, OpenTelemetry\): their memory unreadable"
+lost = 0
+for c in p["comments"]:
+    m = re.search(pat, c)
+    if m:
+        if m.group(0) not in err:
+            sys.exit("not on stderr: " + m.group(0))
+        lost = int(m.group(1))
+n = sum(s["values"][0] for s in p["samples"])
+lab = sum(s["values"][0] for s in p["samples"] if "phase" in s["labels"] or "bad" in s["labels"])
+if n < 300 or lab or lost < n // 2:
+    sys.exit("%d samples, %d labelled, %d counted unreadable: want >= 300, none labelled, "
+             "at least half counted" % (n, lab, lost))
+print("%d samples, %d counted unreadable, none labelled" % (n, lost))
+PY
+else
+	fail unreadable_counted "pmubpf failed: $(tail -n1 "$TMP/f.err")"
 fi

@@ -12,12 +12,17 @@
  * own header, lib=ours and src=header: the profile must show both
  * writers' labels, ours winning the clash on lib.
  *
+ * With CL_TEST_UNREADABLE=1 in the environment the set also holds a
+ * label whose value points at an unmapped page: the set cannot be read,
+ * so no sample may carry its labels, and the profile must count them.
+ *
  * Usage: customlabels_work SECONDS [union]; prints "truth phase=X
  * NANOSECONDS".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <pmubpf/labels.h>
 #include "customlabels.h"
@@ -56,6 +61,14 @@ int main(int argc, char **argv)
 	cl_append(s, NULL, "ignored");      /* absent key: not a label */
 	cl_append(s, "lib", "dup");         /* duplicate: the first wins */
 	cl_set(s, "phase", "a");
+	if (getenv("CL_TEST_UNREADABLE")) {
+		void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (page == MAP_FAILED || munmap(page, 4096))
+			abort();
+		cl_append(s, "bad", "unread");
+		s->storage[s->count - 1].value.buf = page; /* gone: unreadable */
+	}
 	cl_use(s);
 	if (argc > 2 && !strcmp(argv[2], "union"))
 		pmubpf_labels_set(pmubpf_labels_new(NULL, "lib", "ours", "src", "header", NULL));
