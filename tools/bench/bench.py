@@ -15,7 +15,8 @@ PART is one of:
   churn     process churn (tools/bench/churn_work.c: NCPU workers fork+exec
             /bin/true and /usr/bin/env true in turn) recorded for 10 s at
             999 Hz by pmubpf, pmubpf --call-graph fp and perf record -a -g
-            (then perf report timed on its data), and run alone; the
+            (then perf report timed on its data), under the floor, and
+            run alone; the
             tool's CPU and peak RSS, the load's processes/s, pmubpf's
             losses and process counts; rounds interleaved in a shuffled
             order; a disturbed run is repeated (BENCH_CHURN_RETRIES)
@@ -593,8 +594,10 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
 
 # Who records the churn: pmubpf with its defaults, pmubpf walking user
 # stacks by frame pointer, perf record -a -g; "alone" runs the load with
-# no tool, for the churn rate without profiling.
-CHURN_TOOLS = ["alone", "pmubpf", "pmubpf-fp", "perf"]
+# no tool, for the churn rate without profiling; "floor" opens the same
+# cpu-clock events and attaches nothing (tools/bench/floor.c), for what
+# the sampling interrupts alone cost the load on this machine.
+CHURN_TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "perf"]
 CHURN_FREQ = 999
 CHURN_LEAD = 1.0   # seconds the load runs before the tool starts
 
@@ -672,6 +675,13 @@ def churn_run(tool, secs):
         t_a = time.monotonic()
         if tool == "alone":
             time.sleep(secs)
+        elif tool == "floor":
+            fl = subprocess.Popen([str(BB / "floor"), str(CHURN_FREQ), "cpu-clock"], stdout=subprocess.PIPE,
+                                  text=True)
+            if fl.stdout.readline().strip() != "ready":
+                raise RuntimeError("floor did not start")
+            time.sleep(secs)
+            stop(fl, signal.SIGTERM)
         else:
             helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
                                       stdout=subprocess.DEVNULL, stderr=err)
@@ -687,7 +697,7 @@ def churn_run(tool, secs):
     rec.update(window_s=round(t_b - t_a, 3), processes=round(n), procs_per_s=n / (t_b - t_a),
                load_failed=final.get("failed"), foreign=round(w.foreign, 4), disturbed=w.disturbed(quiet),
                steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
-    if tool == "alone":
+    if tool in ("alone", "floor"):
         return rec
     ru = rusage_result(TMP / "rusage")
     text = (TMP / "churn.err").read_text(errors="replace")

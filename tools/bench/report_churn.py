@@ -12,7 +12,7 @@ import re
 
 from report_common import disturb_rule, disturbed, f, measured_line, med, table
 
-TOOLS = ["alone", "pmubpf", "pmubpf-fp", "perf"]
+TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "perf"]
 PMUBPF_TOOLS = ["pmubpf", "pmubpf-fp"]
 
 
@@ -45,14 +45,19 @@ def churn_stats(res):
             continue
         good = [r for r in rs if not disturbed(r, limit)]
         use = good or rs
-        slow = []
+        slow, by_round = [], {}
         pairs = [(r, alone.get(r["round"])) for r in rs]
         pairs = [(r, a) for r, a in pairs if a and r["procs_per_s"] > 0]
         clean = [(r, a) for r, a in pairs if not disturbed(r, limit) and not disturbed(a, limit)]
         for r, a in clean or pairs:
             slow.append(a["procs_per_s"] / r["procs_per_s"])
+            by_round[r["round"]] = slow[-1]
         stats[tool] = {"runs": use, "all": len(rs), "fallback": not good, "slowdown": slow,
-                       "slow_fallback": bool(pairs) and not clean}
+                       "slow_fallback": bool(pairs) and not clean, "by_round": by_round}
+    # Above the floor: per round, the tool's slowdown over the floor's.
+    floor = stats.get("floor", {}).get("by_round", {})
+    for tool, s in stats.items():
+        s["above_floor"] = [v / floor[k] for k, v in s["by_round"].items() if k in floor and floor[k] > 0]
     return stats
 
 
@@ -85,13 +90,18 @@ def churn_block(res):
               or "dwarf"),
            "- **pmubpf-fp**: the same with `--call-graph fp`;",
            "- **perf**: `perf record -e cpu-clock -F %d -a -g -o FILE -- sleep %g`;" % (freq, secs),
+           "- **floor**: `tools/bench/floor %d cpu-clock` opens the same cpu-clock event on every "
+           "CPU in frequency mode and attaches nothing: what the sampling interrupts alone cost "
+           "the load on this machine (the overhead section's floor);" % freq,
            "- **alone**: no tool; the load's rate over %g s." % secs, "",
            "**CPU** (user + system) and **peak RSS** are the tool's whole life (start-up, the "
            "%g s of recording, writing its output), from wait4() in tools/bench/rusage.c. "
            "**Processes/s** is the load's own count of finished processes per second over the "
            "tool's whole life (from the load's progress lines, every 50 ms); **load slowdown** "
            "is, per round, the alone run's processes/s over the tool run's (1.25 = each "
-           "process took 25%% longer). **CPU per process** is the tool's CPU divided by the "
+           "process took 25%% longer); **above floor** is, per round, the tool's slowdown over "
+           "the floor's in the same round (median (min–max)): what the tool costs the load "
+           "beyond the timer interrupts any sampler at this rate takes. **CPU per process** is the tool's CPU divided by the "
            "load's processes in that time. perf record defers symbolization (and building the "
            "call graph) to `perf report`, so its record-time CPU is not the whole comparison: "
            "**perf report** is the CPU of `perf report -i FILE --stdio > /dev/null` on the same "
@@ -115,14 +125,15 @@ def churn_block(res):
                      spread(vals(rs, "maxrss_kb", 1 / 1024)),
                      spread(vals(rs, "procs_per_s"), 0),
                      "1 (reference)" if tool == "alone" else spread(s["slowdown"], 2) + (" †" if s["slow_fallback"] else ""),
+                     spread(s["above_floor"], 2) if tool not in ("alone", "floor") and s["above_floor"] else "–",
                      spread(per_proc, 2),
                      f(med(vals(rs, "samples")), 0) if vals(rs, "samples") else "–",
                      spread(vals(rs, "report_cpu_s"), 2) if tool == "perf" else "–",
                      f(med(vals(rs, "output_bytes", 1 / 2**20)), 2) if vals(rs, "output_bytes") else "–",
                      "%d/%d" % (len(rs), s["all"])])
-    out += [table(["tool", "CPU (s)", "peak RSS (MB)", "processes/s", "load slowdown", "CPU per process (ms)",
-                   "samples", "perf report CPU (s)", "output (MB)", "runs"], rows,
-                  ["l"] + ["r"] * 9), ""]
+    out += [table(["tool", "CPU (s)", "peak RSS (MB)", "processes/s", "load slowdown", "above floor",
+                   "CPU per process (ms)", "samples", "perf report CPU (s)", "output (MB)", "runs"], rows,
+                  ["l"] + ["r"] * 10), ""]
     prow = []
     for tool in PMUBPF_TOOLS:
         s = st.get(tool)
@@ -181,10 +192,14 @@ def churn_sentences(st, secs, freq, workers):
                        f(fp, 2) if fp is not None else "–", f(p / perf, 1) if perf else "–", f(perf, 2),
                        f(p / (perf + rep), 1) if perf + rep else "–", f(perf + rep, 2),
                        "" if alone is None else "; the load ran %s processes/s alone, %s under pmubpf "
-                       "and %s under perf (median load slowdown %s and %s)" % (
+                       "and %s under perf (median load slowdown %s and %s%s)" % (
                            f(alone, 0), f(med(vals(st["pmubpf"]["runs"], "procs_per_s")), 0),
                            f(med(vals(st["perf"]["runs"], "procs_per_s")), 0),
-                           f(med(st["pmubpf"]["slowdown"]), 2), f(med(st["perf"]["slowdown"]), 2))))
+                           f(med(st["pmubpf"]["slowdown"]), 2), f(med(st["perf"]["slowdown"]), 2),
+                           "; %s and %s above the floor, whose sampling interrupts alone slowed it %s" % (
+                               f(med(st["pmubpf"]["above_floor"]), 2), f(med(st["perf"]["above_floor"]), 2),
+                               f(med(st["floor"]["slowdown"]), 2))
+                           if st["pmubpf"]["above_floor"] and st["perf"]["above_floor"] else "")))
     if "pmubpf" in st:
         rs = st["pmubpf"]["runs"]
         gone = [100.0 * r["procs_gone"] / r["procs_seen"] for r in rs if r.get("procs_seen")]
@@ -220,10 +235,14 @@ def churn_headline(st, cfg):
             if r.get("samples") is not None and r.get("lost_samples") is not None]
     return ("Process churn (%d workers fork+exec'ing /bin/true, /usr/bin/env true; %g s at %d Hz): "
             "pmubpf %s s CPU, %s MB peak RSS, load slowdown %s%s; pmubpf-fp %s s; perf record %s s "
-            "(+ %s s perf report), %s MB, load slowdown %s; the load alone: %s processes/s." % (
+            "(+ %s s perf report), %s MB, load slowdown %s; the load alone: %s processes/s%s." % (
                 cfg["workers"], cfg["secs"], cfg["freq"], f(c("pmubpf", "cpu_s"), 2),
                 f(c("pmubpf", "maxrss_kb") / 1024), f(med(st["pmubpf"]["slowdown"]), 2),
                 ", %s%% of samples lost (counts map full)" % f(med(lost)) if lost and any(lost) else "",
                 f(c("pmubpf-fp", "cpu_s"), 2) if "pmubpf-fp" in st else "–",
                 f(c("perf", "cpu_s"), 2), f(c("perf", "report_cpu_s"), 2), f(c("perf", "maxrss_kb") / 1024),
-                f(med(st["perf"]["slowdown"]), 2), f(c("alone", "procs_per_s"), 0)))
+                f(med(st["perf"]["slowdown"]), 2), f(c("alone", "procs_per_s"), 0),
+                "; above the sampling floor (%s): pmubpf %s, perf %s" % (
+                    f(med(st["floor"]["slowdown"]), 2), f(med(st["pmubpf"]["above_floor"]), 2),
+                    f(med(st["perf"]["above_floor"]), 2))
+                if st["pmubpf"]["above_floor"] and st["perf"]["above_floor"] else ""))
