@@ -25,9 +25,11 @@
 
 const volatile bool call_graph_dwarf = false; /* --call-graph dwarf */
 
-/* Rows of every table (userspace appends tables, by batch updates). */
+/* Rows of every table (userspace writes tables through a passing mmap
+ * of their pages: BPF_F_MMAPABLE). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct pmubpf_urow);
 	__uint(max_entries, 1); /* sized by the loader */
@@ -48,6 +50,7 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pmubpf_umap);
 	__uint(max_entries, 1); /* sized by the loader: slots * MAX_MAPS */
+	__uint(map_flags, BPF_F_MMAPABLE); /* written like unwind_rows */
 } unwind_slots SEC(".maps");
 
 struct {

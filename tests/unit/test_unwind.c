@@ -33,10 +33,12 @@ static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 	m->max_rows = rows;
 	m->max_tables = 64;
 	m->max_slots = slots;
-	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, NULL);
+	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE); /* as in BPF */
+
+	m->rows_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows", 4, sizeof(struct pmubpf_urow), rows, &mm);
 	m->tables_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_tables", 4, sizeof(struct pmubpf_utable), 64, NULL);
 	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_umap),
-				     slots * PMUBPF_UW_MAX_MAPS, NULL);
+				     slots * PMUBPF_UW_MAX_MAPS, &mm);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
 	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0;
 }

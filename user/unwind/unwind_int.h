@@ -42,7 +42,6 @@ struct slot {
 
 struct unwind {
 	struct unwind_maps m;
-	uint32_t *keys; /* WRITE_CHUNK consecutive keys, for batch writes */
 	struct spans rows;     /* unwind_rows' free space */
 	uint32_t next_table, *free_ids, nfree_ids; /* unwind_tables ids */
 	struct tab *tabs;
