@@ -41,6 +41,10 @@ static const char sample[] =
 	"not a line at all\n"
 	"ffffffff81000500 T\n"
 	"zzzz T bad_addr\n"
+	"1ffffffff81000700 T too_wide\n"  /* 17 digits: more than 64 bits */
+	" T no_addr\n"
+	"ffffffff81000800x T trailing_junk\n"
+	"FFFFFFFF81000900 T upper_hex\n"
 	"ffffffff81000600 A abs_sym\n";
 
 static bool parse_sample(void)
@@ -49,9 +53,10 @@ static bool parse_sample(void)
 	struct ksyms *k = ksyms__load(tmp_path);
 	unlink(tmp_path);
 	CHECK(k != NULL);
-	/* _stext, first_fn, second_fn, weak_fn, weak_local, 3 module syms;
-	 * _text_local shares _stext's address and loses to the global. */
-	CHECK_EQ_INT(ksyms__count(k), 8);
+	/* _stext, first_fn, second_fn, weak_fn, weak_local, upper_hex, 3
+	 * module syms; _text_local shares _stext's address and loses to the
+	 * global; the malformed addresses are left out. */
+	CHECK_EQ_INT(ksyms__count(k), 9);
 
 	const struct ksym *s = ksyms__lookup(k, 0xffffffff81000000);
 	CHECK(s && s->addr == 0xffffffff81000000);
@@ -66,8 +71,10 @@ static bool parse_sample(void)
 	CHECK_STR(ksyms__lookup(k, 0xffffffff81000250)->name, "second_fn");
 	CHECK_STR(ksyms__lookup(k, 0xffffffff81000300)->name, "weak_fn");
 	CHECK_STR(ksyms__lookup(k, 0xffffffff81000401)->name, "weak_local");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff810008ff)->name, "weak_local");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff81000900)->name, "upper_hex");
 	/* Data symbols are not kept: their addresses fall to the last text. */
-	CHECK_STR(ksyms__lookup(k, 0xffffffff82000000)->name, "weak_local");
+	CHECK_STR(ksyms__lookup(k, 0xffffffff82000000)->name, "upper_hex");
 
 	s = ksyms__lookup(k, 0xffffffffc0a01010);
 	CHECK_STR(s->name, "xfs_fs_fill_super");
