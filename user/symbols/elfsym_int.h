@@ -1,8 +1,10 @@
 /* elfsym_int.h — what the object cache (elfsym.c: opening, build-ids,
- * segments, the cache itself, lookups) and the symbol tables
- * (elfsym_tab.c: reading, sorting) share: the object and cache records,
- * and the one step from the cache down to the tables. elfsym_tab.c calls
- * nothing in elfsym.c. Not a public interface: see elfsym.h.
+ * segments, the cache itself), its lookups (elfsym_lookup.c) and the
+ * symbol tables (elfsym_tab.c: reading, sorting) share: the object and
+ * cache records, the step from the cache down to the tables, and the
+ * load the lookups ask of the cache. elfsym_tab.c calls nothing in
+ * elfsym.c, elfsym.c nothing in elfsym_lookup.c. Not a public
+ * interface: see elfsym.h.
  */
 #ifndef PMUBPF_ELFSYM_INT_H
 #define PMUBPF_ELFSYM_INT_H
@@ -67,5 +69,10 @@ struct symcache {
  * false, with the tables left empty, when nothing could be kept: no
  * handle, over a cap, or out of memory. */
 bool elfsym_read_tables(struct elfobj *o);
+
+/* Load o's symbols once (elfsym_read_tables), then close its ELF handle
+ * and fd and count it in the cache's totals (elfsym.c; the lookups of
+ * elfsym_lookup.c call it first). */
+void elfobj_load_syms(struct elfobj *o);
 
 #endif
