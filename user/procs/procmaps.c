@@ -28,36 +28,9 @@
 
 #include "lib/sorted.h"
 #include "lib/grow.h"
+#include "lib/hex.h"
 
 #define DELETED_SUFFIX " (deleted)"
-
-/* Parse hex digits at *p (at least one, no overflow) into *v. */
-static bool parse_hex(const char **p, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-	int n = 0;
-
-	for (;; s++, n++) {
-		unsigned d;
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			break;
-		if (x >> 60)
-			return false; /* would overflow */
-		x = x << 4 | d;
-	}
-	if (!n)
-		return false;
-	*p = s;
-	*v = x;
-	return true;
-}
 
 static bool parse_dec(const char **p, uint64_t *v)
 {
@@ -110,8 +83,8 @@ static int parse_line(const char *s, const char *e, struct procmap *m)
 	const char *perms;
 
 	memset(m, 0, sizeof(*m));
-	if (!parse_hex(&p, &m->start) || !expect(&p, '-') ||
-	    !parse_hex(&p, &m->end) || !expect(&p, ' '))
+	if (!hex_parse(&p, &m->start) || !expect(&p, '-') ||
+	    !hex_parse(&p, &m->end) || !expect(&p, ' '))
 		return -EINVAL;
 	if (m->end <= m->start)
 		return -EINVAL;
@@ -123,8 +96,8 @@ static int parse_line(const char *s, const char *e, struct procmap *m)
 	    !strchr("x-", perms[2]) || !strchr("ps", perms[3]))
 		return -EINVAL;
 	m->exec = perms[2] == 'x';
-	if (!expect(&p, ' ') || !parse_hex(&p, &m->pgoff) || !expect(&p, ' ') ||
-	    !parse_hex(&p, &maj) || !expect(&p, ':') || !parse_hex(&p, &min) ||
+	if (!expect(&p, ' ') || !hex_parse(&p, &m->pgoff) || !expect(&p, ' ') ||
+	    !hex_parse(&p, &maj) || !expect(&p, ':') || !hex_parse(&p, &min) ||
 	    !expect(&p, ' ') || !parse_dec(&p, &m->inode))
 		return -EINVAL;
 	if (maj > UINT32_MAX || min > UINT32_MAX)

@@ -19,6 +19,7 @@
 
 #include "lib/sorted.h"
 #include "lib/grow.h"
+#include "lib/hex.h"
 
 struct ksyms {
 	struct ksym *syms;
@@ -65,29 +66,12 @@ static bool is_text_type(char t)
 static bool parse_line(char *line, uint64_t *addr, char *type, char **name,
 		       size_t *name_len, char **mod, size_t *mod_len)
 {
-	char *p = line;
-	uint64_t a = 0;
-	int digits = 0;
+	const char *q = line;
+	char *p;
 
-	/* The address by hand: strtoull's locale and base handling were a
-	 * fifth of the parse of ~120,000 lines. */
-	for (;; p++, digits++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f')
-			d = (unsigned)((*p | 0x20) - 'a' + 10);
-		else
-			break;
-		if (digits == 16)
-			return false; /* more than 64 bits */
-		a = a << 4 | d;
-	}
-	if (!digits || *p != ' ')
+	if (!hex_parse(&q, addr) || *q != ' ')
 		return false;
-	*addr = a;
-	p++;
+	p = line + (q - line) + 1;
 	if (!*p || p[1] != ' ')
 		return false;
 	*type = *p;
