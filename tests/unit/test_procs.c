@@ -11,7 +11,9 @@
 #include <bpf/bpf.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +21,7 @@
 #include <pmubpf/labels.h>
 
 #include "procs/procs.h"
+#include "procs/procs_int.h"
 #include "symbols/elfsym.h"
 #include "testing.h"
 
@@ -261,6 +264,50 @@ static bool labels_record_and_set(void)
 /* procs__gc forgets exactly the processes found dead before its bound:
  * a child killed after its snapshot and one gone before it, never a live
  * process, whose record stays findable through the rebuilt index. */
+/* The stats of gone processes' files: kept STAT_MEMO_NS by path and
+ * inode, so a file unlinked meanwhile still answers; another inode at the
+ * path is never answered for the first, and an expired entry is stat'ed
+ * again. */
+static bool stat_memo_by_path_and_inode(void)
+{
+	char dir[] = "/tmp/pmubpf-statmemo.XXXXXX", f[128], keep[128], tmp[128];
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	const int64_t t0 = 1000000000LL;
+	struct stat st, s0, s1;
+	int fd;
+
+	CHECK(ps && mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/lib.so", dir);
+	snprintf(keep, sizeof(keep), "%s/keep", dir);
+	snprintf(tmp, sizeof(tmp), "%s/new", dir);
+	CHECK((fd = open(f, O_CREAT | O_WRONLY, 0600)) >= 0);
+	close(fd);
+	CHECK(!stat(f, &s0) && !link(f, keep)); /* keep holds the first inode */
+	CHECK(procs_stat_gone(ps, f, s0.st_ino, t0, &st) && st.st_ino == s0.st_ino);
+	/* Replaced by rename: the path is another inode now. */
+	CHECK((fd = open(tmp, O_CREAT | O_WRONLY, 0600)) >= 0);
+	CHECK(write(fd, "x", 1) == 1);
+	close(fd);
+	CHECK(!rename(tmp, f) && !stat(f, &s1) && s1.st_ino != s0.st_ino);
+	/* Within the memo's time: the first inode as it was stat'ed. */
+	CHECK(procs_stat_gone(ps, f, s0.st_ino, t0 + 1, &st) && st.st_ino == s0.st_ino &&
+	      st.st_size == 0);
+	/* The new inode is not the memo's: stat'ed, and found. */
+	CHECK(procs_stat_gone(ps, f, s1.st_ino, t0 + 2, &st) && st.st_ino == s1.st_ino &&
+	      st.st_size == 1);
+	/* Expired: stat'ed again, and the path is not the first inode. */
+	CHECK(!procs_stat_gone(ps, f, s0.st_ino, t0 + STAT_MEMO_NS, &st));
+	/* The second is memoized: answered after its file is gone. */
+	CHECK(!unlink(f) && procs_stat_gone(ps, f, s1.st_ino, t0 + 3, &st) && st.st_ino == s1.st_ino);
+	CHECK(!procs_stat_gone(ps, f, s1.st_ino, t0 + 2 + STAT_MEMO_NS, &st));
+	unlink(keep);
+	rmdir(dir);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
 static bool gc_forgets_the_dead(void)
 {
 	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen", 4, sizeof(struct pmubpf_seen), 8, NULL);
@@ -307,6 +354,7 @@ static bool gc_forgets_the_dead(void)
 
 TEST_MAIN("procs",
 	TEST(gc_forgets_the_dead),
+	TEST(stat_memo_by_path_and_inode),
 	TEST(own_snapshot),
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),

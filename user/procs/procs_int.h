@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <bpf/bpf.h>
+#include <sys/stat.h>
 #include "lib/clock.h"
 #include "labels.h"
 #include "procs.h"
@@ -23,9 +24,25 @@ enum proc_label_state {
 	LABELS_BAD,     /* record rejected */
 };
 
+/* The stats of files that processes gone before their read mapped, by
+ * path and inode, each kept STAT_MEMO_NS (procs_stat_gone). */
+#define STAT_MEMO_N 8
+#define STAT_MEMO_PATH 256 /* longer paths are stat'ed each time */
+#define STAT_MEMO_NS 1000000000LL
+struct stat_memo {
+	struct {
+		char path[STAT_MEMO_PATH];
+		uint64_t ino;
+		int64_t at_ns; /* when stat'ed; 0: empty */
+		struct stat st;
+	} e[STAT_MEMO_N];
+	unsigned next; /* the slot the next miss takes */
+};
+
 struct procs {
 	struct symcache *sc;
 	struct vdso_memo own_vdso; /* for processes gone (procsyms.h) */
+	struct stat_memo gone_stats;
 	struct debuginfo *dbg;
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
@@ -167,5 +184,15 @@ void procs_labels_forget_unions(struct procs *p, int64_t before);
  * the rest in `index` (empty, room reserved), which replaces the old. */
 void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index);
 bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx);
+
+/* stat(2) of path, a file a process gone mapped as inode ino (its mmap
+ * report): true, with *st, if the path is still that inode. Answered
+ * from p's memo for STAT_MEMO_NS after a stat (now: CLOCK_MONOTONIC ns):
+ * under churn the same few files are asked for thousands of times a
+ * second, and a path lookup each was 5% of the recording's CPU. A file
+ * replaced since is another inode, so a hit is still the file the
+ * report named. */
+bool procs_stat_gone(struct procs *p, const char *path, uint64_t ino, int64_t now,
+		     struct stat *st);
 
 #endif

@@ -40,6 +40,30 @@ void procs_note_jit_refusal(struct procs *p, struct proc *pr)
 
 /* The object behind one mapping: its file (procmaps__open), or the
  * vDSO's image read out of the process. */
+bool procs_stat_gone(struct procs *p, const char *path, uint64_t ino, int64_t now,
+		     struct stat *st)
+{
+	struct stat_memo *mm = &p->gone_stats;
+	size_t len = strlen(path);
+
+	if (len >= STAT_MEMO_PATH)
+		return !stat(path, st) && st->st_ino == ino;
+	for (unsigned i = 0; i < STAT_MEMO_N; i++)
+		if (mm->e[i].at_ns && mm->e[i].ino == ino && now - mm->e[i].at_ns < STAT_MEMO_NS &&
+		    !strcmp(mm->e[i].path, path)) {
+			*st = mm->e[i].st;
+			return true;
+		}
+	if (stat(path, st) || st->st_ino != ino)
+		return false;
+	unsigned i = mm->next++ % STAT_MEMO_N;
+	memcpy(mm->e[i].path, path, len + 1);
+	mm->e[i].ino = ino;
+	mm->e[i].at_ns = now;
+	mm->e[i].st = *st;
+	return true;
+}
+
 static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
 	uint32_t tgid = pr->dead ? 0 : pr->tgid; /* gone: by path (procmaps__open) */
@@ -60,8 +84,9 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 	 * a stat of the path, still that inode, finds what the cache has
 	 * with no open, fstat, dup and close (the other half of the churn's
 	 * processes: env before its exec). */
-	if (!tgid && m->path[0] == '/' && m->inode && !stat(m->path, &st) &&
-	    st.st_ino == m->inode && (known = symcache__get_stat(p->sc, &st)))
+	if (!tgid && m->path[0] == '/' && m->inode &&
+	    procs_stat_gone(p, m->path, m->inode, mono_ns(), &st) &&
+	    (known = symcache__get_stat(p->sc, &st)))
 		return known;
 	fd = procmaps__open(tgid, m, &st);
 	if (fd < 0) {
