@@ -122,8 +122,11 @@ def shares(args):
 
 
 def attribute(prof, truth, by):
-    """Per truth NAME: [samples, weight] of the samples attributed to it."""
-    got = {k: [0, 0] for k in truth}
+    """Per truth NAME: [samples, weight, sum of squared weights] of the
+    samples attributed to it. A profile sample aggregates c samples of
+    total weight W; each counts as c of weight W/c (their own periods are
+    not kept), so the squares' sum is W^2/c."""
+    got = {k: [0, 0, 0.0] for k in truth}
     for s in prof["samples"]:
         if by == "leaf":
             key = leaf(s)
@@ -133,8 +136,10 @@ def attribute(prof, truth, by):
             v = s["labels"].get(by[4:])
             key = "unlabelled" if v is None else "%s=%s" % (by[4:], v)
         if key in got:
-            got[key][0] += s["values"][0]
-            got[key][1] += s["values"][1]
+            c, w = s["values"][0], s["values"][1]
+            got[key][0] += c
+            got[key][1] += w
+            got[key][2] += w * w / c if c else 0.0
     return got
 
 
@@ -146,7 +151,10 @@ def weights(args):
     time, faults, ...). Checked, each at ALPHA/m (Bonferroni over the m
     checks):
       - shares: each NAME's share of the weight within k binomial sigma
-        of its truth share (n = samples attributed);
+        of its truth share, n the weighted samples' effective number
+        (sum w)^2 / sum w^2: samples of unequal periods (counters in
+        frequency mode, dithered timers) carry less information than
+        as many equal ones, so the plain count would make sigma too small;
       - total: the attributed weight W against the truth total T. The
         samples are at most Poisson-dispersed around lambda = T / P (P the
         mean period, W / samples): a timer's count over T of CPU time
@@ -171,12 +179,15 @@ def weights(args):
     k = statistics.NormalDist().inv_cdf(1 - args.alpha / (2 * m))
     bad = []
     unit = "/".join(prof["sample_type"][1])
+    sq = sum(v[2] for v in got.values())
+    n_eff = w * w / sq if sq > 0 else n
     if len(truth) > 1:
-        print("%-12s %8s %8s %8s %14s %6s" % ("name", "truth%", "got%", "samples", "weight", "sigmas"))
+        print("%-12s %8s %8s %8s %14s %6s  (effective samples %.0f of %d)"
+              % ("name", "truth%", "got%", "samples", "weight", "sigmas", n_eff, n))
         for name in sorted(truth, key=lambda x: (len(x), x)):
             q = truth[name] / t
             pw = got[name][1] / w if w else 0.0
-            sd = math.sqrt(q * (1 - q) / n) if 0 < q < 1 else 1.0 / n
+            sd = math.sqrt(q * (1 - q) / n_eff) if 0 < q < 1 else 1.0 / n_eff
             z = abs(pw - q) / sd
             print("%-12s %8.2f %8.2f %8d %14d %6.2f" % (name, 100 * q, 100 * pw, got[name][0], got[name][1], z))
             if z > k:
