@@ -138,7 +138,7 @@ $(OUT)/tests/%: tests/tools/%.c $(OUT)/libpmubpf.a | $(OUT)/tests
 # caller. The measured functions are noinline, so their shares are
 # attributable.
 WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -Iinclude
-$(OUT)/tests/%: tests/workloads/%.c | $(OUT)/tests
+$(OUT)/tests/%: tests/workloads/%.c tests/workloads/taskclock.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm -ldl
 
@@ -227,14 +227,14 @@ CUSTOM_CFLAGS := -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude
 $(OUT)/tests/libcustomlabels.so: tests/workloads/customlabels/customlabels.c tests/workloads/customlabels/customlabels.h | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)gcc $(CUSTOM_CFLAGS) -fPIC -shared -ftls-model=global-dynamic -mtls-dialect=gnu2 $< -o $@
-$(OUT)/tests/customlabels_work: tests/workloads/customlabels/work.c $(OUT)/tests/libcustomlabels.so include/pmubpf/labels.h
+$(OUT)/tests/customlabels_work: tests/workloads/customlabels/work.c $(OUT)/tests/libcustomlabels.so include/pmubpf/labels.h tests/workloads/taskclock.h
 	$(call msg,CC,$@)
 	$(Q)gcc $(CUSTOM_CFLAGS) $< -o $@ -L$(OUT)/tests -lcustomlabels -Wl,-rpath,'$$ORIGIN'
 
 # OpenTelemetry thread context (OTEP 4947, issue 12): the writer in the
 # executable (its TLS variable exported to .dynsym, as the OTEP asks) and
 # in a library reached through TLS descriptors (gcc: -mtls-dialect=gnu2).
-OTEL_SRCS := tests/workloads/otel/work.c tests/workloads/otel/writer.h include/pmubpf/labels.h
+OTEL_SRCS := tests/workloads/otel/work.c tests/workloads/otel/writer.h include/pmubpf/labels.h tests/workloads/taskclock.h
 $(OUT)/tests/otel_work: tests/workloads/otel/writer.c $(OTEL_SRCS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)gcc $(CUSTOM_CFLAGS) tests/workloads/otel/work.c tests/workloads/otel/writer.c -o $@ \

@@ -13,7 +13,8 @@
  * at random: 50% / 50% of its work. The order is random so that it cannot
  * alias with a periodic sampling timer.
  *
- * Each unit is timed with CLOCK_THREAD_CPUTIME_ID and the sums are printed
+ * Each unit is timed with the thread's task-clock (taskclock.h: the time
+ * it held a CPU, as cpu-clock samples see it) and the sums are printed
  * as "truth <key>=<value> <ns>" lines (phase=a, phase=b, phase=c, req=1),
  * "truth unlabelled <ns>", "truth total <ns>" (all timed units), and the
  * same per thread as "truth tid=<tid> <label> <ns>". Samples outside the
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "taskclock.h"
 
 #define UNIT_ITERS 200000 /* about 0.2-0.3 ms of dependent multiply-adds */
 
@@ -48,9 +50,7 @@ static uint64_t sink;
 
 static uint64_t cpu_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)thread_clock_ns();
 }
 
 __attribute__((noinline)) static void spin(void)

@@ -1,7 +1,7 @@
 /* threads.c — ten threads with equal work (the seed's concurrent
  * workload): thread K runs tK, all the same loop, for argv[1] seconds
  * (default 3). Prints "tid K TID" as each thread starts (so tests can
- * pick one for -t) and, at exit, each thread's CPU time as "truth tK NS"
+ * pick one for -t) and, at exit, each thread's time on a CPU (task-clock, taskclock.h) as "truth tK NS"
  * (to stdout, or the file argv[2]): with ten threads on fewer CPUs the
  * scheduler decides the real shares, and the truth says what it decided.
  * Threads wait on a start flag until argv[3] exists (if given), so a
@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "taskclock.h"
 
 static volatile uint64_t sink;
 static double secs = 3;
@@ -44,6 +45,7 @@ static inline __attribute__((always_inline)) void spin(int k)
 	printf("tid %d %ld\n", k + 1, (long)syscall(SYS_gettid));
 	fflush(stdout);
 	pthread_barrier_wait(&start);
+	int64_t t0 = thread_clock_ns(); /* opened here: counts from now */
 	end = ns(CLOCK_MONOTONIC) + (int64_t)(secs * (ramp ? (k + 1) / 10.0 : 1.0) * 1e9);
 	while (ns(CLOCK_MONOTONIC) < end)
 		for (int i = 0; i < 10000; i++) {
@@ -52,7 +54,7 @@ static inline __attribute__((always_inline)) void spin(int k)
 			x ^= x << 17;
 		}
 	sink = x;
-	truth[k] = ns(CLOCK_THREAD_CPUTIME_ID);
+	truth[k] = thread_clock_ns() - t0;
 }
 
 #define T(k) static __attribute__((noinline)) void *t##k(void *a) { (void)a; spin(k - 1); return NULL; }

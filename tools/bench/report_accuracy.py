@@ -277,7 +277,7 @@ def accuracy_block(res):
     period = cfg.get("alias_period_ns", 1000000)
     out = ["## Accuracy", "", measured_line(res), "",
            "Shares of CPU time per function against ground truth the workloads measure "
-           "themselves (each function's or thread's CPU time from CLOCK_THREAD_CPUTIME_ID), "
+           "themselves (each function's or thread's time on a CPU from its task-clock counter, tests/workloads/taskclock.h; before 2026-11-26, CLOCK_THREAD_CPUTIME_ID), "
            "as in the Go proposal for hardware-counter profiling (golang/go#36821, tables "
            "1–4). **serial**: ten functions f1..f10 where fK does K units (shares about "
            "K/55), one thread, called in a fixed cycle; **threads**: ten threads t1..t10 "

@@ -2,8 +2,8 @@
  * custom-labels ABI v1 from a shared library (libcustomlabels.so, TLS
  * descriptors), for pmubpf's tests (issue 12). One set, changed in place
  * each round: phase=a for 2 ms, phase=b for 6 ms, phase=c for 2 ms of
- * this thread's CPU time (the truth, measured with
- * CLOCK_THREAD_CPUTIME_ID). The set also holds lib=custom, then a label
+ * this thread's CPU time (the truth: its time on a CPU, the
+ * thread's task-clock, ../taskclock.h). The set also holds lib=custom, then a label
  * with an absent key and a duplicate lib=dup: both must be ignored (the
  * ABI's rules). (Not a duplicate of phase: the writer hides phase while
  * it changes it, and a sample then would rightly see the duplicate.)
@@ -26,6 +26,7 @@
 #include <time.h>
 #include <pmubpf/labels.h>
 #include "customlabels.h"
+#include "../taskclock.h"
 
 static long long cpu_ns(void)
 {
@@ -81,9 +82,9 @@ int main(int argc, char **argv)
 			break;
 		for (int i = 0; i < 3; i++) {
 			cl_set(s, "phase", phases[i].name);
-			long long t0 = cpu_ns();
+			long long t0 = thread_clock_ns();
 			burn(phases[i].ns);
-			truth[i] += cpu_ns() - t0;
+			truth[i] += thread_clock_ns() - t0;
 		}
 	}
 	for (int i = 0; i < 3; i++)

@@ -3,8 +3,10 @@
 // label: the truth pmubpf's Go-labels reader is checked against.
 //
 // Three goroutines, each locked to its own OS thread (so that the
-// thread's CPU clock, CLOCK_THREAD_CPUTIME_ID, is the goroutine's CPU
-// time), run under pprof.Do with tenant=a, b, c. They burn at different
+// thread's clock is the goroutine's: a task-clock counter on it, the time
+// it held a CPU as cpu-clock samples see it, steal included; see
+// tests/workloads/taskclock.h; CLOCK_THREAD_CPUTIME_ID where perf events
+// are refused), run under pprof.Do with tenant=a, b, c. They burn at different
 // duty cycles (a always, b half, c a quarter of each 4 ms round), so the
 // shares differ and stay the same over any window of a few rounds (-p
 // attaches after start). tenant=b's work runs in a goroutine started
@@ -22,20 +24,22 @@
 // SIGUSR1 then SIGUSR2 mark a window (a -p recording's): the truth
 // printed is then the CPU time between the two, not the whole run's, so
 // that a change of load on the machine cannot make the window differ
-// from its truth. Each worker's CPU time is read from
-// /proc/self/task/TID/schedstat (its thread's, in ns) at the marks.
+// from its truth. Each worker's clock is read at the marks from its
+// counter (any thread may read it).
 package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -47,6 +51,55 @@ func threadCPU() int64 {
 	var ts syscall.Timespec
 	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
 	return ts.Nano()
+}
+
+// perfAttr is struct perf_event_attr as of PERF_ATTR_SIZE_VER0 (64 bytes).
+type perfAttr struct {
+	typ, size                                     uint32
+	config, period, sampleType, readFormat, flags uint64
+	wakeup, bpType                                uint32
+	config1                                       uint64
+}
+
+// threadClock is a thread's clock: its task-clock counter (fd >= 0) or,
+// where perf events are refused, CLOCK_THREAD_CPUTIME_ID (fd < 0, read
+// only on the thread itself: the window marks then read schedstat).
+type threadClock struct{ fd, tid int }
+
+var clockMode int32 // 0 undecided, 1 task-clock, 2 thread CPU time
+
+// openClock opens the calling thread's clock; every thread of the run
+// uses the same kind (decided by the first).
+func openClock() threadClock {
+	a := perfAttr{typ: 1 /* PERF_TYPE_SOFTWARE */, config: 1 /* TASK_CLOCK */}
+	a.size = uint32(unsafe.Sizeof(a))
+	fd, _, e := syscall.RawSyscall6(syscall.SYS_PERF_EVENT_OPEN, uintptr(unsafe.Pointer(&a)),
+		0, ^uintptr(0), ^uintptr(0), 8 /* PERF_FLAG_FD_CLOEXEC */, 0)
+	c := threadClock{fd: int(fd), tid: syscall.Gettid()}
+	want := int32(1)
+	if e != 0 {
+		c.fd, want = -1, 2
+	}
+	if !atomic.CompareAndSwapInt32(&clockMode, 0, want) && atomic.LoadInt32(&clockMode) != want {
+		panic("threads disagree on the clock")
+	}
+	return c
+}
+
+// read is the clock's value in ns: from any thread for a counter, from
+// its own thread otherwise (other is then true for a read from another).
+func (c threadClock) read(other bool) int64 {
+	if c.fd < 0 {
+		if other {
+			return taskCPU(c.tid)
+		}
+		return threadCPU()
+	}
+	var b [8]byte
+	if n, err := syscall.Read(c.fd, b[:]); n != 8 || err != nil {
+		panic(fmt.Sprintf("reading task-clock: %v", err))
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]))
 }
 
 var sink uint64
@@ -77,22 +130,23 @@ func taskCPU(tid int) int64 {
 	return v
 }
 
-var tids sync.Map // label -> its worker's thread id
+var clocks sync.Map // label -> its worker's threadClock
 
 // work runs rounds of `busy` burning then 4ms-busy asleep until the
 // deadline, on this goroutine's own thread, and returns its CPU time.
 func work(label string, deadline time.Time, busy time.Duration) int64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	tids.Store(label, syscall.Gettid())
-	start := threadCPU()
+	clk := openClock()
+	clocks.Store(label, clk)
+	start := clk.read(false)
 	for time.Now().Before(deadline) {
 		burn(busy)
 		if idle := 4*time.Millisecond - busy; idle > 0 {
 			time.Sleep(idle)
 		}
 	}
-	return threadCPU() - start
+	return clk.read(false) - start
 }
 
 func main() {
@@ -118,11 +172,11 @@ func main() {
 	go func() {
 		for sig := range marks {
 			wmu.Lock()
-			tids.Range(func(k, v any) bool {
+			clocks.Range(func(k, v any) bool {
 				if sig == syscall.SIGUSR1 {
-					window[k.(string)] -= taskCPU(v.(int))
+					window[k.(string)] -= v.(threadClock).read(true)
 				} else {
-					window[k.(string)] += taskCPU(v.(int))
+					window[k.(string)] += v.(threadClock).read(true)
 					windowed = true
 				}
 				return true

@@ -1,7 +1,7 @@
 /* otel_work — a C program publishing OpenTelemetry thread context (OTEP
  * 4947) with its process context (OTEP 4719), for pmubpf's tests (issue
  * 12). Each round: phase=a for 2 ms, phase=b for 6 ms, phase=c for 2 ms
- * of this thread's CPU time (the truth, CLOCK_THREAD_CPUTIME_ID), each
+ * of this thread's CPU time (the truth: its task-clock, ../taskclock.h), each
  * under its own record:
  *   a: a span (trace and span ids) and http.route twice, "/stale" then
  *      "/a": the last entry of a key wins (the OTEP's rule); user.id;
@@ -30,6 +30,7 @@
 #include <time.h>
 #include <pmubpf/labels.h>
 #include "writer.h"
+#include "../taskclock.h"
 
 static long long cpu_ns(void)
 {
@@ -151,9 +152,9 @@ int main(int argc, char **argv)
 				otelw_rewrite(&mine, ph[i].trace, ph[i].span, ph[i].n, ph[i].idx, ph[i].vals);
 			else
 				otelw_attach(&rec[i]);
-			long long t0 = cpu_ns();
+			long long t0 = thread_clock_ns();
 			burn(ph[i].ns);
-			truth[i] += cpu_ns() - t0;
+			truth[i] += thread_clock_ns() - t0;
 		}
 	}
 	otelw_attach(NULL);
