@@ -79,12 +79,17 @@ fi
 
 # --every 1: ~3 s of waits over several windows; a wait under way at a
 # window's close is counted up to it and goes on in the next: the
-# windows' weights add up to the truth.
+# windows' weights add up to the truth, over one file per window.
 mkdir "$TMP/every"
 if "$PMUBPF" -e off-cpu --every 1 -o "$TMP/every/" -- "$W" "$TMP/every.truth" 6 2>"$TMP/every.err"; then
 	every_windows_exact() {
 		local files=("$TMP"/every/*.pb.gz) also=() f
 		((${#files[@]} >= 2)) || { echo "only ${#files[@]} windows"; return 1; }
+		# One file per window written: none replaced another (names are
+		# at second resolution; two windows can start in one second).
+		local said
+		said=$(sed -n 's/.*taken in all windows (\([0-9]*\) windows).*/\1/p' "$TMP/every.err")
+		[[ $said == "${#files[@]}" ]] || { echo "${#files[@]} files for ${said:-?} windows written"; return 1; }
 		for f in "${files[@]:1}"; do also+=(--also "$f"); done
 		$CHECK exact "${files[0]}" "$TMP/every.truth" --tolerance 0.02 $FUNCS "${also[@]}"
 	}

@@ -106,6 +106,41 @@ static bool window_names(void)
 	return true;
 }
 
+/* Two windows starting within one second (a write ran late, the next
+ * came on time) or a file of another run by the same name: the stamp
+ * moves to the first free later second, for every event's file at once,
+ * so no window's profiles replace another's. */
+static bool stamps_unique(void)
+{
+	char dir[] = "/tmp/pmubpf-stamp.XXXXXX", out[300], path[400];
+	struct config c = { .nevents = 2 };
+	int64_t last = 0, s0 = 1795000000LL, ns = 1000000000LL;
+
+	CHECK(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/p.pb.gz", dir);
+	c.output = out;
+	snprintf(c.events[0].file_tag, sizeof(c.events[0].file_tag), "cycles");
+	snprintf(c.events[1].file_tag, sizeof(c.events[1].file_tag), "instructions");
+	CHECK_EQ_INT(every__stamp(&c, s0 * ns + ns / 100, &last), s0 * ns);      /* s0.01 */
+	CHECK_EQ_INT(every__stamp(&c, s0 * ns + ns * 99 / 100, &last), (s0 + 1) * ns); /* s0.99 */
+	CHECK_EQ_INT(every__stamp(&c, (s0 + 1) * ns + ns * 98 / 100, &last), (s0 + 2) * ns);
+	CHECK_EQ_INT(every__stamp(&c, (s0 + 4) * ns, &last), (s0 + 4) * ns); /* caught up */
+	/* Another run's second event's file at s0+10 and s0+11: both taken. */
+	for (int i = 10; i <= 11; i++) {
+		report__window_path(&c, 1, (s0 + i) * ns, path, sizeof(path), NULL, 0);
+		CHECK(touch("/", path));
+	}
+	last = 0;
+	CHECK_EQ_INT(every__stamp(&c, (s0 + 10) * ns + 5, &last), (s0 + 12) * ns);
+	CHECK_EQ_INT(last, s0 + 12);
+	for (int i = 10; i <= 11; i++) {
+		report__window_path(&c, 1, (s0 + i) * ns, path, sizeof(path), NULL, 0);
+		unlink(path);
+	}
+	CHECK(rmdir(dir) == 0);
+	return true;
+}
+
 /* A recording of a spinning child at a high rate whose windows flip
  * every millisecond or so for 2 s: the windows' samples, counts-map
  * losses and idle samples must add up exactly to BPF's total of samples
@@ -177,4 +212,5 @@ TEST_MAIN("windows",
 	  TEST(empty_map),
 	  TEST(prune_keeps_newest),
 	  TEST(window_names),
+	  TEST(stamps_unique),
 	  TEST(hammered_windows_add_up))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/grow.h"
@@ -74,6 +75,37 @@ out:
 	return ret ? ret : removed;
 }
 
+static bool path_exists(const char *path)
+{
+	struct stat sb;
+
+	return lstat(path, &sb) == 0 || errno != ENOENT;
+}
+
+int64_t every__stamp(const struct config *cfg, int64_t start_wall, int64_t *last_sec)
+{
+	int64_t sec = start_wall / 1000000000;
+	char path[4096];
+
+	if (sec <= *last_sec)
+		sec = *last_sec + 1;
+	for (bool taken = true; taken; ) {
+		taken = false;
+		for (int ev = 0; ev < cfg->nevents && !taken; ev++) {
+			report__window_path(cfg, ev, sec * 1000000000, path, sizeof(path), NULL, 0);
+			taken = path_exists(path);
+			if (!taken && cfg->data_addr) {
+				report__data_path(cfg, ev, sec * 1000000000, path, sizeof(path));
+				taken = path_exists(path);
+			}
+		}
+		if (taken)
+			sec++;
+	}
+	*last_sec = sec;
+	return sec * 1000000000;
+}
+
 /* Windows drained and not written yet. */
 struct acc {
 	struct report_data d;
@@ -96,6 +128,7 @@ struct every {
 	int late_drains;        /* windows drained during a write */
 	int failed;             /* a drain during a write failed */
 	int profiles;           /* sets of profiles written */
+	int64_t last_stamp;     /* the last profiles' name (s): every__stamp */
 };
 
 /* Close the window under way and add it to a: the maps are emptied
@@ -159,8 +192,10 @@ static int write_profiles(struct every *e)
 
 	if (!a->have)
 		return 0;
+	int64_t stamp = every__stamp(cfg, span.start_wall, &e->last_stamp);
+
 	session__report_in(e->s, &span, &in);
-	in.file_stamp = span.start_wall;
+	in.file_stamp = stamp;
 	in.tick = tick;
 	in.tick_ctx = e;
 	ret = report__write_data(&in, &a->d, stderr, stdout, err, sizeof(err));
@@ -189,7 +224,7 @@ static int write_profiles(struct every *e)
 			(mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10);
 	}
 	for (int ev = 0; cfg->keep && ev < cfg->nevents; ev++) {
-		report__window_path(cfg, ev, span.start_wall, path, sizeof(path), prefix, sizeof(prefix));
+		report__window_path(cfg, ev, stamp, path, sizeof(path), prefix, sizeof(prefix));
 		int r = every__prune(prefix, cfg->keep);
 
 		if (r >= 0 && cfg->data_addr && !cfg->events[ev].member) {

@@ -20,6 +20,17 @@
  * command's status in `-- command` mode. */
 int every__run(const struct config *cfg);
 
+/* The stamp (wall ns, whole seconds) naming a window's profiles that
+ * start at start_wall: its second, unless that is not after *last_sec
+ * (the previous window's name: two windows can start within one second
+ * when a write ran late) or a profile of any event (or its data profile)
+ * by that name exists already (another run's, in the same second): then
+ * the first later second free for all of them. Names are at second
+ * resolution and a write replaces a file (rename), so without this a
+ * window's profiles would replace another's. *last_sec is updated.
+ * Exposed for tests. */
+int64_t every__stamp(const struct config *cfg, int64_t start_wall, int64_t *last_sec);
+
 /* --keep: of the files in prefix's directory named PREFIX + a stamp of
  * REPORT_STAMP_LEN characters + ".pb.gz" or ".folded" (report__window_path), remove
  * all but the newest keep (by stamp). Returns how many were removed, or
