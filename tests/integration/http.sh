@@ -168,20 +168,33 @@ check unrecorded_event one_line "$st" 400 "$TMP/cyc" "^event 'cycles' is not rec
 st=$(fetch GET "$URL/profile?seconds=1&hz=99" "$TMP/hz")
 check hz_refused one_line "$st" 400 "$TMP/hz" "^hz= is not taken"
 
-# Overlapping requests: all answered, each with its own seconds. A 3 s
-# one, then a 1 s one inside it, then another starting before the
-# first ends.
-"$B/serial" 6 /dev/null & w=$!
-fetch GET "$URL/profile?seconds=3" "$TMP/o1.pb.gz" >"$TMP/o1.st" &
+# Overlapping requests: all answered, each with its own seconds. A 4 s
+# one, then a 1 s one inside it, then a 4 s one starting before the
+# first ends. Each starts once the server says (its gauge of requests
+# under way) that the one before has begun, not after a fixed sleep: on
+# a loaded host a client took 2.9 s to start, after the first had
+# nearly ended, and the requests did not overlap.
+# wait_active N: until N profile requests are under way (at most 30 s).
+wait_active() {
+	local i n
+	for ((i = 0; i < 300; i++)); do
+		n=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^pmubpf_profile_requests_active //p')
+		[[ ${n:-0} -ge $1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+"$B/serial" 12 /dev/null & w=$!
+fetch GET "$URL/profile?seconds=4" "$TMP/o1.pb.gz" >"$TMP/o1.st" &
 o1=$!
-sleep 0.5
+wait_active 1
 fetch GET "$URL/task-clock?seconds=1" "$TMP/o2.pb.gz" >"$TMP/o2.st" &
 o2=$!
-sleep 1.5
-st=$(fetch GET "$URL/profile?seconds=2&event=task-clock" "$TMP/o3.pb.gz")
+wait_active 2
+st=$(fetch GET "$URL/profile?seconds=4&event=task-clock" "$TMP/o3.pb.gz")
 wait $o1 $o2
 echo "$st" >"$TMP/o3.st"
-wait $w
+kill $w 2>/dev/null; wait $w
 if [[ $(cat "$TMP/o1.st" "$TMP/o2.st" "$TMP/o3.st" | tr '\n' ' ') == "200 200 200 " ]] &&
 	out=$(python3 - "$DUMP" "$TMP" <<'EOF'
 import json, subprocess, sys
@@ -190,7 +203,7 @@ ps = [json.loads(subprocess.run([dump, "%s/%s.pb.gz" % (tmp, f)], capture_output
       for f in ("o1", "o2", "o3")]
 span = [(p["time_nanos"] / 1e9, p["duration_nanos"] / 1e9) for p in ps]
 (a, la), (b, lb), (c, lc) = span
-ok = abs(la - 3) < 1 and abs(lb - 1) < 1 and abs(lc - 2) < 1 and a < b < a + la and a < c < a + la < c + lc
+ok = abs(la - 4) < 1 and abs(lb - 1) < 1 and abs(lc - 4) < 1 and a < b < a + la and a < c < a + la < c + lc
 print("spans (start, length): %s" % [(round(x - a, 3), round(y, 3)) for x, y in span])
 sys.exit(0 if ok else 1)
 EOF
