@@ -75,11 +75,13 @@ out:
 	return ret ? ret : removed;
 }
 
+/* Only a name that is there counts as taken: an error (a directory we
+ * cannot search) is left for the write to report, not looped on. */
 static bool path_exists(const char *path)
 {
 	struct stat sb;
 
-	return lstat(path, &sb) == 0 || errno != ENOENT;
+	return lstat(path, &sb) == 0;
 }
 
 int64_t every__stamp(const struct config *cfg, int64_t start_wall, int64_t *last_sec)
