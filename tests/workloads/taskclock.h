@@ -17,7 +17,7 @@
  * opened at the thread's first call. Where perf_event_open is refused
  * (not root, a paranoid sysctl), every thread of the process uses
  * CLOCK_THREAD_CPUTIME_ID instead (the choice is made once, so the two
- * are never mixed) and thread_clock_name() says so.
+ * are never mixed).
  */
 #ifndef PMUBPF_TEST_TASKCLOCK_H
 #define PMUBPF_TEST_TASKCLOCK_H
@@ -76,9 +76,4 @@ static inline int64_t thread_clock_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static inline const char *thread_clock_name(void)
-{
-	return __atomic_load_n(&taskclock_mode, __ATOMIC_ACQUIRE) == 2 ? "CLOCK_THREAD_CPUTIME_ID"
-									: "task-clock";
-}
 #endif
