@@ -81,6 +81,18 @@ __u32 window = 0;
 STACKS_MAP(stacks0);
 STACKS_MAP(stacks1);
 
+/* New stacks stored in each window's stacks map, per CPU: userspace
+ * drains a window early once its map is half full (process churn brings
+ * a new user stack nearly every sample, and many CPUs fill a map long
+ * before the window's time is up). Counted on insert only, so a steady
+ * workload, whose stacks repeat, pays nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 2);
+} stacks_new SEC(".maps");
+
 /* Per-CPU scratch for the stack being walked (too big for the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -311,6 +323,13 @@ static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 es,
 	if (err && err != -EEXIST) {
 		count_drop(es, reason, period);
 		return PMUBPF_STACK_LOST;
+	}
+	if (!err) {
+		__u32 k = w1;
+		__u64 *n = bpf_map_lookup_elem(&stacks_new, &k);
+
+		if (n)
+			*n += 1;
 	}
 	return h;
 }

@@ -7,9 +7,13 @@
 #  - `-a` beside two `while :; do /bin/true; done` loops for 60 s: more
 #    processes than unwind slots pass, none goes without a slot, the slots
 #    in use at the end are about the processes still alive, and no sample
-#    is lost to a full counts map.
+#    is lost to a full counts map;
+#  - a stacks map that churn fills before the window's time is up: the
+#    recording drains it when half full, loses no stack, and its one
+#    profile holds every sample of its windows.
 source "$(dirname "$0")/lib.sh"
-need_root labels_capped labels_rss_per_set churn_slots_reclaimed churn_slots_live churn_no_counts_loss
+need_root labels_capped labels_rss_per_set churn_slots_reclaimed churn_slots_live churn_no_counts_loss \
+	stacks_drained_half_full oneshot_windows_exact
 
 # Comments of a profile, one per line.
 comments() {
@@ -129,4 +133,51 @@ if used > live + 16:
     sys.exit(f"{used} slots in use but {live} processes alive")
 PY
 	check churn_no_counts_loss bash -c "! grep -e '^lost: .*counts map full' -e 'lost [1-9][0-9]* samples (counts map full)' '$TMP/c.comments' '$TMP/c.err'"
+fi
+
+# --- a stacks map churn fills: drained when half full -------------------------
+# Two churn workers bring ~2000 new user stacks a second (and kernel ones)
+# on 2 CPUs; 4096 entries and 3 s windows (--window: kept as asked) fill
+# in about a second. The recording must drain each window once its map is
+# half full, lose no stack, and add every window into its one profile (a
+# 16-CPU machine under churn fills the default 65536 entries the same way:
+# 24% of its user stacks were lost before).
+"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 10 2 "$TMP/sm.prog" >/dev/null & cw=$!
+sleep 0.5
+"$PMUBPF" -v -a -F 999 -d 6 --window 3 --stack-map-size 4096 -o "$TMP/sm.pb.gz" 2>"$TMP/sm.err" >/dev/null; rc=$?
+kill $cw; wait $cw 2>/dev/null
+if [[ $rc -ne 0 ]]; then
+	fail stacks_drained_half_full "pmubpf failed: $(tail -n1 "$TMP/sm.err")"
+	fail oneshot_windows_exact "pmubpf failed"
+else
+	check stacks_drained_half_full python3 - "$TMP/sm.err" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"samples taken in all windows \((\d+) windows\)", text)
+if not m:
+    sys.exit("no windows line: a 6 s recording of 3 s windows did not flip:\n" + text[-800:])
+windows = int(m.group(1))
+lost = re.findall(r"lost: (\d+) (user|kernel) stacks", text)
+print(f"{windows} windows, stacks lost: {lost or 'none'}")
+if lost:
+    sys.exit("stacks lost to a full map: " + ", ".join(f"{n} {k}" for n, k in lost))
+if windows <= 2:
+    sys.exit(f"{windows} windows for 6 s of 3 s windows: none drained early, yet the map is 4096 entries")
+PY
+	# Every sample taken (BPF's count over all windows) is in the profile,
+	# lost, or an idle one left out: none dropped between windows.
+	check oneshot_windows_exact python3 - "$TMP/sm.err" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+taken = int(re.search(r"cpu-clock: (\d+) samples taken in all windows", text).group(1))
+m = re.search(r"cpu-clock: (\d+) samples \(\d+ distinct\)", text)
+if not m:
+    sys.exit("no summary line:\n" + text[-800:])
+kept = int(m.group(1))
+idle = sum(int(x) for x in re.findall(r"left out: (\d+) idle samples", text))
+lost = sum(int(x) for x in re.findall(r"lost: (\d+) samples", text))
+print(f"taken {taken}: {kept} in the profile + {idle} idle + {lost} lost")
+if kept + idle + lost != taken:
+    sys.exit(f"{kept} + {idle} + {lost} != {taken} taken")
+PY
 fi

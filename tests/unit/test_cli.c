@@ -250,23 +250,54 @@ static bool map_sizes(void)
 	struct config c = { .freq = 999, .nevents = 1 };
 	uint32_t st, co;
 
-	/* 999 Hz x 2 CPUs x 60 s default = 120k samples. */
-	session__map_sizes(&c, 2, &st, &co);
-	CHECK_EQ_INT(st, 65536);
-	CHECK_EQ_INT(co, 131072);
-	c.duration = 0.1; /* tiny: the floors */
-	session__map_sizes(&c, 1, &st, &co);
-	CHECK_EQ_INT(st, 16384);
-	CHECK_EQ_INT(co, 16384);
-	c.duration = 10; /* 20k samples: an entry each, stacks and counts */
+	/* No -d: windowed, a window of 10 s: 999 Hz x 2 CPUs x 10 s = 20k
+	 * samples, an entry each, stacks and counts. */
+	CHECK(session__windowed(&c, 2));
+	CHECK(session__window(&c, 2) == SESSION_WINDOW);
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
 	CHECK_EQ_INT(co, 32768);
-	c.duration = 40; /* stacks at their cap */
+	c.duration = 0.1; /* tiny: one window, the floors */
+	CHECK(!session__windowed(&c, 1));
+	session__map_sizes(&c, 1, &st, &co);
+	CHECK_EQ_INT(st, 16384);
+	CHECK_EQ_INT(co, 16384);
+	c.duration = 10; /* one window of -d */
+	CHECK(!session__windowed(&c, 2));
 	session__map_sizes(&c, 2, &st, &co);
-	CHECK_EQ_INT(st, 65536);
-	/* Windowed: sized for one window (10 s by default, whatever -d or
-	 * --every), stacks for every sample of it. */
+	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 32768);
+	c.duration = 40; /* windows of 10 s, sized for one */
+	CHECK(session__windowed(&c, 2));
+	session__map_sizes(&c, 2, &st, &co);
+	CHECK_EQ_INT(st, 32768);
+	/* 16 CPUs: 16k samples a second, each with a new user and kernel
+	 * stack at worst, fill 65536 stacks in 2.05 s, so the window is that
+	 * long (a 10 s -d on such a machine under churn lost 24% of its user
+	 * stacks in one window), and a -d 10 flips. */
+	c.duration = 10;
+	double w = session__window(&c, 16);
+	CHECK(w > 2.0 && w < 2.1);
+	c.no_kernel = true; /* one stack a sample */
+	w = session__window(&c, 16);
+	CHECK(w > 4.0 && w < 4.2);
+	c.no_kernel = false;
+	CHECK(session__windowed(&c, 16));
+	session__map_sizes(&c, 16, &st, &co); /* an entry a sample of 2.05 s */
+	CHECK_EQ_INT(st, 32768);
+	CHECK_EQ_INT(co, 32768);
+	/* --window as asked, even past what the stacks map holds. */
+	c.window = 8;
+	CHECK(session__window(&c, 16) == 8);
+	c.window = 0;
+	/* A smaller --stack-map-size shortens the window, down to its floor. */
+	c.stack_map_size = 4096;
+	w = session__window(&c, 2);
+	CHECK(w > 1.0 && w < 1.05);
+	c.stack_map_size = 16;
+	CHECK(session__window(&c, 2) == SESSION_WINDOW_MIN);
+	c.stack_map_size = 0;
+	/* --every: sized for one window (10 s, or --every if shorter). */
 	c.duration = 3600; c.every = 60;
 	session__map_sizes(&c, 2, &st, &co);
 	CHECK_EQ_INT(st, 32768);
@@ -276,7 +307,8 @@ static bool map_sizes(void)
 	CHECK_EQ_INT(st, 16384);
 	CHECK_EQ_INT(co, 16384);
 	c.every = 0; c.window = 0;
-	c.duration = 3600; c.freq = 9999; /* huge: the caps */
+	c.duration = 3600; c.freq = 9999; /* huge: the caps, the window's floor */
+	CHECK(session__window(&c, 64) == SESSION_WINDOW_MIN);
 	session__map_sizes(&c, 64, &st, &co);
 	CHECK_EQ_INT(st, 65536);
 	CHECK_EQ_INT(co, 262144);
@@ -291,19 +323,23 @@ static bool map_sizes(void)
  * profile is built. */
 static bool procs_cap(void)
 {
-	struct config c = { .freq = 999, .nevents = 1 };
+	struct config c = { .freq = 999, .nevents = 1, .duration = 5 };
 
-	CHECK_EQ_INT(session__procs_max(&c, 32768), 32768); /* one-shot: one window */
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), 32768); /* one-shot: one window */
+	c.duration = 25; /* one-shot, 3 windows of 10 s: all held to the end */
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), 3 * 32768);
+	c.duration = 0; /* one-shot with no end: the most there is */
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), PROCS_MAX);
 	c.every = 60; /* 6 windows of 10 s, + 1 drained during the write */
-	CHECK_EQ_INT(session__procs_max(&c, 32768), 7 * 32768);
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), 7 * 32768);
 	c.window = 25; /* 60/25: 3 windows, + 1 */
-	CHECK_EQ_INT(session__procs_max(&c, 16384), 4 * 16384);
+	CHECK_EQ_INT(session__procs_max(&c, 2, 16384), 4 * 16384);
 	c.every = 5; c.window = 0; /* --every shorter than a window: 1 + 1 */
-	CHECK_EQ_INT(session__procs_max(&c, 16384), 2 * 16384);
+	CHECK_EQ_INT(session__procs_max(&c, 2, 16384), 2 * 16384);
 	c.every = 3600; /* the most there is */
-	CHECK_EQ_INT(session__procs_max(&c, 32768), PROCS_MAX);
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), PROCS_MAX);
 	c.every = 0; c.http = "127.0.0.1:0";
-	CHECK_EQ_INT(session__procs_max(&c, 32768), PROCS_MAX);
+	CHECK_EQ_INT(session__procs_max(&c, 2, 32768), PROCS_MAX);
 	return true;
 }
 

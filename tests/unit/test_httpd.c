@@ -36,8 +36,12 @@ static bool options(void)
 	CHECK(c.window == 2.5);
 	CHECK_STR(c.http_token_file, "/x");
 	config__free(&c);
+	/* A one-shot recording takes --window too: how often its maps are
+	 * emptied into the one profile. */
+	CHECK_EQ_INT(parse_cli(&c, ARGS("--window", "5", "-d", "60"), err, sizeof(err)), CLI_RECORD);
+	CHECK(c.window == 5);
+	config__free(&c);
 	const struct { const char *const *args; const char *want; } bad[] = {
-		{ ARGS("--window", "5", "-d", "1"), "--window needs --every or --http" },
 		{ ARGS("--http-token-file", "/x", "-d", "1"), "--http-token-file needs --http" },
 		{ ARGS("--http", ":0", "--window", "0"), "bad window '--window 0'" },
 		{ ARGS("--http", ":0", "--window", "3601"), "bad window" },

@@ -84,7 +84,7 @@ static bool setup(struct fixture *f, const char *const *args)
 	if (!f->procs || report_data__init(&f->d))
 		return false;
 	f->in = (struct report_in){
-		.cfg = &f->cfg, .counts_fd = -1, .stacks_fd = -1, .drops_fd = -1,
+		.cfg = &f->cfg,
 		.procs = f->procs, .counts_map_size = 4096, .stack_map_size = 2048,
 		.time_nanos = 1, .duration_nanos = 1000000000,
 	};

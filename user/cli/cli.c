@@ -507,8 +507,6 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	}
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
-	if (cfg->window > 0 && cfg->every <= 0 && !cfg->http)
-		return errmsg(err, errlen, "--window needs --every or --http (it is how often a long recording empties the kernel's maps)");
 	if (cfg->every > 0 && cfg->http)
 		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window)");
 	if (!cfg->command && !cfg->npids && !cfg->ntids)

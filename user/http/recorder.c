@@ -85,6 +85,12 @@ int recorder__start(struct recorder *r, char *err, size_t errlen, int *status)
 	/* The kernel times BPF programs only while someone holds this fd
 	 * (or kernel.bpf_stats_enabled is set): two clock reads per run. */
 	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	/* The session's window: --window, or shorter than the default where
+	 * the stacks map would fill sooner (many CPUs, a high -F). */
+	r->cfg.every = session__window_secs(r->s);
+	pthread_mutex_lock(&r->lock);
+	r->m.window_seconds = r->cfg.every;
+	pthread_mutex_unlock(&r->lock);
 	r->next_drain = mono_ns() + (int64_t)(r->cfg.every * 1e9);
 	return 0;
 }
@@ -131,7 +137,7 @@ static void build_tick(void *ctx)
 	struct recorder *r = ctx;
 
 	session__take_notices(r->s);
-	if (mono_ns() < r->next_drain || drain(r, false))
+	if ((mono_ns() < r->next_drain && !session__window_full(r->s)) || drain(r, false))
 		return;
 	pthread_mutex_lock(&r->lock);
 	r->m.windows_in_builds++;
@@ -325,7 +331,7 @@ static int advance(struct recorder *r, bool final)
 {
 	struct recorder_job *arr = take_arrivals(r), *j;
 	int64_t now = mono_ns();
-	bool due = final || arr || now >= r->next_drain;
+	bool due = final || arr || now >= r->next_drain || session__window_full(r->s);
 
 	for (j = r->running; j && !due; j = j->next)
 		due = !j->ended && j->deadline <= now;

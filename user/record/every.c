@@ -173,7 +173,7 @@ static void tick(void *ctx)
 	int64_t now = mono_ns();
 
 	session__take_notices(e->s);
-	if (now < e->next_drain || e->failed)
+	if ((now < e->next_drain && !session__window_full(e->s)) || e->failed)
 		return;
 	if (drain_into(e, &e->acc[!e->cur]))
 		e->failed = 1;
@@ -266,13 +266,13 @@ int every__run(const struct config *cfg)
 		goto out;
 	}
 	now = mono_ns();
-	e.drain_step = (int64_t)(session__window(cfg) * 1e9);
+	e.drain_step = (int64_t)(session__window_secs(e.s) * 1e9);
 	next_write = now + write_step;
 	e.next_drain = now + e.drain_step;
 	ret = 0;
 	while ((end = session__step(e.s)) == SESSION_GOING) {
 		now = mono_ns();
-		if (now < e.next_drain && now < next_write)
+		if (now < e.next_drain && now < next_write && !session__window_full(e.s))
 			continue;
 		if (drain(&e) || (now >= next_write && write_profiles(&e))) {
 			ret = 1;

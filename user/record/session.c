@@ -27,6 +27,7 @@
 #include "procs/procmaps.h"
 #include "procs/procs.h"
 #include "report/drain.h"
+#include "report/entries.h"
 #include "report/report.h"
 #include "session.h"
 #include "session_int.h"
@@ -168,15 +169,20 @@ int session__start(struct session *s)
 	offcpu__start(s->skel, s->t0);
 	__atomic_store_n(&s->skel->bss->recording, 1, __ATOMIC_RELEASE); /* the window opens */
 	s->tk = timekeeper__start(s->pev, cfg, s->deadline, &s->skel->bss->recording);
+	/* A one-shot recording longer than a window drains each as it ends
+	 * (--every, --http and top drain their own). */
+	if (s->windowed && cfg->every <= 0)
+		s->next_drain = s->t0 + (int64_t)(s->window * 1e9);
 	if (s->cmd.pid && release_command(s))
 		return -1;
 	/* Kernel symbols while sampling goes on. */
 	if (!cfg->no_kernel)
 		s->kload = ksyms__load_async("/proc/kallsyms");
 	if (cfg->verbose)
-		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts; "
+		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts%s; "
 			"process maps read by %s\n",
-			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries, procmaps__reader());
+			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries,
+			s->next_drain ? ", drained each window" : "", procmaps__reader());
 	return 0;
 }
 
@@ -316,6 +322,52 @@ int session__end(struct session *s)
 	return s->cmd.pid ? command_status(s) : 0;
 }
 
+double session__window_secs(const struct session *s)
+{
+	return s->window;
+}
+
+/* Close the window under way and add it to s->acc: straight in for the
+ * first, merged into it after (an entry or stack already there is added
+ * to, not repeated, so acc stays as large as the distinct keys). */
+static int drain_into_acc(struct session *s)
+{
+	struct report_data chunk, *d = &chunk;
+	struct session_span span;
+	int ret;
+
+	if (!s->acc) {
+		s->acc = malloc(sizeof(*s->acc));
+		if (!s->acc || report_data__init(s->acc)) {
+			free(s->acc);
+			s->acc = NULL;
+			return session_fail(s, "out of memory");
+		}
+		d = s->acc;
+	} else if (report_data__init(&chunk)) {
+		return session_fail(s, "out of memory");
+	}
+	ret = session__drain_window(s, d, &span);
+	if (!ret && d == &chunk && report_data__merge(s->acc, &chunk))
+		ret = session_fail(s, "out of memory adding a window to the recording");
+	if (d == &chunk)
+		report_data__free(&chunk);
+	if (!ret)
+		s->nwindows++;
+	return ret;
+}
+
+/* One-shot: drain the window that came due. 0 or -1. */
+static int drain_due(struct session *s)
+{
+	int64_t now = mono_ns();
+
+	if (!s->next_drain || (now < s->next_drain && !s->full))
+		return 0;
+	s->next_drain = now + (int64_t)(s->window * 1e9);
+	return drain_into_acc(s);
+}
+
 int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 {
 	const struct config *cfg = s->cfg;
@@ -325,8 +377,16 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	int ret, st;
 
 	session__stop(s);
-	/* Every notice is in (session__stop): the ring buffer's pages (2 MB,
-	 * all resident) need not be mapped while the profile is built. */
+	/* A loop that ended on an error still writes what was recorded,
+	 * then fails with that error. */
+	ret = end == SESSION_ERROR ? 1 : 0;
+	/* The last window (the only one of a recording that never flipped)
+	 * joins those drained before: the profiles are built from them all. */
+	if (drain_into_acc(s))
+		return 1;
+	/* Every notice is in (session__stop, the drain): the ring buffer's
+	 * pages (2 MB, all resident) need not be mapped while the profile is
+	 * built. */
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	span = (struct session_span){ s->t0_wall, s->duration, s->t0 + s->duration };
@@ -337,13 +397,22 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 		unwind__summary(in.unwind, msg, sizeof(msg));
 		fprintf(stderr, "pmubpf: %s\n", msg);
 	}
-	/* A loop that ended on an error still writes what was recorded,
-	 * then fails with that error. */
-	ret = end == SESSION_ERROR ? 1 : 0;
-	if (report__write_all(&in, msg, sizeof(msg))) {
+	if (s->nwindows > 1 && cfg->verbose)
+		for (int ev = 0; ev < cfg->nevents; ev++) {
+			uint64_t n, period;
+
+			if (!session__totals(s, ev, &n, &period))
+				fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
+					cfg->events[ev].name, (unsigned long long)n, s->nwindows);
+		}
+	if (report__write_data(&in, s->acc, s->quiet ? NULL : stderr, s->quiet ? NULL : stdout,
+			       msg, sizeof(msg))) {
 		session_fail(s, "%s", msg);
 		ret = 1;
 	}
+	report_data__free(s->acc);
+	free(s->acc);
+	s->acc = NULL;
 	st = session__end(s);
 	return ret ? ret : st;
 }
@@ -373,6 +442,10 @@ void session__free(struct session *s)
 	if (s->kload) /* a failed start's */
 		ksyms__free(ksyms__join(s->kload));
 	ksyms__free(s->ks);
+	if (s->acc) {
+		report_data__free(s->acc);
+		free(s->acc);
+	}
 	pmubpf_bpf__destroy(s->skel);
 	free(s->cpus);
 	free(s);
@@ -405,6 +478,10 @@ int session__record(const struct config *cfg, struct session_result *res,
 		while ((end = session__step(s)) == SESSION_GOING) {
 			if (gone && gone(arg)) {
 				end = SESSION_GONE;
+				break;
+			}
+			if (drain_due(s)) {
+				end = SESSION_ERROR;
 				break;
 			}
 			status__tick(st, s->t0, mono_ns());

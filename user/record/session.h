@@ -156,19 +156,35 @@ extern const int session__stop_signals[SESSION_NSTOP_SIGNALS];
 void session__catch_signals(void);
 int session__stop_signal(void);
 
-/* A windowed recording's window: --window (default SESSION_WINDOW s), at
- * most --every. Its maps are emptied that often and sized for that many
- * seconds of samples. */
+/* How long a window lasts: --window if given, else SESSION_WINDOW s,
+ * at most --every, and (without --window) no longer than the stacks map
+ * holds at one new stack a sample (STACK_ENTRIES_MAX entries, or
+ * --stack-map-size), but at least SESSION_WINDOW_MIN. Each window's maps
+ * are sized for it and emptied that often. */
 #define SESSION_WINDOW 10.0
-double session__window(const struct config *cfg);
+#define SESSION_WINDOW_MIN 0.5
+#define STACK_ENTRIES_MAX 65536
+double session__window(const struct config *cfg, int ncpus);
+/* Does the recording flip windows: --every, --http, and a one-shot
+ * recording longer than a window (or with no -d), whose windows are
+ * drained as they end into the one profile built at its end. */
+bool session__windowed(const struct config *cfg, int ncpus);
+/* The window of an opened session (session__window of its CPUs). */
+double session__window_secs(const struct session *s);
+/* The window under way's stacks map is half full (as of the last
+ * session__take_notices): its driver drains it now, before its time,
+ * so that a burst of new stacks (process churn, many CPUs) is not lost
+ * to a full map. Cleared by session__drain_window. */
+bool session__window_full(const struct session *s);
 
 /* Map sizes derived from -F/-c, -d and the number of CPUs (exposed for
  * tests). */
 void session__map_sizes(const struct config *cfg, int ncpus,
 			uint32_t *stack_entries, uint32_t *count_entries);
 /* The cap on process records for cfg's recording with count_entries in
- * its counts map: one window's for a one-shot recording, the windows held
- * before a write for --every, PROCS_MAX for --http. */
-size_t session__procs_max(const struct config *cfg, uint32_t count_entries);
+ * its counts map: those of every window held before a profile is built
+ * (all of a one-shot recording's, those before a write for --every,
+ * PROCS_MAX for --http). */
+size_t session__procs_max(const struct config *cfg, int ncpus, uint32_t count_entries);
 
 #endif

@@ -63,12 +63,7 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		timekeeper__stats(s->tk, &s->tk_st);
 	*in = (struct report_in){
 		.cfg = cfg,
-		.counts_fd = s->win.counts_fd[0],
-		.stacks_fd = s->win.stacks_fd[0],
-		.drops_fd = s->win.drops_fd,
 		.data = s->win.data,
-		.data_fd = s->win.data_fd[0],
-		.nr_cpus = s->win.nr_cpus,
 		.procs = s->procs,
 		.ksyms = kernel_symbols(s),
 		.time_nanos = span->start_wall,
@@ -171,6 +166,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	} else if (windows__flip(&s->win, &closed, s->err, sizeof(s->err))) {
 		return -1;
 	}
+	s->full = false; /* the window now under way is empty */
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
 	session__take_notices(s);
@@ -206,5 +202,18 @@ int session__take_notices(struct session *s)
 	if (s->mw)
 		mmapwatch__consume(s->mw);
 	procs__settle(s->procs);
+	/* Is the window under way's stacks map half full? Then its driver
+	 * drains it before its time (the other half takes what comes in
+	 * before it does: a loop step is at most 100 ms). */
+	uint64_t stored;
+
+	if (s->windowed && !s->stopped &&
+	    !windows__stacks_stored(&s->win, __atomic_load_n(s->win.window, __ATOMIC_ACQUIRE), &stored))
+		s->full = stored > s->stack_entries / 2;
 	return n;
+}
+
+bool session__window_full(const struct session *s)
+{
+	return s->full;
 }

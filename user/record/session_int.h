@@ -57,9 +57,18 @@ struct session {
 	int64_t notice_recheck;      /* read notices again by then (mono ns; 0:
 	                              * none due): sent after a wakeup, BPF's
 	                              * next ones wake nobody for 10 ms */
-	/* windows (cfg->every) */
+	/* windows (session__windowed): --every, --http, and a one-shot
+	 * recording longer than a window, whose windows are drained as they
+	 * end (next_drain) into acc, the data its profiles are built from */
 	struct windows win;
+	double window;               /* seconds (session__window) */
+	bool windowed;
 	int64_t win_start, win_start_wall;
+	bool full;                   /* the window's stacks map is half full:
+	                              * drain it now (session__window_full) */
+	int64_t next_drain;          /* one-shot: mono ns, 0: never */
+	struct report_data *acc;     /* one-shot: the windows drained so far */
+	int nwindows;                /* one-shot: how many */
 	bool stopped;
 	int64_t duration;            /* set by session__stop */
 	struct unwind_stats uw_st;

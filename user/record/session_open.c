@@ -61,21 +61,24 @@ int session_add_target(struct session *s, uint32_t id, uint32_t kind, uint32_t s
 
 
 /* The cap on process records: each recorded process has a counts entry
- * in a window not yet built into a profile. A one-shot recording: one
- * window, its counts map. --every SEC: the SEC/--window windows drained
+ * in a window not yet built into a profile. A one-shot recording: all of
+ * its windows (one if it is no longer than a window; the most there is
+ * for one with no -d). --every SEC: the SEC/window windows drained
  * before a write, plus one drained while it is written (a 30 min soak
  * under churn, ~500 new processes a second on a quiet machine, hit a cap
  * of one window's entries inside every 60 s profile: tens of thousands
  * of processes a minute unsymbolized). --http: a request's windows,
  * however long it asks: the most there is (PROCS_MAX). */
-size_t session__procs_max(const struct config *cfg, uint32_t count_entries)
+size_t session__procs_max(const struct config *cfg, int ncpus, uint32_t count_entries)
 {
-	double windows = 1;
+	double windows = 1, w = session__window(cfg, ncpus);
 
-	if (cfg->http)
+	if (cfg->http || (cfg->every <= 0 && cfg->duration <= 0))
 		return PROCS_MAX;
 	if (cfg->every > 0)
-		windows = (double)(uint64_t)(cfg->every / session__window(cfg) + 0.999) + 1;
+		windows = (double)(uint64_t)(cfg->every / w + 0.999) + 1;
+	else if (cfg->duration > w)
+		windows = (double)(uint64_t)(cfg->duration / w + 0.999);
 	double max = windows * count_entries;
 	return max > PROCS_MAX ? PROCS_MAX : (size_t)max;
 }
@@ -94,18 +97,50 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-double session__window(const struct config *cfg)
+/* Samples a second, every event, every CPU: a period gives no rate,
+ * 1000/s per CPU is assumed. */
+static double sample_rate(const struct config *cfg, int ncpus)
+{
+	double rate = cfg->period ? 1000 : (double)cfg->freq;
+
+	return rate * (ncpus > 0 ? ncpus : 1) * (cfg->nevents > 0 ? cfg->nevents : 1);
+}
+
+double session__window(const struct config *cfg, int ncpus)
 {
 	double w = cfg->window > 0 ? cfg->window : SESSION_WINDOW;
 
-	return cfg->every > 0 && cfg->every < w ? cfg->every : w;
+	if (cfg->every > 0 && cfg->every < w)
+		w = cfg->every;
+	if (cfg->window > 0)
+		return w; /* the user's, as asked */
+	/* No longer than the stacks map holds if every sample brings new
+	 * stacks, a user and a kernel one (process churn: each short-lived
+	 * process's user stacks are new). A 16-CPU machine at 999 Hz under
+	 * churn filled 65536 entries within a 10 s recording and lost 24% of
+	 * its user stacks. Windows also end early once their stacks map is
+	 * half full (session__window_full); this makes a recording that
+	 * could fill one a windowed one. */
+	int sides = (cfg->no_user ? 0 : 1) + (cfg->no_kernel ? 0 : 1);
+	double cap = (double)(cfg->stack_map_size ? cfg->stack_map_size : STACK_ENTRIES_MAX) /
+		     (sample_rate(cfg, ncpus) * (sides ? sides : 1));
+
+	if (cap < w)
+		w = cap > SESSION_WINDOW_MIN ? cap : SESSION_WINDOW_MIN;
+	return w;
+}
+
+bool session__windowed(const struct config *cfg, int ncpus)
+{
+	return cfg->every > 0 || cfg->http || cfg->duration <= 0 ||
+	       cfg->duration > session__window(cfg, ncpus);
 }
 
 void session__map_sizes(const struct config *cfg, int ncpus,
 			uint32_t *stack_entries, uint32_t *count_entries)
 {
-	/* Expected samples: rate x CPUs x seconds x events. A period gives
-	 * no rate; assume 1000/s per CPU. No -d: size for a minute. Distinct
+	/* Expected samples of a window: rate x CPUs x seconds x events (a
+	 * recording no longer than a window is one window of -d). Distinct
 	 * keys are a fraction of samples for long-lived processes, but not
 	 * under process churn: with ASLR every short-lived process's user
 	 * stacks are new (a fork-heavy 10 s on 2 CPUs: 10k distinct of 13k
@@ -113,19 +148,19 @@ void session__map_sizes(const struct config *cfg, int ncpus,
 	 * its samples to a counts map of samples/2). Counts entries are ~100
 	 * bytes, so there is one per expected sample, the worst case; stack
 	 * map entries cost ~1 KiB each (127 frames): one per expected sample
-	 * too, capped lower. Half was the rule until the churn bench, once
-	 * new processes no longer slowed its load, sampled 16k processes in
-	 * 10 s and lost 22% of its stacks to samples/2 (a churned sample has
-	 * a new user stack and often a new kernel one); a 30 min soak under
-	 * churn had lost up to 4748 user stacks a 10 s window the same way.
-	 * The price is kernel memory: 10 s on 2 CPUs, 32768 entries, 32 MiB
-	 * (two sets of maps in a windowed recording). */
-	double secs = cfg->every > 0 ? session__window(cfg) : cfg->duration > 0 ? cfg->duration : 60;
-	double rate = cfg->period ? 1000 : (double)cfg->freq;
-	uint64_t samples = (uint64_t)(rate * ncpus * secs * cfg->nevents);
+	 * too, at most STACK_ENTRIES_MAX, and the window is cut to what that
+	 * many hold (session__window). Half was the rule until the churn
+	 * bench, once new processes no longer slowed its load, sampled 16k
+	 * processes in 10 s and lost 22% of its stacks to samples/2 (a
+	 * churned sample has a new user stack and often a new kernel one); a
+	 * 30 min soak under churn had lost up to 4748 user stacks a 10 s
+	 * window the same way. The price is kernel memory: 10 s on 2 CPUs,
+	 * 32768 entries, 32 MiB, twice in a windowed recording. */
+	double secs = session__windowed(cfg, ncpus) ? session__window(cfg, ncpus) : cfg->duration;
+	uint64_t samples = (uint64_t)(sample_rate(cfg, ncpus) * secs);
 
 	*stack_entries = cfg->stack_map_size ? cfg->stack_map_size
-		: next_pow2(clamp_u64(samples, 16384, 65536));
+		: next_pow2(clamp_u64(samples, 16384, STACK_ENTRIES_MAX));
 	*count_entries = cfg->counts_map_size ? cfg->counts_map_size
 		: next_pow2(clamp_u64(samples, 16384, 262144));
 }
@@ -221,6 +256,8 @@ int session__open(struct session *s)
 	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
 		return -1;
 	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
+	s->window = session__window(cfg, s->ncpus);
+	s->windowed = session__windowed(cfg, s->ncpus);
 
 	/* Locked memory limits only matter before 5.11 (memcg accounting). */
 	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
@@ -245,7 +282,7 @@ int session__open(struct session *s)
 	uwb = unwind_maps_of(s->skel);
 	/* Window 1's maps are used only by a recording that flips windows
 	 * (and each window's are sized for one window, not the recording). */
-	bool windowed = cfg->every > 0;
+	bool windowed = s->windowed;
 	if (bpf_map__set_max_entries(s->skel->maps.stacks0, s->stack_entries) ||
 	    bpf_map__set_max_entries(s->skel->maps.counts0, s->count_entries) ||
 	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
@@ -268,6 +305,7 @@ int session__open(struct session *s)
 		.counts_fd = { bpf_map__fd(s->skel->maps.counts0), bpf_map__fd(s->skel->maps.counts1) },
 		.stacks_fd = { bpf_map__fd(s->skel->maps.stacks0), bpf_map__fd(s->skel->maps.stacks1) },
 		.drops_fd = bpf_map__fd(s->skel->maps.drops),
+		.stacks_new_fd = bpf_map__fd(s->skel->maps.stacks_new),
 		.data = cfg->data_addr,
 		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
 		.nr_cpus = libbpf_num_possible_cpus(),
@@ -304,7 +342,7 @@ int session__build(struct session *s)
 	}
 	if (!s->procs)
 		return session_fail(s, "setting up the process registry: %s", strerror(errno));
-	procs__set_max(s->procs, session__procs_max(cfg, s->count_entries));
+	procs__set_max(s->procs, session__procs_max(cfg, s->ncpus, s->count_entries));
 	procs__set_verbose(s->procs, cfg->verbose);
 	procs__set_data_maps(s->procs, cfg->data_addr);
 	symb__set_options(&(struct symb_options){ .no_symbol = cfg->no_symbol });

@@ -81,6 +81,26 @@ int windows__clear(const struct windows *w, uint32_t win)
 				break;
 			}
 		}
+	if (!ret && w->stacks_new_fd >= 0 &&
+	    bpf_map_update_elem(w->stacks_new_fd, &win, zeros, BPF_ANY)) /* 8 bytes a CPU */
+		ret = -errno;
 	free(zeros);
+	return ret;
+}
+
+int windows__stacks_stored(const struct windows *w, uint32_t win, uint64_t *n)
+{
+	uint64_t *v = calloc(w->nr_cpus > 0 ? w->nr_cpus : 1, sizeof(*v));
+	int ret = 0;
+
+	*n = 0;
+	win &= 1;
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(w->stacks_new_fd, &win, v))
+		ret = -errno;
+	for (int c = 0; !ret && c < w->nr_cpus; c++)
+		*n += v[c];
+	free(v);
 	return ret;
 }

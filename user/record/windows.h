@@ -24,6 +24,7 @@ struct windows {
 	int grace_inner_fd;      /* what is put into it */
 	int counts_fd[2], stacks_fd[2];
 	int drops_fd;            /* PMUBPF_DROP_INDEX(window, ev, reason) */
+	int stacks_new_fd;       /* per-CPU new stacks stored, per window */
 	bool data;               /* --data-addr: data_fd[] are used too */
 	int data_fd[2];
 	int nr_cpus;             /* possible CPUs (per-CPU values) */
@@ -36,6 +37,10 @@ int windows__flip(const struct windows *w, uint32_t *closed, char *err, size_t e
 /* Empty window win's counts, data and stacks maps and zero its drops slots
  * (win must be closed). 0 or -errno. */
 int windows__clear(const struct windows *w, uint32_t win);
+
+/* How many new stacks window win's stacks map took so far (all CPUs):
+ * 0 or -errno. */
+int windows__stacks_stored(const struct windows *w, uint32_t win, uint64_t *n);
 
 /* Empty a hash map (exposed for tests). 0 or -errno. */
 int windows__empty_map(int fd, size_t key_size);

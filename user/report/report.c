@@ -149,25 +149,3 @@ int report__write_data(const struct report_in *in, const struct report_data *d,
 	}
 	return ret;
 }
-
-int report__write_all(const struct report_in *in, char *err, size_t errlen)
-{
-	const struct report_maps maps = {
-		.counts_fd = in->counts_fd, .stacks_fd = in->stacks_fd, .drops_fd = in->drops_fd,
-		.nr_cpus = in->nr_cpus, .nevents = in->cfg->nevents,
-		.data = in->data, .data_fd = in->data_fd,
-	};
-	struct report_data d;
-	int ret;
-
-	if (report_data__init(&d)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	ret = report__drain(&maps, &d, err, errlen);
-	if (!ret)
-		ret = report__write_data(in, &d, in->quiet ? NULL : stderr,
-					 in->quiet ? NULL : stdout, err, errlen);
-	report_data__free(&d);
-	return ret;
-}

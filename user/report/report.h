@@ -25,10 +25,7 @@ struct report_data;
 
 struct report_in {
 	const struct config *cfg;
-	int counts_fd, stacks_fd, drops_fd;
-	bool data;                    /* --data-addr: data_fd is the data map */
-	int data_fd;
-	int nr_cpus;                  /* possible CPUs (per-CPU map values) */
+	bool data;                    /* --data-addr: data profiles too */
 	struct procs *procs;
 	struct ksyms *ksyms;          /* NULL: kernel frames unsymbolized */
 	int64_t time_nanos;           /* wall clock at start */
@@ -78,14 +75,11 @@ void report__window_path(const struct config *cfg, int ev, int64_t stamp, char *
  * the two kinds apart for --keep. */
 void report__data_path(const struct config *cfg, int ev, int64_t stamp, char *buf, size_t len);
 
-/* Drain the maps and write every event's profile. Returns 0, or -errno
- * with a one-line reason in err; profiles already written stay (each is
- * complete). A map that cannot be read is an error before any profile. */
-int report__write_all(const struct report_in *in, char *err, size_t errlen);
-
-/* Write every event's profile from drained data d (no BPF: the unit
- * tests call it with made-up data). The summary and the losses go to
- * say (NULL: none), --top tables to top_out. Same returns as above. */
+/* Write every event's profile from drained data d (report__drain, or
+ * made up by the unit tests). The summary and the losses go to say
+ * (NULL: none), --top tables to top_out. Returns 0, or -errno with a
+ * one-line reason in err; profiles already written stay (each is
+ * complete). */
 int report__write_data(const struct report_in *in, const struct report_data *d,
 		       FILE *say, FILE *top_out, char *err, size_t errlen);
 
