@@ -154,8 +154,9 @@ fi
 # --- lost kernel stacks: file-system walks (thousands of distinct kernel
 # stacks at 9999 Hz) into the smallest stacks map, user stacks left out.
 # A fixed amount of work (two du passes over /usr, ~1.5 s of CPU here),
-# not a time: a loaded machine gets as many samples, only later.
-if "$PMUBPF" --no-user -F 9999 --stack-map-size 1024 -o "$TMP/kst.pb.gz" -- \
+# not a time: a loaded machine gets as many samples, only later. One
+# window (-d no longer than --window): nothing drains the map early.
+if "$PMUBPF" --no-user -F 9999 -d 3600 --window 3600 --stack-map-size 1024 -o "$TMP/kst.pb.gz" -- \
 	sh -c "du -s /usr >/dev/null 2>&1; du -s /usr >/dev/null 2>&1; exit 0" 2>"$TMP/kst.err"; then
 	lost_kstacks() {
 		$CHECK expect "$TMP/kst.pb.gz" --func '[lost: kernel stack (stacks map full)]' \

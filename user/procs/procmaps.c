@@ -127,6 +127,11 @@ static struct procmap *fit(struct procmap *maps, size_t n, size_t cap)
 	return maps;
 }
 
+void procmaps__fit(struct procmaps *m)
+{
+	m->maps = fit(m->maps, m->n, m->n + 1);
+}
+
 static int cmp_start(const void *a, const void *b)
 {
 	const struct procmap *x = a, *y = b;

@@ -38,6 +38,11 @@ struct procmaps {
 	size_t n;
 };
 
+/* Give back the array's room beyond its n mappings (kept for as long as
+ * a process record is: images put together from the kernel's reports
+ * grow from 16 slots, and hold 4 or 5 mappings). */
+void procmaps__fit(struct procmaps *m);
+
 /* Parse maps text (the whole file's contents). exec_only keeps only
  * executable mappings. Returns 0 or -errno (-EINVAL on a malformed line,
  * which is skipped; parsing continues and the last error is returned only

@@ -348,6 +348,7 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 		procmaps__free(maps);
 		return -ENOMEM;
 	}
+	procmaps__fit(maps);
 	pr->maps = *maps;
 	*maps = (struct procmaps){ 0 };
 	pr->exe_ino = exe;
