@@ -149,6 +149,18 @@ void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx)
 	p->maps_hook_ctx = ctx;
 }
 
+/* Put pr on procs__tick's list, once. 0 or -ENOMEM. */
+static int act_add(struct procs *p, struct proc *pr)
+{
+	if (pr->in_act)
+		return 0;
+	if (GROW(p->act, p->capact, p->nact, 1))
+		return -ENOMEM;
+	p->act[p->nact++] = pr;
+	pr->in_act = true;
+	return 0;
+}
+
 static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 {
 	struct proc_key k = { tgid, pgen };
@@ -192,8 +204,10 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 				pr->reported.n++;
 		}
 	}
-	if (pr->dead)
+	if (pr->dead && !p->held)
 		procs_gone(p, pr); /* merge it now */
+	else if (pr->dead)
+		act_add(p, pr); /* at the release (procs__hold) or the next tick */
 	else if (!pr->report_due) {
 		pr->report_due = mono_ns() + REPORT_DELAY_NS;
 		/* The next procs__tick must count it as pending, even within
@@ -207,7 +221,20 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
  * again; or procs__settle: the log. */
 static bool needs_tick(const struct proc *pr)
 {
-	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait;
+	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait ||
+	       (pr->dead && pr->reported.n);
+}
+
+void procs__hold(struct procs *p, bool hold)
+{
+	p->held += hold ? 1 : -1;
+	if (p->held > 0)
+		return;
+	p->held = 0;
+	/* What waited: the reports of processes already gone. */
+	for (size_t i = 0; i < p->nact; i++)
+		if (p->act[i]->dead && p->act[i]->reported.n)
+			procs_gone(p, p->act[i]);
 }
 
 void procs__settle(struct procs *p)
@@ -265,11 +292,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	procs_snapshot(p, pr, t);
 	if (!pr->snapshotted && !pr->log_wait) /* gone before its maps were read */
 		procs_set_dead(pr);
-	if (needs_tick(pr)) {
-		if (GROW(p->act, p->capact, p->nact, 1))
-			return pr; /* no re-reads for it: still a snapshot */
-		p->act[p->nact++] = pr;
-	}
+	if (needs_tick(pr))
+		act_add(p, pr); /* failing that, no re-reads for it: still a snapshot */
 	return pr;
 }
 
@@ -318,6 +342,8 @@ int procs__tick(struct procs *p)
 	for (size_t i = 0; i < p->nact; i++) {
 		struct proc *pr = p->act[i];
 
+		if (pr->dead && pr->reported.n && !p->held)
+			procs_gone(p, pr);
 		if (pr->snapshotted && !pr->dead) {
 			if (now >= pr->next_rescan)
 				procs_rescan(p, pr, true);
@@ -333,6 +359,8 @@ int procs__tick(struct procs *p)
 		}
 		if (needs_tick(pr))
 			p->act[k++] = pr; /* the dead drop out: ticks stay cheap */
+		else
+			pr->in_act = false;
 	}
 	p->nact = k;
 	p->last_pending = pending;

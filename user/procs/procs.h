@@ -42,6 +42,7 @@ struct proc {
 	                           * too, merged across reads (datamaps.c) */
 	int64_t report_due;       /* re-read for them by then; 0: none */
 	bool dead;                /* exited or exec'd: its maps are final */
+	bool in_act;              /* on procs__tick's list */
 	int64_t dead_ns;          /* when that was found (CLOCK_MONOTONIC) */
 	/* labels */
 	int label_state;          /* enum proc_label_state (procs.c) */
@@ -172,6 +173,13 @@ void procs__reports_lost(struct procs *p, uint64_t n);
  * in while the notices were read, so that the log is whole up to now.
  * What is still missing then counts as gone. */
 void procs__settle(struct procs *p);
+/* A profile is being built from the processes (hold true), or no longer
+ * (false; holds nest). While held, nothing frees or replaces what a
+ * process holds: mmap reports of a process already gone, merged into its
+ * maps at once otherwise, wait for the release (the notices and reports
+ * are taken in during builds: a 16-CPU churn's builder read a maps array
+ * a report had just replaced). */
+void procs__hold(struct procs *p, bool hold);
 
 /* Forget the processes found dead before `before` (CLOCK_MONOTONIC ns),
  * with their label sets: a recording that writes windows calls it with

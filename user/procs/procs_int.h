@@ -53,6 +53,7 @@ struct procs {
 	size_t n, cap;
 	struct proc **act;     /* the ones procs__tick still has work for */
 	size_t nact, capact;
+	int held;              /* procs__hold: a profile is being built */
 	struct hashtab *index; /* (tgid, pgen) -> index in v */
 	struct hashtab *by_tgid; /* tgid -> index in v of its latest generation */
 	struct set_rec *sets;  /* label sets read, all processes */

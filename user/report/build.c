@@ -354,8 +354,8 @@ static int set_main_mapping(struct pprof *p, struct mainexe *me)
 	return id ? pprof__set_main_mapping(p, id) : -ENOMEM;
 }
 
-int report__build(const struct report_in *in, const struct report_data *d, int ev,
-		  struct top *top, struct report_built *out, char *err, size_t errlen)
+static int build(const struct report_in *in, const struct report_data *d, int ev,
+		 struct top *top, struct report_built *out, char *err, size_t errlen)
 {
 	const struct config *cfg = in->cfg;
 	const struct pmubpf_event *e = &cfg->events[ev];
@@ -448,5 +448,19 @@ fail:
 	hashtab__free(skips.index);
 	free(skips.v);
 	pprof__free(p);
+	return ret;
+}
+
+int report__build(const struct report_in *in, const struct report_data *d, int ev,
+		  struct top *top, struct report_built *out, char *err, size_t errlen)
+{
+	/* The builder keeps pointers into processes' maps (mainexe's
+	 * candidates, the frames being named) while in->tick takes in
+	 * notices and mmap reports: nothing of a process is replaced until
+	 * it is done. */
+	procs__hold(in->procs, true);
+	int ret = build(in, d, ev, top, out, err, errlen);
+
+	procs__hold(in->procs, false);
 	return ret;
 }
