@@ -51,6 +51,18 @@ static const struct procmap *find_map(const struct proc *pr, const char *tail, s
 	return NULL;
 }
 
+/* A child that has exited and been reaped: a pid of a process gone. */
+static pid_t dead_child(void)
+{
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(0);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	return child;
+}
+
 static bool own_snapshot(void)
 {
 	struct symcache *sc = symcache__new();
@@ -93,13 +105,10 @@ static bool gone_before_snapshot(void)
 {
 	struct symcache *sc = symcache__new();
 	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
-	pid_t child = fork();
+	pid_t child = dead_child();
 	struct proc *pr;
 
-	if (child == 0)
-		_exit(0);
 	CHECK(child > 0 && ps);
-	waitpid(child, NULL, 0);
 	pr = procs__get(ps, (uint32_t)child, 1);
 	CHECK(pr);
 	CHECK(!pr->snapshotted);
@@ -122,15 +131,12 @@ static bool gone_named_from_reports(void)
 	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
 	uint32_t me = (uint32_t)getpid();
 	struct stat st;
-	pid_t child = fork(), late;
+	pid_t child = dead_child(), late;
 	struct proc *pr, *before, *parent;
 	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true" };
 	const int64_t ms = 1000000;
 
-	if (child == 0)
-		_exit(0);
 	CHECK(child > 0 && ps);
-	waitpid(child, NULL, 0);
 	CHECK(stat("/usr/bin/true", &st) == 0);
 	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
 			     .path = "/usr/bin/true" };
@@ -159,11 +165,8 @@ static bool gone_named_from_reports(void)
 	CHECK_EQ_INT(procs__stats(ps)->from_log, 2);
 	CHECK_EQ_INT(procs__stats(ps)->gone, 0);
 	/* Its notice first, its reports after. */
-	late = fork();
-	if (late == 0)
-		_exit(0);
+	late = dead_child();
 	CHECK(late > 0);
-	waitpid(late, NULL, 0);
 	n.tgid = n.tid = (uint32_t)late;
 	n.pgen = 1;
 	n.ts = 32 * ms;
@@ -197,13 +200,10 @@ static bool held_while_built(void)
 	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true" };
 	const int64_t ms = 1000000;
 	struct stat st;
-	pid_t child = fork();
+	pid_t child = dead_child();
 	struct proc *pr;
 
-	if (child == 0)
-		_exit(0);
 	CHECK(child > 0 && ps);
-	waitpid(child, NULL, 0);
 	CHECK(stat("/usr/bin/true", &st) == 0);
 	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
 			     .path = "/usr/bin/true" };
