@@ -13,7 +13,7 @@
 #    profile holds every sample of its windows.
 source "$(dirname "$0")/lib.sh"
 need_root labels_capped labels_rss_per_set churn_slots_reclaimed churn_slots_live churn_no_counts_loss \
-	stacks_drained_half_full oneshot_windows_exact
+	stacks_drained_half_full oneshot_windows_exact every_drained_half_full
 
 # Comments of a profile, one per line.
 comments() {
@@ -179,5 +179,27 @@ lost = sum(int(x) for x in re.findall(r"lost: (\d+) samples", text))
 print(f"taken {taken}: {kept} in the profile + {idle} idle + {lost} lost")
 if kept + idle + lost != taken:
     sys.exit(f"{kept} + {idle} + {lost} != {taken} taken")
+PY
+fi
+
+# The same with --every: each profile's windows drained early too.
+"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 10 2 "$TMP/se.prog" >/dev/null & cw=$!
+sleep 0.5
+mkdir -p "$TMP/se"
+"$PMUBPF" -v -a -F 999 -d 6 --every 3 --window 3 --stack-map-size 4096 -o "$TMP/se/" 2>"$TMP/se.err" >/dev/null; rc=$?
+kill $cw; wait $cw 2>/dev/null
+if [[ $rc -ne 0 ]]; then
+	fail every_drained_half_full "pmubpf failed: $(tail -n1 "$TMP/se.err")"
+else
+	check every_drained_half_full python3 - "$TMP/se.err" "$(ls "$TMP/se" | wc -l)" <<'PY'
+import re, sys
+text, files = open(sys.argv[1]).read(), int(sys.argv[2])
+lost = re.findall(r"lost: (\d+) (user|kernel) stacks", text)
+kept = sum(int(x) for x in re.findall(r"cpu-clock: (\d+) samples \(\d+ distinct\)", text))
+print(f"{files} profiles, {kept} samples, stacks lost: {lost or 'none'}")
+if lost:
+    sys.exit("stacks lost to a full map: " + ", ".join(f"{n} {k}" for n, k in lost))
+if files < 2 or kept < 5000:
+    sys.exit(f"{files} profiles of {kept} samples: the recording did not run its windows")
 PY
 fi
