@@ -227,6 +227,8 @@ static bool needs_tick(const struct proc *pr)
 
 void procs__hold(struct procs *p, bool hold)
 {
+	if (!p)
+		return;
 	p->held += hold ? 1 : -1;
 	if (p->held > 0)
 		return;
