@@ -218,7 +218,8 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 }
 
 /* Has procs__tick work for pr: maps to re-read, a label record to try
- * again; or procs__settle: the log. */
+ * again; or procs__settle: the log; or procs__hold's release: reports
+ * of it, gone, that came in while a profile was built. */
 static bool needs_tick(const struct proc *pr)
 {
 	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait ||
@@ -344,8 +345,6 @@ int procs__tick(struct procs *p)
 	for (size_t i = 0; i < p->nact; i++) {
 		struct proc *pr = p->act[i];
 
-		if (pr->dead && pr->reported.n && !p->held)
-			procs_gone(p, pr);
 		if (pr->snapshotted && !pr->dead) {
 			if (now >= pr->next_rescan)
 				procs_rescan(p, pr, true);

@@ -298,15 +298,7 @@ int every__run(const struct config *cfg)
 	e.next_drain = INT64_MAX; /* sampling is over: the last window is this one */
 	if (drain(&e) || write_profiles(&e)) /* the last, shorter one */
 		ret = 1;
-	/* What the windows add up to: each sample is in exactly one of them
-	 * (as a sample, a lost one, or an idle one left out). */
-	for (int ev = 0; ev < cfg->nevents; ev++) {
-		uint64_t n, period;
-
-		if (!session__totals(e.s, ev, &n, &period))
-			fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
-				cfg->events[ev].name, (unsigned long long)n, e.profiles);
-	}
+	session__say_totals(e.s, e.profiles);
 	int st = session__end(e.s);
 	if (!ret)
 		ret = st;

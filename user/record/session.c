@@ -398,13 +398,7 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 		fprintf(stderr, "pmubpf: %s\n", msg);
 	}
 	if (s->nwindows > 1 && cfg->verbose)
-		for (int ev = 0; ev < cfg->nevents; ev++) {
-			uint64_t n, period;
-
-			if (!session__totals(s, ev, &n, &period))
-				fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
-					cfg->events[ev].name, (unsigned long long)n, s->nwindows);
-		}
+		session__say_totals(s, s->nwindows);
 	if (report__write_data(&in, s->acc, s->quiet ? NULL : stderr, s->quiet ? NULL : stdout,
 			       msg, sizeof(msg))) {
 		session_fail(s, "%s", msg);

@@ -104,6 +104,9 @@ void session__symcache_stats(const struct session *s, struct symcache_stats *st)
  * what all windows' samples, counts-map losses and idle samples add up
  * to. 0 or -errno. */
 int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period);
+/* Say on stderr, per event, the samples BPF took in all `windows`
+ * windows (session__totals): what their profiles must add up to. */
+void session__say_totals(struct session *s, int windows);
 /* For monitoring (the HTTP server's /metrics): what the recording
  * holds, and its sampling BPF programs (for their run-time stats). */
 struct session_sizes {

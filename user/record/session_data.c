@@ -123,6 +123,19 @@ int session__totals(struct session *s, int ev, uint64_t *count, uint64_t *period
 	return err;
 }
 
+void session__say_totals(struct session *s, int windows)
+{
+	/* What the windows add up to: each sample is in exactly one of them
+	 * (as a sample, a lost one, or an idle one left out). */
+	for (int ev = 0; ev < s->cfg->nevents; ev++) {
+		uint64_t n, period;
+
+		if (!session__totals(s, ev, &n, &period))
+			fprintf(stderr, "pmubpf: %s: %llu samples taken in all windows (%d windows)\n",
+				s->cfg->events[ev].name, (unsigned long long)n, windows);
+	}
+}
+
 void session__sizes(struct session *s, struct session_sizes *z)
 {
 	struct symcache_stats sc = { 0 };
