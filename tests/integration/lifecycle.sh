@@ -9,7 +9,7 @@
 # `-- command`.
 source "$(dirname "$0")/lib.sh"
 need_root deleted_binary deleted_binary_text sigint_valid sigterm_valid sigint_command child_killed exec_new_image \
-	exec_new_image_command dlopen_late dlopen_late_exited short_lived_named
+	exec_new_image_command dlopen_late dlopen_late_exited short_lived_named live_from_log
 
 # The victim: a private copy of serial, deleted while it runs, gone
 # before pmubpf writes. Under both readers of the maps: PROCMAP_QUERY
@@ -197,4 +197,45 @@ if start_recorder "$TMP/short.err" -a -F 999 -o "$TMP/short.pb.gz"; then
 	check short_lived_named short_named "$TMP/short.pb.gz"
 else
 	fail short_lived_named "pmubpf did not start: $(tail -n1 "$TMP/short.err")"
+fi
+
+# Processes begun while recording, alive when pmubpf reads them (issue
+# 11): their image comes from the kernel's reports, with no maps read
+# from /proc (the `processes:` comment counts them as "live ones from
+# mmap reports"). Four exec_work processes of 0.3 s each, started 2 s
+# into an -a recording (once the first read of every running process is
+# done), each spinning in before_exec: each must count there, and their
+# samples must be named and unwound through main (the unwind tables are
+# built from that image; exec_work has frame pointers, so main is there
+# either way, the names are the check).
+live_from_log() {
+	local n
+	n=$(sed -n "s/.* \([0-9]*\) live ones from mmap reports.*/\1/p" <<<"$($DUMP "$1" | grep -o '"processes: [^"]*"')")
+	((${n:-0} >= 4)) || { echo "${n:-no} live images from the log, want >= 4"; return 1; }
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = both = 0
+for s in d["samples"]:
+    if s["labels"].get("comm") != "exec_work":
+        continue
+    funcs = [fr["func"] for f in s["stack"] for fr in f["frames"]]
+    if "before_exec" not in funcs:
+        continue
+    n += s["values"][0]
+    both += s["values"][0] if "main" in funcs[funcs.index("before_exec"):] else 0
+if n < 500:
+    sys.exit("%d samples in before_exec: want 500 of ~1200" % n)
+print("%d samples in before_exec, %d of them under main" % (n, both))
+if both < 0.99 * n:
+    sys.exit("under 99% unwound through main")
+'
+}
+if start_recorder "$TMP/live.err" -a -F 999 -o "$TMP/live.pb.gz"; then
+	sleep 2
+	for ((i = 0; i < 4; i++)); do "$B/exec_work" 0.3 - /bin/true; done
+	kill -INT $RECORDER_PID; wait $RECORDER_PID
+	check live_from_log live_from_log "$TMP/live.pb.gz"
+else
+	fail live_from_log "pmubpf did not start: $(tail -n1 "$TMP/live.err")"
 fi

@@ -189,6 +189,80 @@ static bool gone_named_from_reports(void)
 	return true;
 }
 
+/* Alive, and begun while recording (its exec is in the log): the image
+ * is the log's, no maps read from /proc. The child here is a fork of
+ * this test, so /proc would show this test's binary; the log says it
+ * exec'd /usr/bin/true, and that is what its record holds: the log's
+ * mapping, its file found by path, the executable and name the log and
+ * notice gave. Once reports were lost after its exec began, the log may
+ * be short: that one is read from /proc. */
+static bool live_from_log(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true" };
+	const int64_t ms = 1000000;
+	pid_t kids[2] = { -1, -1 };
+	struct stat st;
+	struct proc *pr;
+	bool ok = false;
+
+	for (int i = 0; i < 2; i++)
+		if ((kids[i] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+	if (!ps || kids[0] < 0 || kids[1] < 0 || stat("/usr/bin/true", &st))
+		goto out;
+	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
+			     .path = "/usr/bin/true" };
+	int64_t now = mono_ns();
+
+	procs__exec(ps, (uint32_t)kids[0], now - 3 * ms);
+	procs__mapped(ps, (uint32_t)kids[0], &m, now - 2 * ms);
+	n.tgid = n.tid = (uint32_t)kids[0];
+	n.ts = (uint64_t)(now - 1 * ms);
+	if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, (uint32_t)kids[0], 1)))
+		goto out;
+	if (!pr->snapshotted || pr->dead || pr->log_wait || pr->maps.n != 1 ||
+	    pr->maps.maps[0].start != 0x400000 || strcmp(pr->maps.maps[0].path, "/usr/bin/true") ||
+	    !pr->objs[0] || pr->exe_ino != st.st_ino || strcmp(pr->comm, "true") ||
+	    procs__stats(ps)->live_from_log != 1) {
+		fprintf(stderr, "  live_from_log: first child not from the log (maps %zu, live_from_log %llu)\n",
+			pr->maps.n, (unsigned long long)procs__stats(ps)->live_from_log);
+		goto out;
+	}
+	/* Reports lost after its exec: read from /proc (this test's image). */
+	procs__exec(ps, (uint32_t)kids[1], now - 3 * ms);
+	procs__mapped(ps, (uint32_t)kids[1], &m, now - 2 * ms);
+	procs__reports_lost(ps, 1);
+	n.tgid = n.tid = (uint32_t)kids[1];
+	/* its real name: else /proc's maps look like an exec under way */
+	FILE *f = fopen("/proc/self/comm", "r");
+	bool named = f && fgets(n.comm, sizeof(n.comm), f);
+
+	if (f)
+		fclose(f);
+	if (!named)
+		goto out;
+	n.comm[strcspn(n.comm, "\n")] = '\0';
+	if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, (uint32_t)kids[1], 1)))
+		goto out;
+	ok = pr->snapshotted && !pr->dead && pr->maps.n > 0 && !procmaps__find(&pr->maps, 0x400000) &&
+	     procs__stats(ps)->live_from_log == 1;
+	if (!ok)
+		fprintf(stderr, "  live_from_log: second child: snap %d dead %d maps %zu live_from_log %llu\n", pr->snapshotted, pr->dead, pr->maps.n, (unsigned long long)procs__stats(ps)->live_from_log);
+out:
+	for (int i = 0; i < 2; i++)
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	procs__free(ps);
+	symcache__free(sc);
+	return ok;
+}
+
 /* While a profile is built (procs__hold), an mmap report of a process
  * already gone waits: merged at once, it replaced the maps array the
  * builder was reading (a use after free, seen under ASan on a 16-CPU
@@ -335,23 +409,23 @@ static bool stat_memo_by_path_and_inode(void)
 	CHECK((fd = open(f, O_CREAT | O_WRONLY, 0600)) >= 0);
 	close(fd);
 	CHECK(!stat(f, &s0) && !link(f, keep)); /* keep holds the first inode */
-	CHECK(procs_stat_gone(ps, f, s0.st_ino, t0, &st) && st.st_ino == s0.st_ino);
+	CHECK(procs_stat_path(ps, f, s0.st_ino, t0, &st) && st.st_ino == s0.st_ino);
 	/* Replaced by rename: the path is another inode now. */
 	CHECK((fd = open(tmp, O_CREAT | O_WRONLY, 0600)) >= 0);
 	CHECK(write(fd, "x", 1) == 1);
 	close(fd);
 	CHECK(!rename(tmp, f) && !stat(f, &s1) && s1.st_ino != s0.st_ino);
 	/* Within the memo's time: the first inode as it was stat'ed. */
-	CHECK(procs_stat_gone(ps, f, s0.st_ino, t0 + 1, &st) && st.st_ino == s0.st_ino &&
+	CHECK(procs_stat_path(ps, f, s0.st_ino, t0 + 1, &st) && st.st_ino == s0.st_ino &&
 	      st.st_size == 0);
 	/* The new inode is not the memo's: stat'ed, and found. */
-	CHECK(procs_stat_gone(ps, f, s1.st_ino, t0 + 2, &st) && st.st_ino == s1.st_ino &&
+	CHECK(procs_stat_path(ps, f, s1.st_ino, t0 + 2, &st) && st.st_ino == s1.st_ino &&
 	      st.st_size == 1);
 	/* Expired: stat'ed again, and the path is not the first inode. */
-	CHECK(!procs_stat_gone(ps, f, s0.st_ino, t0 + STAT_MEMO_NS, &st));
+	CHECK(!procs_stat_path(ps, f, s0.st_ino, t0 + STAT_MEMO_NS, &st));
 	/* The second is memoized: answered after its file is gone. */
-	CHECK(!unlink(f) && procs_stat_gone(ps, f, s1.st_ino, t0 + 3, &st) && st.st_ino == s1.st_ino);
-	CHECK(!procs_stat_gone(ps, f, s1.st_ino, t0 + 2 + STAT_MEMO_NS, &st));
+	CHECK(!unlink(f) && procs_stat_path(ps, f, s1.st_ino, t0 + 3, &st) && st.st_ino == s1.st_ino);
+	CHECK(!procs_stat_path(ps, f, s1.st_ino, t0 + 2 + STAT_MEMO_NS, &st));
 	unlink(keep);
 	rmdir(dir);
 	procs__free(ps);
@@ -409,6 +483,7 @@ TEST_MAIN("procs",
 	TEST(own_snapshot),
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),
+	TEST(live_from_log),
 	TEST(held_while_built),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),

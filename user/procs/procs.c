@@ -261,6 +261,7 @@ void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t)
 void procs__reports_lost(struct procs *p, uint64_t n)
 {
 	p->st.reports_lost += n;
+	p->lost_ns = mono_ns();
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm,

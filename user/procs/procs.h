@@ -74,6 +74,8 @@ struct procs_stats {
 	uint64_t from_log;         /* images put together from the kernel's
 	                            * reports (maplog.h): gone, or exec'd,
 	                            * before their maps were read */
+	uint64_t live_from_log;    /* live processes whose first image came
+	                            * from those reports, no maps read */
 	uint64_t reports_lost;     /* mmap/exec/fork reports the kernel dropped
 	                            * (the reader's buffer was full) */
 	uint64_t log_dropped;      /* reports pushed out of the log before

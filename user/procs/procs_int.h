@@ -24,8 +24,9 @@ enum proc_label_state {
 	LABELS_BAD,     /* record rejected */
 };
 
-/* The stats of files that processes gone before their read mapped, by
- * path and inode, each kept STAT_MEMO_NS (procs_stat_gone). */
+/* The stats of files that images from the mmap reports mapped (of
+ * processes gone, or read from the log), by path and inode, each kept
+ * STAT_MEMO_NS (procs_stat_path). */
 #define STAT_MEMO_N 8
 #define STAT_MEMO_PATH 256 /* longer paths are stat'ed each time */
 #define STAT_MEMO_NS 1000000000LL
@@ -42,7 +43,7 @@ struct stat_memo {
 struct procs {
 	struct symcache *sc;
 	struct vdso_memo own_vdso; /* for processes gone (procsyms.h) */
-	struct stat_memo gone_stats;
+	struct stat_memo path_stats;
 	struct debuginfo *dbg;
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
@@ -64,6 +65,8 @@ struct procs {
 	size_t nunions, capunions;
 	struct procs_stats st;
 	struct maplog *log;    /* the kernel's recent reports (maplog.h) */
+	int64_t lost_ns;       /* when reports were last lost (0: never): an
+	                        * image begun before may lack some */
 	int verbose;
 	bool data_maps;        /* --data-addr: pr->data_maps kept */
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
@@ -186,14 +189,14 @@ void procs_labels_forget_unions(struct procs *p, int64_t before);
 void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index);
 bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx);
 
-/* stat(2) of path, a file a process gone mapped as inode ino (its mmap
- * report): true, with *st, if the path is still that inode. Answered
+/* stat(2) of path, a file a process mapped as inode ino (its mmap
+ * report; the process gone, or in our mount namespace): true, with *st, if the path is still that inode. Answered
  * from p's memo for STAT_MEMO_NS after a stat (now: CLOCK_MONOTONIC ns):
  * under churn the same few files are asked for thousands of times a
  * second, and a path lookup each was 5% of the recording's CPU. A file
  * replaced since is another inode, so a hit is still the file the
  * report named. */
-bool procs_stat_gone(struct procs *p, const char *path, uint64_t ino, int64_t now,
+bool procs_stat_path(struct procs *p, const char *path, uint64_t ino, int64_t now,
 		     struct stat *st);
 
 #endif

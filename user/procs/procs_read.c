@@ -40,10 +40,10 @@ void procs_note_jit_refusal(struct procs *p, struct proc *pr)
 
 /* The object behind one mapping: its file (procmaps__open), or the
  * vDSO's image read out of the process. */
-bool procs_stat_gone(struct procs *p, const char *path, uint64_t ino, int64_t now,
+bool procs_stat_path(struct procs *p, const char *path, uint64_t ino, int64_t now,
 		     struct stat *st)
 {
-	struct stat_memo *mm = &p->gone_stats;
+	struct stat_memo *mm = &p->path_stats;
 	size_t len = strlen(path);
 
 	if (len >= STAT_MEMO_PATH)
@@ -80,12 +80,13 @@ static struct elfobj *open_obj(struct procs *p, const struct proc *pr, const str
 	struct elfobj *known = symcache__get_build_id(p->sc, m->build_id, m->build_id_len);
 	if (known)
 		return known;
-	/* A process gone, its image from the mmap reports (no build-id):
-	 * a stat of the path, still that inode, finds what the cache has
-	 * with no open, fstat, dup and close (the other half of the churn's
-	 * processes: env before its exec). */
-	if (!tgid && m->path[0] == '/' && m->inode &&
-	    procs_stat_gone(p, m->path, m->inode, mono_ns(), &st) &&
+	/* An image from the mmap reports (no build-id), of a process gone
+	 * or of one that sees our files: a stat of the path, still that
+	 * inode, finds what the cache has with no open, fstat, dup and
+	 * close (under churn, most processes: env before its exec, and the
+	 * new processes read from the log). */
+	if ((!tgid || !pr->other_mntns) && m->path[0] == '/' && m->inode &&
+	    procs_stat_path(p, m->path, m->inode, mono_ns(), &st) &&
 	    (known = symcache__get_stat(p->sc, &st)))
 		return known;
 	fd = procmaps__open(tgid, m, &st);
@@ -303,21 +304,25 @@ static void snapshot_objects(struct procs *p, struct proc *pr)
  * has its parent's image at the fork under its own mappings: from the
  * log, or from the parent's snapshot for a parent older than the log.
  * *whole: the image's start is in the log (an exec, or a fork from an
- * image whose start is known), so nothing of it is missing. 0 and maps,
- * -ESRCH (nothing in the log) or -ENOMEM. */
+ * image whose start is known), so nothing of it is missing, unless the
+ * kernel lost reports after *since (the earliest start in the chain).
+ * 0 and maps, -ESRCH (nothing in the log) or -ENOMEM. */
 static int log_image(struct procs *p, const struct proc *pr, int64_t t, struct procmaps *maps,
-		     uint64_t *exe, bool *whole)
+		     uint64_t *exe, bool *whole, int64_t *since)
 {
 	struct maplog_origin o;
 	int n = maplog__image(p->log, pr->tgid, t, maps, &o);
 
 	*exe = o.kind == MAPLOG_EXEC ? o.exe_inode : 0;
+	*since = o.t;
 	for (int depth = 0; n >= 0 && o.kind == MAPLOG_FORK && depth < 8; depth++) {
 		struct procmaps under = { 0 };
 		uint32_t parent = o.ptgid;
 		uint64_t idx;
 
 		n = maplog__image(p->log, parent, o.t, &under, &o);
+		if (n >= 0 && o.kind != MAPLOG_UNKNOWN)
+			*since = o.t;
 		if (n >= 0 && o.kind == MAPLOG_EXEC)
 			*exe = o.exe_inode;
 		if (n >= 0 && o.kind == MAPLOG_UNKNOWN &&
@@ -337,6 +342,27 @@ static int log_image(struct procs *p, const struct proc *pr, int64_t t, struct p
 		return n < 0 ? n : -ESRCH;
 	}
 	return 0;
+}
+
+/* The image a live process was sampled in (at t), from the log alone:
+ * its start is there and no report was lost since. Under churn nearly
+ * every process began while recording, and reading its maps (the ioctl
+ * or the text), its name and its executable from /proc would only say
+ * again what the kernel's reports said; a process older than the log,
+ * or one whose reports may be short, is read. 0 and maps (its
+ * executable's inode in *exe), else -ESRCH. */
+static int log_image_whole(struct procs *p, const struct proc *pr, int64_t t, struct procmaps *maps,
+			   uint64_t *exe)
+{
+	bool whole = false;
+	int64_t since = 0;
+
+	if (log_image(p, pr, t, maps, exe, &whole, &since))
+		return -ESRCH;
+	if (whole && (!p->lost_ns || since > p->lost_ns))
+		return 0;
+	procmaps__free(maps);
+	return -ESRCH;
 }
 
 /* pr's snapshot from a log image (taken over): final, as the process is
@@ -383,9 +409,18 @@ static enum image_state image_state(struct procs *p, const struct proc *pr, int6
 	return v.pgen == pr->pgen ? IMAGE_SAME : IMAGE_MOVED;
 }
 
-/* A live process's snapshot from its maps just read (taken over), and
- * its name if read with them ("": not read). */
-static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps, const char *comm)
+/* What read_live learned besides the maps. */
+struct live_read {
+	char comm[PMUBPF_COMM_LEN + 1]; /* its name, where read to tell ("": not) */
+	bool from_log;              /* the maps came from the log: the name is
+	                             * the notice's, the executable the log's */
+	uint64_t exe;               /* from_log: the executable's inode (0:
+	                             * not in the log) */
+};
+
+/* A live process's snapshot from its maps just read (taken over). */
+static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps,
+			 const struct live_read *r)
 {
 	pr->maps = *maps;
 	*maps = (struct procmaps){ 0 };
@@ -396,11 +431,15 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		procs_datamaps_read(pr);
 	pr->other_mntns = procsyms__other_mntns(pr->tgid);
 	snapshot_objects(p, pr);
-	if (comm[0])
-		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	if (r->from_log)
+		p->st.live_from_log++;
+	else if (r->comm[0])
+		snprintf(pr->comm, sizeof(pr->comm), "%s", r->comm);
 	else
 		read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
-	read_exe(pr);
+	pr->exe_ino = r->from_log ? r->exe : 0;
+	if (!pr->exe_ino)
+		read_exe(pr);
 	procsyms__jit_snapshot(pr);
 	procs_note_jit_refusal(p, pr);
 	pr->snapshotted = true;
@@ -413,14 +452,14 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 }
 
 /* Read maps of pr's process, and whether they are of the image pr was
- * sampled in (IMAGE_MOVED: the read failed, the process is gone); comm
- * (sizeof(pr->comm)) gets its name where that was read to tell, else "". */
+ * sampled in (IMAGE_MOVED: the read failed, the process is gone); *r
+ * what else was learned. */
 static enum image_state read_live(struct procs *p, const struct proc *pr, int64_t t,
-				  struct procmaps *maps, char *comm)
+				  struct procmaps *maps, struct live_read *r)
 {
 	enum image_state st;
 
-	comm[0] = '\0';
+	*r = (struct live_read){ 0 };
 	/* Under churn most processes noticed are gone, or exec'd, by the
 	 * time their notice is read (of 14000 maps reads in a 10 s churn
 	 * recording, 12429 found no process): the log and a signal 0 say
@@ -429,6 +468,12 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 		return IMAGE_MOVED;
 	if (kill((pid_t)pr->tgid, 0) && errno == ESRCH)
 		return IMAGE_MOVED;
+	/* The log has the image sampled at t: no read, and no exec under
+	 * way can show its new maps here. */
+	if (t && log_image_whole(p, pr, t, maps, &r->exe) == 0) {
+		r->from_log = true;
+		return image_state(p, pr, t);
+	}
 	if (procmaps__read(pr->tgid, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);
@@ -437,8 +482,8 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	 * the old one's: no executable mapping yet, or the name already
 	 * changed (the kernel renames before it maps the new program). */
 	if (st == IMAGE_SAME && t) {
-		read_comm(pr->tgid, comm, sizeof(pr->comm));
-		if (!maps->n || strncmp(comm, pr->comm, PMUBPF_COMM_LEN - 1))
+		read_comm(pr->tgid, r->comm, sizeof(r->comm));
+		if (!maps->n || strncmp(r->comm, pr->comm, PMUBPF_COMM_LEN - 1))
 			st = IMAGE_UNSURE;
 	}
 	return st;
@@ -451,21 +496,22 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 {
 	struct procmaps maps = { 0 };
-	char comm[sizeof(pr->comm)];
-	enum image_state st = read_live(p, pr, t, &maps, comm);
+	struct live_read r;
+	enum image_state st = read_live(p, pr, t, &maps, &r);
 	uint64_t exe;
+	int64_t since;
 	bool whole;
 	int err;
 
 	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
-		return snapshot_live(p, pr, &maps, comm);
+		return snapshot_live(p, pr, &maps, &r);
 	procmaps__free(&maps);
 	if (t) {
 		pr->log_wait = true;
 		return -EAGAIN;
 	}
 	/* No sample time (procs__get after the fact): the latest image. */
-	err = log_image(p, pr, mono_ns(), &maps, &exe, &whole);
+	err = log_image(p, pr, mono_ns(), &maps, &exe, &whole, &since);
 	if (!err)
 		err = snapshot_from_log(p, pr, &maps, exe);
 	if (err)
@@ -481,19 +527,20 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 void procs_log_retry(struct procs *p, struct proc *pr)
 {
 	struct procmaps maps = { 0 }, live = { 0 };
-	char comm[sizeof(pr->comm)];
+	struct live_read r;
 	uint64_t exe = 0;
+	int64_t since = 0;
 	bool whole = false;
-	int err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole);
+	int err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole, &since);
 
 	pr->log_wait = false;
 	if (err || !whole) {
-		enum image_state st = read_live(p, pr, pr->seen_ns, &live, comm);
+		enum image_state st = read_live(p, pr, pr->seen_ns, &live, &r);
 
 		/* Not moved: no exec since in the log (image_state). */
 		if (st != IMAGE_MOVED && live.n) {
 			procmaps__free(&maps);
-			snapshot_live(p, pr, &live, comm);
+			snapshot_live(p, pr, &live, &r);
 			return;
 		}
 		procmaps__free(&live);
