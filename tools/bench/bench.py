@@ -630,10 +630,11 @@ def pmubpf_churn_stats(comments):
     out = {"call_graph": call_graph(text)}
     m = re.search(r"processes: (\d+) seen, (\d+) gone before their maps were read, (\d+) mapped files "
                   r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports"
-                  r"(?:, (\d+) images put together from mmap reports)?", text)
+                  r"(?:, (\d+) images put together from mmap reports)?"
+                  r"(?:[^,]*, (\d+) live ones from mmap reports)?", text)
     if m:
         out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports",
-                        "procs_from_log"),
+                        "procs_from_log", "procs_live_from_log"),
                        (int(x or 0) for x in m.groups())))
     for key, what in (("lost_samples", "samples"), ("lost_ustacks", "user stacks"),
                       ("lost_kstacks", "kernel stacks"), ("lost_notices", "process/label notices")):
@@ -702,7 +703,7 @@ def churn_run(tool, secs):
     ru = rusage_result(TMP / "rusage")
     text = (TMP / "churn.err").read_text(errors="replace")
     rec.update(status=int(ru["status"]), cpu_s=ru["user_s"] + ru["sys_s"], user_s=ru["user_s"],
-               sys_s=ru["sys_s"], maxrss_kb=int(ru["maxrss_kb"]),
+               sys_s=ru["sys_s"], maxrss_kb=int(ru["maxrss_kb"]), vcsw=int(ru.get("vcsw", 0)),
                output_bytes=out.stat().st_size if out.exists() else None,
                stderr_tail=text.splitlines()[-6:])
     if rec["status"]:

@@ -102,7 +102,9 @@ def churn_block(res):
            "process took 25%% longer); **above floor** is, per round, the tool's slowdown over "
            "the floor's in the same round (median (min–max)): what the tool costs the load "
            "beyond the timer interrupts any sampler at this rate takes. **CPU per process** is the tool's CPU divided by the "
-           "load's processes in that time. perf record defers symbolization (and building the "
+           "load's processes in that time. **Wakeups/s** is the tool's voluntary context switches "
+           "(wait4's ru_nvcsw, all its threads) per second of its life: each is a time it slept "
+           "and was woken, taking a CPU from the load. perf record defers symbolization (and building the "
            "call graph) to `perf report`, so its record-time CPU is not the whole comparison: "
            "**perf report** is the CPU of `perf report -i FILE --stdio > /dev/null` on the same "
            "data, run once the load had stopped (so, unlike pmubpf's work, not competing with "
@@ -120,6 +122,7 @@ def churn_block(res):
             continue
         rs = s["runs"]
         per_proc = [1000 * r["cpu_s"] / r["processes"] for r in rs if r.get("cpu_s") is not None and r["processes"]]
+        wake = [r["vcsw"] / r["window_s"] for r in rs if r.get("vcsw") and r.get("window_s")]
         rows.append([tool + (" †" if s["fallback"] else ""),
                      spread(vals(rs, "cpu_s"), 2),
                      spread(vals(rs, "maxrss_kb", 1 / 1024)),
@@ -127,13 +130,14 @@ def churn_block(res):
                      "1 (reference)" if tool == "alone" else spread(s["slowdown"], 2) + (" †" if s["slow_fallback"] else ""),
                      spread(s["above_floor"], 2) if tool not in ("alone", "floor") and s["above_floor"] else "–",
                      spread(per_proc, 2),
+                     spread(wake, 0) if wake else "–",
                      f(med(vals(rs, "samples")), 0) if vals(rs, "samples") else "–",
                      spread(vals(rs, "report_cpu_s"), 2) if tool == "perf" else "–",
                      f(med(vals(rs, "output_bytes", 1 / 2**20)), 2) if vals(rs, "output_bytes") else "–",
                      "%d/%d" % (len(rs), s["all"])])
     out += [table(["tool", "CPU (s)", "peak RSS (MB)", "processes/s", "load slowdown", "above floor",
-                   "CPU per process (ms)", "samples", "perf report CPU (s)", "output (MB)", "runs"], rows,
-                  ["l"] + ["r"] * 10), ""]
+                   "CPU per process (ms)", "wakeups/s", "samples", "perf report CPU (s)", "output (MB)", "runs"],
+                  rows, ["l"] + ["r"] * 11), ""]
     prow = []
     for tool in PMUBPF_TOOLS:
         s = st.get(tool)
@@ -147,6 +151,7 @@ def churn_block(res):
         prow.append([tool + (" †" if s["fallback"] else ""), spread(vals(rs, "procs_seen"), 0),
                      spread(vals(rs, "procs_gone"), 0), spread(gone),
                      spread(vals(rs, "maps_rereads"), 0), spread(vals(rs, "maps_from_reports"), 0),
+                     spread(vals(rs, "procs_live_from_log"), 0) if vals(rs, "procs_live_from_log") else "–",
                      "%d / %d / %d / %d" % (lost("lost_samples"), lost("lost_ustacks"), lost("lost_kstacks"),
                                             lost("lost_notices")),
                      spread(nosample) if nosample else "–"])
@@ -154,15 +159,18 @@ def churn_block(res):
         out += ["What pmubpf's profiles say about the processes (their `processes:`, `lost:` and "
                 "`dwarf:` comments; median (min–max) over the runs): **seen** counts the process "
                 "images sampled (a process counts again after each exec), **gone** those that "
-                "had exited or exec'd before pmubpf read their maps; **lost** is the sum over "
+                "had exited or exec'd before pmubpf read their maps; **live from reports** those "
+                "alive when read but begun while recording, their image taken from the kernel's "
+                "reports with no maps read; **lost** is the sum over "
                 "the runs of samples lost to a full counts map, user and kernel stacks lost "
                 "(stacks map full or walk failed) and process notices lost (ring buffer full); "
                 "**no tables yet** is the share of samples whose user stack was walked by frame pointer "
                 "because the process's unwind tables were not built yet (--call-graph dwarf "
                 "only).", "",
                 table(["tool", "processes seen", "gone before maps read", "gone (%)", "maps re-reads",
-                       "mappings from mmap reports", "lost samples / user / kernel stacks / notices",
-                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 7), ""]
+                       "mappings from mmap reports", "live from reports",
+                       "lost samples / user / kernel stacks / notices",
+                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 8), ""]
     out += [s for s in churn_sentences(st, secs, freq, cfg["workers"]) if s] + [""]
     return "\n".join(out), st
 

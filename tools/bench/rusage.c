@@ -4,7 +4,7 @@
  *
  * Forks, execs COMMAND, waits for it and writes to OUT one line
  *
- *   user_s X sys_s X maxrss_kb N status N
+ *   user_s X sys_s X maxrss_kb N status N vcsw N ivcsw N
  *
  * from wait4()'s rusage of the child (its own, plus that of any children
  * it reaped). Like /usr/bin/time, and for the same reason: Linux carries
@@ -62,10 +62,10 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	fprintf(out, "user_s %.3f sys_s %.3f maxrss_kb %ld status %d\n",
+	fprintf(out, "user_s %.3f sys_s %.3f maxrss_kb %ld status %d vcsw %ld ivcsw %ld\n",
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-		ru.ru_maxrss, status);
+		ru.ru_maxrss, status, ru.ru_nvcsw, ru.ru_nivcsw);
 	fclose(out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -214,9 +214,16 @@ enum session_end session__step(struct session *s)
 		return SESSION_ERROR;
 	}
 	/* BPF woke us for the first of these; the ones it sends within
-	 * PMUBPF_NOTICE_WAKE_NS of that wake nobody: look again by then. */
-	if (err > 0)
-		s->notice_recheck = mono_ns() + (int64_t)PMUBPF_NOTICE_WAKE_NS;
+	 * PMUBPF_NOTICE_WAKE_NS of that wake nobody: look again by then.
+	 * And tell BPF so (its wake time is ours now): while notices keep
+	 * coming, these looks alone read them, where BPF's wakes came on
+	 * top of them (two wakeups per 10 ms under churn, not one). */
+	if (err > 0) {
+		int64_t now = mono_ns();
+
+		s->notice_recheck = now + (int64_t)PMUBPF_NOTICE_WAKE_NS;
+		__atomic_store_n(&s->skel->bss->last_notice_wake, (__u64)now, __ATOMIC_RELAXED);
+	}
 	s->pending = procs__tick(s->procs);
 	/* The timekeeper closes the window at the deadline itself: the loop
 	 * ends once it has, so that the profile's duration is -d exactly
