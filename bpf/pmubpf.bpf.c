@@ -226,6 +226,28 @@ static __always_inline bool is_target(__u32 tgid, __u32 tid)
 	return state && *state == PMUBPF_TARGET_ACTIVE;
 }
 
+/* task_struct's flags and in_execve bit, under a name of our own:
+ * vmlinux/vmlinux.h has neither, and a kernel may lack in_execve (then
+ * never in exec). */
+struct task_struct___exec {
+	unsigned int flags;
+	unsigned int in_execve : 1;
+} __attribute__((preserve_access_index));
+
+#define PMUBPF_PF_EXITING 0x00000004 /* include/linux/sched.h */
+
+/* Is the task between two images, or leaving its last? */
+static __always_inline __u32 task_moving(struct task_struct *task)
+{
+	struct task_struct___exec *t = (void *)task;
+
+	if (BPF_CORE_READ(t, flags) & PMUBPF_PF_EXITING)
+		return PMUBPF_NOTICE_F_MOVING;
+	if (bpf_core_field_exists(t->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(t, in_execve))
+		return PMUBPF_NOTICE_F_MOVING;
+	return 0;
+}
+
 static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u32 tgid,
 					__u32 tid, __u32 pgen, __u64 label, __u64 ptr)
 {
@@ -235,6 +257,8 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->tgid = tgid;
 	n->tid = tid;
 	n->pgen = pgen;
+	n->flags = task_moving(task);
+	n->pad_ = 0;
 	n->label = label;
 	n->label_ptr = ptr;
 	n->ts = bpf_ktime_get_ns();

@@ -292,11 +292,20 @@ enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_FLABEL = 3,/* first sample of a foreign set: its pairs */
 	PMUBPF_NOTICE_LUNION = 4,/* first sample of a union key: its parts */
 };
+/* The sample was taken inside execve (task->in_execve, where the kernel
+ * has it) or while the task exits (PF_EXITING): the reports may already
+ * tell of the new image while the generation is still the old one's, or
+ * the generation is a new one for the image already known, going away.
+ * The loader reads such a process as it would one moving (not from the
+ * log alone). */
+#define PMUBPF_NOTICE_F_MOVING 1u
 struct pmubpf_notice {
 	__u32 kind; /* enum pmubpf_notice_kind */
 	__u32 tgid;
 	__u32 pgen;
 	__u32 tid;
+	__u32 flags;     /* PMUBPF_NOTICE_F_* */
+	__u32 pad_;
 	__u64 label;     /* NOTICE_LABEL: the set id */
 	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
 	__u64 ts;        /* the sample's time, bpf_ktime_get_ns() (CLOCK_MONOTONIC):

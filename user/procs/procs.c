@@ -265,7 +265,7 @@ void procs__reports_lost(struct procs *p, uint64_t n)
 }
 
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm,
-			int64_t t)
+			int64_t t, bool moving)
 {
 	struct proc *pr;
 
@@ -279,6 +279,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	pr->tgid = tgid;
 	pr->pgen = pgen;
 	pr->seen_ns = t;
+	pr->seen_moving = moving;
 	if (comm) { /* a copy, not snprintf: 1.4% of the recorder under churn */
 		size_t len = strnlen(comm, PMUBPF_COMM_LEN);
 
@@ -307,25 +308,25 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 
 	if (n->kind == PMUBPF_NOTICE_PROC) {
 		p->st.notices++;
-		if (!pr && !add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts) && p->n >= p->st.max_procs)
+		if (!pr && !add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING) && p->n >= p->st.max_procs)
 			p->st.over_cap++;
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
 		if (pr)
 			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_FLABEL && size >= sizeof(struct pmubpf_flabel_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
 		if (pr)
 			procs_flabels_notice(p, pr, (const struct pmubpf_flabel_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_LUNION && size >= sizeof(struct pmubpf_lunion_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts);
+			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
 		if (pr)
 			procs_labels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
 	}
@@ -442,6 +443,6 @@ struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
 {
 	struct proc *pr = lookup(p, tgid, pgen);
 
-	return pr ? pr : add(p, tgid, pgen, NULL, 0);
+	return pr ? pr : add(p, tgid, pgen, NULL, 0, false);
 }
 

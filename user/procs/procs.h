@@ -33,6 +33,8 @@ struct proc {
 	                           * 0 if unknown: names its main mapping */
 	int64_t seen_ns;          /* its first sample's time (CLOCK_MONOTONIC),
 	                           * 0 if unknown */
+	bool seen_moving;         /* first sampled inside execve or while
+	                           * exiting: the log alone does not say */
 	bool log_wait;            /* gone, and not in the log of reports yet:
 	                           * tried again at procs__settle */
 	int rescans;              /* maps re-read and merged so far */

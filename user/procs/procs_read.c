@@ -469,8 +469,12 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	if (kill((pid_t)pr->tgid, 0) && errno == ESRCH)
 		return IMAGE_MOVED;
 	/* The log has the image sampled at t: no read, and no exec under
-	 * way can show its new maps here. */
-	if (t && log_image_whole(p, pr, t, maps, &r->exe) == 0) {
+	 * way can show its new maps here. Not for a sample taken inside
+	 * execve (past its point of no return the reports already tell of
+	 * the new image while the generation is still the old one's) or in
+	 * an exit (a new generation of an image already known, going): the
+	 * read below tells those apart, or the process waits for the log. */
+	if (t && !pr->seen_moving && log_image_whole(p, pr, t, maps, &r->exe) == 0) {
 		r->from_log = true;
 		return image_state(p, pr, t);
 	}
