@@ -122,6 +122,12 @@ enum pmubpf_drop {
 	                              * record's valid flag neither 0 nor 1, or
 	                              * its attributes over the size read): kept,
 	                              * without that writer's labels */
+	PMUBPF_DROP_OFFCPU_END_UNSEEN, /* -e off-cpu: a thread began a wait while
+	                              * its last one was still recorded: the
+	                              * switch that ended it never reached
+	                              * on_switch. period = at most the time
+	                              * lost (from its start, or the last
+	                              * window's flush, to the new wait) */
 	PMUBPF_DROP__MAX,
 };
 

@@ -91,7 +91,19 @@ if "$PMUBPF" -e off-cpu --every 1 -o "$TMP/every/" -- "$W" "$TMP/every.truth" 6 
 		said=$(sed -n 's/.*taken in all windows (\([0-9]*\) windows).*/\1/p' "$TMP/every.err")
 		[[ $said == "${#files[@]}" ]] || { echo "${#files[@]} files for ${said:-?} windows written"; return 1; }
 		for f in "${files[@]:1}"; do also+=(--also "$f"); done
-		$CHECK exact "${files[0]}" "$TMP/every.truth" --tolerance 0.02 $FUNCS "${also[@]}"
+		local out
+		out=$($CHECK exact "${files[0]}" "$TMP/every.truth" --tolerance 0.02 $FUNCS "${also[@]}" 2>&1) && return 0
+		# The evidence, kept (the files go with $TMP): each window's
+		# weights (ms, samples), its loss notes, pmubpf's last words; the
+		# check's own verdict last (check prints the last 25 lines).
+		for f in "${files[@]}"; do
+			echo "window ${f##*/}: $($CHECK exact "$f" "$TMP/every.truth" --tolerance 1e9 $FUNCS 2>&1 |
+				awk '$1 ~ /^offcpu_/ { printf "%s=%.2fms(%d) ", $1, $3 / 1e6, $4 }')"
+			"$DUMP" "$f" 2>/dev/null | grep -oE '"(lost|left out): [^"]*"' | sed 's/^/    /'
+		done
+		grep -v '^pmubpf: unwind:' "$TMP/every.err" | tail -n 4 | sed 's/^/    stderr: /'
+		printf '%s\n' "$out" | tail -n 5
+		return 1
 	}
 	check every_windows_exact every_windows_exact
 else

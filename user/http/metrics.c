@@ -36,6 +36,7 @@ static const struct {
 	[PMUBPF_DROP_OFFCPU_UNSEEN] = { "offcpu_unseen", LOST },
 	[PMUBPF_DROP_LABEL_FOREIGN] = { "label_foreign", LOST },
 	[PMUBPF_DROP_LABEL_INVALID] = { "label_invalid", LOST },
+	[PMUBPF_DROP_OFFCPU_END_UNSEEN] = { "offcpu_end_unseen", LOST },
 };
 
 void metrics__self(struct metrics *m)

@@ -26,6 +26,7 @@ static const struct loss_reason {
 	{ PMUBPF_DROP_DATA_FULL, "lost: %llu data addresses: data map full (--counts-map-size %u sizes it): those samples are in the code profile only", HINT_COUNTS_MAP },
 	{ PMUBPF_DROP_OFFCPU_FULL, "lost: %llu off-CPU waits: the waits map was full when they began (%u threads off CPU at once)", HINT_OFFCPU_MAP },
 	{ PMUBPF_DROP_OFFCPU_UNSEEN, "left out: %llu off-CPU waits not seen begin (begun before the recording, or lost above): their stacks are unknown", HINT_NONE },
+	{ PMUBPF_DROP_OFFCPU_END_UNSEEN, "lost: %llu off-CPU waits not seen end (the kernel's sched_switch never ran the program for the thread's switch-in): their time since their start or the last window's close is missing", HINT_NONE },
 };
 
 static __attribute__((format(printf, 3, 4)))
