@@ -274,14 +274,20 @@ int every__run(const struct config *cfg)
 		now = mono_ns();
 		if (now < e.next_drain && now < next_write && !session__window_full(e.s))
 			continue;
-		if (drain(&e) || (now >= next_write && write_profiles(&e))) {
+		if (drain(&e)) {
 			ret = 1;
 			break;
 		}
-		/* Late by a busy step: the next ones keep their length (unless
-		 * the write drained one meanwhile: it set the next). */
+		/* The next window's end, before a write whose ticks drain a
+		 * window due (set after it, the write's first tick drained one
+		 * ~20 ms long); late by a busy step: the next ones keep their
+		 * length. */
 		if (e.next_drain <= now)
 			e.next_drain = now + e.drain_step;
+		if (now >= next_write && write_profiles(&e)) {
+			ret = 1;
+			break;
+		}
 		if (now >= next_write) {
 			next_write += write_step;
 			if (next_write <= now)
