@@ -475,6 +475,7 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	 * an exit (a new generation of an image already known, going): the
 	 * read below tells those apart, or the process waits for the log. */
 	if (t && !pr->seen_moving && log_image_whole(p, pr, t, maps, &r->exe) == 0) {
+		procmaps__fit(maps); /* kept as long as the process record */
 		r->from_log = true;
 		return image_state(p, pr, t);
 	}
