@@ -302,31 +302,37 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	return pr;
 }
 
+/* The process a notice (any kind) is the first word of. */
+static struct proc *add_noticed(struct procs *p, const struct pmubpf_notice *n)
+{
+	return add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
+}
+
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 {
 	struct proc *pr = lookup(p, n->tgid, n->pgen);
 
 	if (n->kind == PMUBPF_NOTICE_PROC) {
 		p->st.notices++;
-		if (!pr && !add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING) && p->n >= p->st.max_procs)
+		if (!pr && !add_noticed(p, n) && p->n >= p->st.max_procs)
 			p->st.over_cap++;
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
+			pr = add_noticed(p, n);
 		if (pr)
 			procs_labels_notice(p, pr, (const struct pmubpf_label_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_FLABEL && size >= sizeof(struct pmubpf_flabel_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
+			pr = add_noticed(p, n);
 		if (pr)
 			procs_flabels_notice(p, pr, (const struct pmubpf_flabel_notice *)n);
 	}
 	if (n->kind == PMUBPF_NOTICE_LUNION && size >= sizeof(struct pmubpf_lunion_notice)) {
 		if (!pr)
-			pr = add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
+			pr = add_noticed(p, n);
 		if (pr)
 			procs_labels_union(p, pr, (const struct pmubpf_lunion_notice *)n);
 	}

@@ -190,8 +190,9 @@ void procs_labels_forget(struct procs *p, int64_t before, struct hashtab *index)
 bool procs_labels_set_eq(const void *key, uint64_t idx, void *ctx);
 
 /* stat(2) of path, a file a process mapped as inode ino (its mmap
- * report; the process gone, or in our mount namespace): true, with *st, if the path is still that inode. Answered
- * from p's memo for STAT_MEMO_NS after a stat (now: CLOCK_MONOTONIC ns):
+ * report; the process gone, or in our mount namespace): true, with *st,
+ * if the path is still that inode. Answered from p's memo for
+ * STAT_MEMO_NS after a stat (now: CLOCK_MONOTONIC ns):
  * under churn the same few files are asked for thousands of times a
  * second, and a path lookup each was 5% of the recording's CPU. A file
  * replaced since is another inode, so a hit is still the file the
