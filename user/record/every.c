@@ -284,11 +284,11 @@ int every__run(const struct config *cfg)
 		 * length. */
 		if (e.next_drain <= now)
 			e.next_drain = now + e.drain_step;
-		if (now >= next_write && write_profiles(&e)) {
-			ret = 1;
-			break;
-		}
 		if (now >= next_write) {
+			if (write_profiles(&e)) {
+				ret = 1;
+				break;
+			}
 			next_write += write_step;
 			if (next_write <= now)
 				next_write = now + write_step;
