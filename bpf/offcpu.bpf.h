@@ -136,20 +136,26 @@ static __always_inline void offcpu_begin(void *ctx, __u32 ev, __u64 now)
 	if (want_kernel)
 		w->key.kstack = walk_stack(ctx, &w->kst, es, 2 & BPF_F_SKIP_FIELD_MASK,
 					   PMUBPF_DROP_KSTACK, 0);
-	/* Its last wait still recorded: the switch that ended it never
-	 * ran on_switch (seen on 6.18.44: no run of the program at all for
-	 * that switch, and no recursion miss). Its time since its start, or
-	 * since the last window's flush, is lost: counted as such, not
-	 * dropped in silence by the update below. */
-	struct offcpu_wait *stale = bpf_map_lookup_elem(&offcpu_waits, &tid);
+	/* Its last wait ended (offcpu_end deleted it): the one update.
+	 * Still recorded: the switch that ended it never ran on_switch
+	 * (seen on 6.18.44: no run of the program at all for that switch,
+	 * and no recursion miss). Its time since its start, or since the
+	 * last window's flush, is lost: counted as such, not dropped in
+	 * silence by this wait replacing it. */
+	long err = bpf_map_update_elem(&offcpu_waits, &tid, w, BPF_NOEXIST);
 
-	if (stale) {
-		__u64 s = __sync_lock_test_and_set(&stale->start, 0);
+	if (err == -EEXIST) {
+		struct offcpu_wait *stale = bpf_map_lookup_elem(&offcpu_waits, &tid);
 
-		if (s && now > s)
-			count_drop(es, PMUBPF_DROP_OFFCPU_END_UNSEEN, now - s);
+		if (stale) {
+			__u64 s = __sync_lock_test_and_set(&stale->start, 0);
+
+			if (s && now > s)
+				count_drop(es, PMUBPF_DROP_OFFCPU_END_UNSEEN, now - s);
+		}
+		err = bpf_map_update_elem(&offcpu_waits, &tid, w, BPF_ANY);
 	}
-	if (bpf_map_update_elem(&offcpu_waits, &tid, w, BPF_ANY))
+	if (err)
 		count_drop(es, PMUBPF_DROP_OFFCPU_FULL, 0);
 }
 
