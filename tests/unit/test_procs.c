@@ -189,6 +189,22 @@ static bool gone_named_from_reports(void)
 	return true;
 }
 
+/* The kernel's reports of kid exec'ing, then mapping m, and BPF's
+ * notice n of its sample 1 ms later: its record (pgen 1), or NULL. */
+static struct proc *noticed_after_exec(struct procs *ps, struct pmubpf_notice *n, pid_t kid,
+				       const struct procmap *m, int64_t exec_ns)
+{
+	const int64_t ms = 1000000;
+
+	procs__exec(ps, (uint32_t)kid, exec_ns);
+	procs__mapped(ps, (uint32_t)kid, m, exec_ns + ms);
+	n->tgid = n->tid = (uint32_t)kid;
+	n->ts = (uint64_t)(exec_ns + 2 * ms);
+	if (procs__notice(ps, n, sizeof(*n)))
+		return NULL;
+	return procs__get(ps, (uint32_t)kid, 1);
+}
+
 /* Alive, and begun while recording (its exec is in the log): the image
  * is the log's, no maps read from /proc. The child here is a fork of
  * this test, so /proc would show this test's binary; the log says it
@@ -218,11 +234,7 @@ static bool live_from_log(void)
 			     .path = "/usr/bin/true" };
 	int64_t now = mono_ns();
 
-	procs__exec(ps, (uint32_t)kids[0], now - 3 * ms);
-	procs__mapped(ps, (uint32_t)kids[0], &m, now - 2 * ms);
-	n.tgid = n.tid = (uint32_t)kids[0];
-	n.ts = (uint64_t)(now - 1 * ms);
-	if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, (uint32_t)kids[0], 1)))
+	if (!(pr = noticed_after_exec(ps, &n, kids[0], &m, now - 3 * ms)))
 		goto out;
 	if (!pr->snapshotted || pr->dead || pr->log_wait || pr->maps.n != 1 ||
 	    pr->maps.maps[0].start != 0x400000 || strcmp(pr->maps.maps[0].path, "/usr/bin/true") ||
@@ -233,10 +245,7 @@ static bool live_from_log(void)
 		goto out;
 	}
 	/* Reports lost after its exec: read from /proc (this test's image). */
-	procs__exec(ps, (uint32_t)kids[1], now - 3 * ms);
-	procs__mapped(ps, (uint32_t)kids[1], &m, now - 2 * ms);
 	procs__reports_lost(ps, 1);
-	n.tgid = n.tid = (uint32_t)kids[1];
 	/* its real name: else /proc's maps look like an exec under way */
 	FILE *f = fopen("/proc/self/comm", "r");
 	bool named = f && fgets(n.comm, sizeof(n.comm), f);
@@ -246,19 +255,14 @@ static bool live_from_log(void)
 	if (!named)
 		goto out;
 	n.comm[strcspn(n.comm, "\n")] = '\0';
-	if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, (uint32_t)kids[1], 1)))
+	if (!(pr = noticed_after_exec(ps, &n, kids[1], &m, now - 3 * ms)))
 		goto out;
 	ok = pr->snapshotted && !pr->dead && pr->maps.n > 0 && !procmaps__find(&pr->maps, 0x400000) &&
 	     procs__stats(ps)->live_from_log == 1;
 	/* Sampled inside execve or an exit (BPF's flag): read, not the log's. */
 	usleep(3000); /* its exec after the loss */
-	procs__exec(ps, (uint32_t)kids[2], mono_ns() - 2 * ms);
-	procs__mapped(ps, (uint32_t)kids[2], &m, mono_ns() - 1 * ms);
-	n.tgid = n.tid = (uint32_t)kids[2];
-	n.ts = (uint64_t)mono_ns();
 	n.flags = PMUBPF_NOTICE_F_MOVING;
-	ok = ok && !procs__notice(ps, &n, sizeof(n)) && (pr = procs__get(ps, (uint32_t)kids[2], 1)) &&
-	     pr->snapshotted && !procmaps__find(&pr->maps, 0x400000) && procs__stats(ps)->live_from_log == 1;
+	ok = ok && (pr = noticed_after_exec(ps, &n, kids[2], &m, mono_ns() - 2 * ms)) && pr->snapshotted && !procmaps__find(&pr->maps, 0x400000) && procs__stats(ps)->live_from_log == 1;
 	if (!ok)
 		fprintf(stderr, "  live_from_log: a child read from the log though reports were lost or it "
 			"was moving (live_from_log %llu)\n", (unsigned long long)procs__stats(ps)->live_from_log);
