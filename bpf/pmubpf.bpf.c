@@ -258,7 +258,9 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->tid = tid;
 	n->pgen = pgen;
 	n->flags = task_moving(task);
-	n->pad_ = 0;
+	/* Which files its paths name: the loader asked /proc/PID/ns/mnt at
+	 * every new process (a path walk each, under churn). */
+	n->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
 	n->label = label;
 	n->label_ptr = ptr;
 	n->ts = bpf_ktime_get_ns();

@@ -311,7 +311,8 @@ struct pmubpf_notice {
 	__u32 pgen;
 	__u32 tid;
 	__u32 flags;     /* PMUBPF_NOTICE_F_* */
-	__u32 pad_;
+	__u32 mntns;     /* the task's mount namespace (its nsfs inode, as
+	                  * /proc/PID/ns/mnt's st_ino), 0 if unknown */
 	__u64 label;     /* NOTICE_LABEL: the set id */
 	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
 	__u64 ts;        /* the sample's time, bpf_ktime_get_ns() (CLOCK_MONOTONIC):

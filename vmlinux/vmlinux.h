@@ -118,6 +118,18 @@ struct bpf_perf_event_value {
 
 struct mm_struct;
 
+struct ns_common {
+	unsigned int inum; /* the namespace's inode in nsfs (/proc/PID/ns/X) */
+};
+
+struct mnt_namespace {
+	struct ns_common ns;
+};
+
+struct nsproxy {
+	struct mnt_namespace *mnt_ns;
+};
+
 struct task_struct {
 	pid_t pid;  /* thread id */
 	pid_t tgid; /* process id */
@@ -126,6 +138,7 @@ struct task_struct {
 	struct mm_struct *mm; /* NULL for kernel threads */
 	struct task_struct *group_leader;
 	char comm[16];
+	struct nsproxy *nsproxy; /* NULL once the task has exited */
 	struct thread_struct thread;
 };
 

@@ -264,9 +264,13 @@ void procs__reports_lost(struct procs *p, uint64_t n)
 	p->lost_ns = mono_ns();
 }
 
-static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const char *comm,
-			int64_t t, bool moving)
+/* A record for (tgid, pgen), snapshotted: from its first notice n (its
+ * name, sample time, BPF's flags), or NULL when asked after the fact. */
+static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
+			const struct pmubpf_notice *n)
 {
+	const char *comm = n ? n->comm : NULL;
+	int64_t t = n ? (int64_t)n->ts : 0;
 	struct proc *pr;
 
 	if (p->n >= p->st.max_procs)
@@ -279,7 +283,8 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 	pr->tgid = tgid;
 	pr->pgen = pgen;
 	pr->seen_ns = t;
-	pr->seen_moving = moving;
+	pr->seen_moving = n && (n->flags & PMUBPF_NOTICE_F_MOVING);
+	pr->mntns = n ? n->mntns : 0;
 	if (comm) { /* a copy, not snprintf: 1.4% of the recorder under churn */
 		size_t len = strnlen(comm, PMUBPF_COMM_LEN);
 
@@ -305,7 +310,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen, const cha
 /* The process a notice (any kind) is the first word of. */
 static struct proc *add_noticed(struct procs *p, const struct pmubpf_notice *n)
 {
-	return add(p, n->tgid, n->pgen, n->comm, (int64_t)n->ts, n->flags & PMUBPF_NOTICE_F_MOVING);
+	return add(p, n->tgid, n->pgen, n);
 }
 
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
@@ -449,6 +454,6 @@ struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
 {
 	struct proc *pr = lookup(p, tgid, pgen);
 
-	return pr ? pr : add(p, tgid, pgen, NULL, 0, false);
+	return pr ? pr : add(p, tgid, pgen, NULL);
 }
 

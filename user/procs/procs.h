@@ -58,6 +58,8 @@ struct proc {
 	struct otelctx *otel;     /* its process context (key names), or NULL */
 	/* symbols beyond mapped files (procsyms.c) */
 	bool other_mntns;         /* in another mount namespace than pmubpf */
+	uint32_t mntns;           /* its mount namespace at the first sample
+	                           * (nsfs inode, from BPF), 0 if unknown */
 	struct perfmap_src jit_src;
 	struct perfmap *jit;      /* its /tmp/perf-PID.map, NULL if none */
 	int64_t jit_read_ms;      /* last read, CLOCK_MONOTONIC ms */

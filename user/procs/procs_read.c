@@ -429,7 +429,7 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		return -ENOMEM;
 	if (p->data_maps)
 		procs_datamaps_read(pr);
-	pr->other_mntns = procsyms__other_mntns(pr->tgid);
+	pr->other_mntns = procsyms__other_mntns(pr->tgid, pr->mntns);
 	snapshot_objects(p, pr);
 	if (r->from_log)
 		p->st.live_from_log++;

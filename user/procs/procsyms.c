@@ -14,7 +14,7 @@
 
 #define VDSO_MAX (1u << 20)
 
-bool procsyms__other_mntns(uint32_t tgid)
+bool procsyms__other_mntns(uint32_t tgid, uint32_t mntns)
 {
 	/* Ours, looked up once: pmubpf never changes namespace, and this
 	 * runs at every new process (a path walk per stat under churn). */
@@ -28,6 +28,8 @@ bool procsyms__other_mntns(uint32_t tgid)
 		h = stat("/proc/self/ns/mnt", &self) ? -1 : 1;
 		__atomic_store_n(&have_self, h, __ATOMIC_RELEASE);
 	}
+	if (h > 0 && mntns)
+		return self.st_ino != mntns;
 	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", tgid);
 	if (h < 0 || stat(path, &other))
 		return false;

@@ -24,9 +24,12 @@ struct proc;
 #define PROCSYMS_JIT_POLL_MS 200
 
 /* Is process tgid in another mount namespace than ours? A namespace is
- * known by its nsfs device and inode (ioctl_ns(2)): both compared. The
- * one test of it: debuginfo and perf maps get the answer from here. */
-bool procsyms__other_mntns(uint32_t tgid);
+ * known by its nsfs device and inode (ioctl_ns(2)): both compared when
+ * /proc/PID/ns/mnt is asked. mntns, if not 0, is the inode BPF read from
+ * the task at its first sample (all namespaces share the one nsfs
+ * device): compared with ours, no path walked. The one test of it:
+ * debuginfo and perf maps get the answer from here. */
+bool procsyms__other_mntns(uint32_t tgid, uint32_t mntns);
 /* Our own vDSO's object, kept between calls while the cache has not
  * evicted anything (the object could be gone then): under churn most
  * processes are named after they are gone, each with our vDSO. */
