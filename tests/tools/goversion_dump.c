@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: goversion_dump BINARY\n");
 		return 2;
 	}
-	err = goversion__read(argv[1], &gi, &why);
+	err = goversion__read(argv[1], &gi, &why, NULL);
 	if (err) {
 		fprintf(stderr, "goversion_dump: %s: %s (%s) %s\n", argv[1], strerror(-err),
 			why ? why : "", gi.version);

@@ -6,6 +6,7 @@
 #include <libelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "goversion.h"
 
@@ -133,7 +134,7 @@ static int64_t g_tls_offset(Elf *e)
 	return -8;
 }
 
-int goversion__read(const char *path, struct go_info *out, const char **why)
+int goversion__read(const char *path, struct go_info *out, const char **why, struct stat *st)
 {
 	const char *dummy;
 	size_t shstr;
@@ -145,9 +146,13 @@ int goversion__read(const char *path, struct go_info *out, const char **why)
 	*why = NULL;
 	memset(out, 0, sizeof(*out));
 	elf_version(EV_CURRENT);
+	if (st)
+		st->st_ino = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (st && fstat(fd, st))
+		st->st_ino = 0;
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr)) {
 		err = -ENOENT;

@@ -38,7 +38,10 @@ int goversion__buildinfo(const uint8_t *b, size_t n, char *out, size_t outsz, co
  * (not a Go binary: no buildinfo), -EPROTONOSUPPORT (a Go this table
  * does not know, or a buildinfo older than go1.18, or not x86-64;
  * out->version says which when known), -EPROTO (malformed; *why), or
- * -errno of the open. why may be NULL. */
-int goversion__read(const char *path, struct go_info *out, const char **why);
+ * -errno of the open. why may be NULL. st, if not NULL, gets the fstat
+ * of the file read (st_ino 0 if it was not opened): what the answer is
+ * about. */
+struct stat;
+int goversion__read(const char *path, struct go_info *out, const char **why, struct stat *st);
 
 #endif

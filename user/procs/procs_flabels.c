@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "flabels.h"
 #include <gelf.h>
 #include <unistd.h>
@@ -114,18 +115,50 @@ void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan)
 		find_go(p, pr);
 }
 
+/* The object of pr's main executable (the mapping of /proc/PID/exe's
+ * inode), or NULL. */
+static struct elfobj *main_obj(const struct proc *pr)
+{
+	for (size_t i = 0; pr->exe_ino && pr->objs && i < pr->maps.n; i++)
+		if (pr->maps.maps[i].inode == pr->exe_ino && pr->objs[i])
+			return pr->objs[i];
+	return NULL;
+}
+
+/* Is pr's executable Go, and which (goversion__read's answer)? Once per
+ * program: kept by its object's key, when the file read was that
+ * object's (an exec since shows another at /proc/PID/exe). */
+static int go_version(struct procs *p, const struct proc *pr, struct go_info *gi, const char **why)
+{
+	const struct elfobj *mo = main_obj(pr);
+	uint64_t key = mo ? elfobj__key(mo) : 0;
+	struct go_memo *me = key ? &p->go_memo[key % GO_MEMO_N] : NULL;
+	char path[64];
+	struct stat st;
+	int err;
+
+	if (me && me->key == key) {
+		*gi = me->gi;
+		*why = me->why;
+		return me->err;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/exe", pr->tgid);
+	err = goversion__read(path, gi, why, &st);
+	if (me && st.st_ino && st.st_ino == pr->exe_ino)
+		*me = (struct go_memo){ .key = key, .err = err, .why = *why, .gi = *gi };
+	return err;
+}
+
 /* A Go program: tell BPF where its goroutines keep their labels. */
 static void find_go(struct procs *p, struct proc *pr)
 {
 	struct go_info gi;
 	const char *why = NULL;
-	char path[64];
 	int err;
 
 	if (p->go_fd < 0)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/exe", pr->tgid);
-	err = goversion__read(path, &gi, &why);
+	err = go_version(p, pr, &gi, &why);
 	if (err == -EPROTONOSUPPORT) {
 		p->st.go_refused++;
 		snprintf(p->st.go_refused_version, sizeof(p->st.go_refused_version), "%s",

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <sys/stat.h>
 #include "lib/clock.h"
+#include "goversion.h"
 #include "labels.h"
 #include "procs.h"
 #include "procsyms.h"
@@ -40,6 +41,19 @@ struct stat_memo {
 	unsigned next; /* the slot the next miss takes */
 };
 
+/* What find_go (procs_flabels.c) learned of a main executable, by its
+ * object's key (elfobj__key): under churn the same few programs start
+ * thousands of times a second, and each look opened /proc/PID/exe and
+ * read its section headers (7-8% of the loop's CPU). Direct-mapped by
+ * key; key 0: empty. */
+#define GO_MEMO_N 64
+struct go_memo {
+	uint64_t key;
+	int err;           /* goversion__read's answer */
+	const char *why;
+	struct go_info gi;
+};
+
 struct procs {
 	struct symcache *sc;
 	struct vdso_memo own_vdso; /* for processes gone (procsyms.h) */
@@ -47,6 +61,7 @@ struct procs {
 	struct debuginfo *dbg;
 	int slots_fd;
 	int go_fd;             /* go_slots, or -1 */
+	struct go_memo go_memo[GO_MEMO_N];
 	int custom_fd;         /* custom_slots, or -1 */
 	int otel_fd;           /* otel_slots, or -1 */
 	int seen_fd;
