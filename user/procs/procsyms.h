@@ -39,8 +39,9 @@ struct vdso_memo {
 	size_t evicted;
 };
 /* The vDSO mapped at m in process tgid, as an object of sc, or NULL.
- * tgid 0, or a process gone: our own vDSO, if of m's length (found
- * through memo, which may be NULL). */
+ * Of our own vDSO's length: ours (found through memo, which may be
+ * NULL), not read. Of another length (another ABI's): read out of
+ * process tgid; NULL for tgid 0 or a process gone. */
 struct elfobj *procsyms__vdso(struct symcache *sc, uint32_t tgid,
 			      const struct procmap *m, struct vdso_memo *memo);
 /* Snapshot time: if pr may run JIT code (anonymous or memfd executable
