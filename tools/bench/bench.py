@@ -631,10 +631,11 @@ def pmubpf_churn_stats(comments):
     m = re.search(r"processes: (\d+) seen, (\d+) gone before their maps were read, (\d+) mapped files "
                   r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports"
                   r"(?:, (\d+) images put together from mmap reports)?"
-                  r"(?:[^,]*, (\d+) live ones from mmap reports)?", text)
+                  r"(?:[^,]*, (\d+) live ones from mmap reports)?"
+                  r"(?:[^,]*, (\d+) live ones read from /proc \((\d+) of them)?", text)
     if m:
         out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports",
-                        "procs_from_log", "procs_live_from_log"),
+                        "procs_from_log", "procs_live_from_log", "procs_live_read", "procs_live_read_moving"),
                        (int(x or 0) for x in m.groups())))
     for key, what in (("lost_samples", "samples"), ("lost_ustacks", "user stacks"),
                       ("lost_kstacks", "kernel stacks"), ("lost_notices", "process/label notices")):

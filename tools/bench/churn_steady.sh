@@ -7,7 +7,8 @@
 # One churn_work load (2 workers) runs throughout; each round runs every
 # TOOL once, shuffled, and measures the load over W seconds (default 4)
 # starting 1 s after the tool started. TOOL: alone | perf (perf record
-# -a -g at 999 Hz) | perfdummy (perf record -e dummy -a: the kernel's
+# -a -g at 999 Hz) | floor (tools/bench/floor 999: the timer
+# interrupts alone) | perfdummy (perf record -e dummy -a: the kernel's
 # mmap/comm/fork reports alone) | pm[:ARG,ARG...] (pmubpf -a -F 999 with
 # those arguments). Prints "ROUND TOOL PROCESSES/S LOAD_CPU_MS/PROCESS",
 # the latter from the workers' reaped children (task CPU time, which
@@ -52,6 +53,7 @@ for ((r = 0; r < R; r++)); do
 		case $tool in
 		alone) ;;
 		perf) "${ON[@]}" perf record -q -e cpu-clock -F 999 -a -g -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
+		floor) "${ON[@]}" timeout -s INT $((W + 2)) build/bench/floor 999 >/dev/null 2>&1 & pid=$! ;;
 		perfdummy) "${ON[@]}" perf record -q -e dummy -a -o "$T/churn_steady.perf" -- sleep $((W + 2)) >/dev/null 2>&1 & pid=$! ;;
 		pm*)
 			args=${tool#pm}

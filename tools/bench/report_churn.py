@@ -152,6 +152,7 @@ def churn_block(res):
                      spread(vals(rs, "procs_gone"), 0), spread(gone),
                      spread(vals(rs, "maps_rereads"), 0), spread(vals(rs, "maps_from_reports"), 0),
                      spread(vals(rs, "procs_live_from_log"), 0) if vals(rs, "procs_live_from_log") else "–",
+                     spread(vals(rs, "procs_live_read"), 0) if vals(rs, "procs_live_read") else "–",
                      "%d / %d / %d / %d" % (lost("lost_samples"), lost("lost_ustacks"), lost("lost_kstacks"),
                                             lost("lost_notices")),
                      spread(nosample) if nosample else "–"])
@@ -161,16 +162,18 @@ def churn_block(res):
                 "images sampled (a process counts again after each exec), **gone** those that "
                 "had exited or exec'd before pmubpf read their maps; **live from reports** those "
                 "alive when read but begun while recording, their image taken from the kernel's "
-                "reports with no maps read; **lost** is the sum over "
+                "reports with no maps read; **read from /proc** the live ones whose maps were read "
+                "(begun before the recording, or first sampled inside execve or an exit); "
+                "**lost** is the sum over "
                 "the runs of samples lost to a full counts map, user and kernel stacks lost "
                 "(stacks map full or walk failed) and process notices lost (ring buffer full); "
                 "**no tables yet** is the share of samples whose user stack was walked by frame pointer "
                 "because the process's unwind tables were not built yet (--call-graph dwarf "
                 "only).", "",
                 table(["tool", "processes seen", "gone before maps read", "gone (%)", "maps re-reads",
-                       "mappings from mmap reports", "live from reports",
+                       "mappings from mmap reports", "live from reports", "read from /proc",
                        "lost samples / user / kernel stacks / notices",
-                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 8), ""]
+                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 9), ""]
     out += [s for s in churn_sentences(st, secs, freq, cfg["workers"]) if s] + [""]
     return "\n".join(out), st
 

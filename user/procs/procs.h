@@ -80,6 +80,9 @@ struct procs_stats {
 	                            * before their maps were read */
 	uint64_t live_from_log;    /* live processes whose first image came
 	                            * from those reports, no maps read */
+	uint64_t live_read;        /* live processes read from /proc, ... */
+	uint64_t live_read_moving; /* ... first sampled inside execve or an
+	                            * exit (not from the log alone) */
 	uint64_t reports_lost;     /* mmap/exec/fork reports the kernel dropped
 	                            * (the reader's buffer was full) */
 	uint64_t log_dropped;      /* reports pushed out of the log before

@@ -431,12 +431,16 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		procs_datamaps_read(pr);
 	pr->other_mntns = procsyms__other_mntns(pr->tgid, pr->mntns);
 	snapshot_objects(p, pr);
-	if (r->from_log)
+	if (r->from_log) {
 		p->st.live_from_log++;
-	else if (r->comm[0])
-		snprintf(pr->comm, sizeof(pr->comm), "%s", r->comm);
-	else
-		read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	} else {
+		p->st.live_read++;
+		p->st.live_read_moving += pr->seen_moving;
+		if (r->comm[0])
+			snprintf(pr->comm, sizeof(pr->comm), "%s", r->comm);
+		else
+			read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+	}
 	pr->exe_ino = r->from_log ? r->exe : 0;
 	if (!pr->exe_ino)
 		read_exe(pr);

@@ -270,11 +270,12 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	add_unwind_comments(p, in, d);
 
 	const struct procs_stats *ps = procs__stats(in->procs);
-	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from mmap reports, %llu images put together from mmap reports (gone or exec'd before their maps were read), %llu live ones from mmap reports (begun while recording: no maps read)",
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from mmap reports, %llu images put together from mmap reports (gone or exec'd before their maps were read), %llu live ones from mmap reports (begun while recording: no maps read), %llu live ones read from /proc (%llu of them first sampled inside execve or an exit)",
 			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
 			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans,
 			   (unsigned long long)ps->maps_from_reports, (unsigned long long)ps->from_log,
-			   (unsigned long long)ps->live_from_log);
+			   (unsigned long long)ps->live_from_log, (unsigned long long)ps->live_read,
+			   (unsigned long long)ps->live_read_moving);
 }
 
 /* One sample's labels: pid, tid, comm, then its label set's pairs. */
