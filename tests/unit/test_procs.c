@@ -277,6 +277,77 @@ out:
 	return ok;
 }
 
+/* Alive at its notice, sampled after the kernel's reports were last
+ * read (a long batch of notices under churn: new ones keep coming while
+ * it is read), and not in the log: its read waits for the reports
+ * (procs__settle) instead of going to /proc. There its exec is: the
+ * image is the log's. A process the log never has (older than it) is
+ * read from /proc then. */
+static bool log_behind(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1 };
+	const int64_t ms = 1000000;
+	pid_t kids[2] = { -1, -1 };
+	struct stat st;
+	struct proc *pr, *old;
+	bool ok = false;
+
+	for (int i = 0; i < 2; i++)
+		if ((kids[i] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+	FILE *f = fopen("/proc/self/comm", "r"); /* the old one's name: /proc's */
+	bool named = f && fgets(n.comm, sizeof(n.comm), f);
+
+	if (f)
+		fclose(f);
+	if (!ps || kids[0] < 0 || kids[1] < 0 || !named || stat("/usr/bin/true", &st))
+		goto out;
+	n.comm[strcspn(n.comm, "\n")] = '\0';
+	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
+			     .path = "/usr/bin/true" };
+	int64_t now = mono_ns();
+
+	procs__reports_read(ps, now - 5 * ms);
+	n.tgid = n.tid = (uint32_t)kids[0];
+	n.ts = (uint64_t)(now - 2 * ms);
+	if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, (uint32_t)kids[0], 1)))
+		goto out;
+	n.tgid = n.tid = (uint32_t)kids[1];
+	if (procs__notice(ps, &n, sizeof(n)) || !(old = procs__get(ps, (uint32_t)kids[1], 1)))
+		goto out;
+	if (pr->snapshotted || !pr->log_wait || old->snapshotted || procs__stats(ps)->live_read) {
+		fprintf(stderr, "  log_behind: read before the reports were in (live_read %llu)\n",
+			(unsigned long long)procs__stats(ps)->live_read);
+		goto out;
+	}
+	/* The reports written meanwhile: the first child's exec. */
+	procs__exec(ps, (uint32_t)kids[0], now - 4 * ms);
+	procs__mapped(ps, (uint32_t)kids[0], &m, now - 3 * ms);
+	procs__reports_read(ps, mono_ns());
+	procs__settle(ps);
+	ok = pr->snapshotted && !pr->dead && !pr->log_wait && pr->maps.n == 1 &&
+	     pr->maps.maps[0].start == 0x400000 && procs__stats(ps)->live_from_log == 1 &&
+	     old->snapshotted && !old->dead && !procmaps__find(&old->maps, 0x400000) &&
+	     procs__stats(ps)->live_read == 1;
+	if (!ok)
+		fprintf(stderr, "  log_behind: after the reports: live_from_log %llu, live_read %llu\n",
+			(unsigned long long)procs__stats(ps)->live_from_log,
+			(unsigned long long)procs__stats(ps)->live_read);
+out:
+	for (int i = 0; i < 2; i++)
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	procs__free(ps);
+	symcache__free(sc);
+	return ok;
+}
+
 /* While a profile is built (procs__hold), an mmap report of a process
  * already gone waits: merged at once, it replaced the maps array the
  * builder was reading (a use after free, seen under ASan on a 16-CPU
@@ -498,6 +569,7 @@ TEST_MAIN("procs",
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),
 	TEST(live_from_log),
+	TEST(log_behind),
 	TEST(held_while_built),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),

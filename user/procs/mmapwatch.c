@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "mmapwatch.h"
 
 /* 256 KiB a CPU: records are read on the loader's cadence (every
@@ -157,7 +158,13 @@ int mmapwatch__fd(const struct mmapwatch *w)
 
 int mmapwatch__consume(struct mmapwatch *w)
 {
-	return perf_buffer__consume(w->pb);
+	/* A report is stamped and written in one go: those stamped before
+	 * the read began are in. */
+	int64_t t0 = mono_ns();
+	int err = perf_buffer__consume(w->pb);
+
+	procs__reports_read(w->procs, t0);
+	return err;
 }
 
 void mmapwatch__free(struct mmapwatch *w)

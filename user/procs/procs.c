@@ -264,6 +264,11 @@ void procs__reports_lost(struct procs *p, uint64_t n)
 	p->lost_ns = mono_ns();
 }
 
+void procs__reports_read(struct procs *p, int64_t upto)
+{
+	p->reports_upto = upto;
+}
+
 /* A record for (tgid, pgen), snapshotted: from its first notice n (its
  * name, sample time, BPF's flags), or NULL when asked after the fact. */
 static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,

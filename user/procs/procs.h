@@ -35,6 +35,9 @@ struct proc {
 	                           * 0 if unknown */
 	bool seen_moving;         /* first sampled inside execve or while
 	                           * exiting: the log alone does not say */
+	uint8_t log_behind;       /* 1: alive at its notice but sampled after
+	                           * the reports were last read, its read
+	                           * waits for them (procs__settle); 2: done */
 	bool log_wait;            /* gone, and not in the log of reports yet:
 	                           * tried again at procs__settle */
 	int rescans;              /* maps re-read and merged so far */
@@ -176,6 +179,9 @@ void procs__exec(struct procs *p, uint32_t tgid, int64_t t);
 void procs__forked(struct procs *p, uint32_t tgid, uint32_t ptgid, int64_t t);
 /* The kernel dropped n reports: the log may lack a process's history. */
 void procs__reports_lost(struct procs *p, uint64_t n);
+/* Every report the kernel wrote before upto (CLOCK_MONOTONIC) is in:
+ * said after each read of them (mmapwatch). */
+void procs__reports_read(struct procs *p, int64_t upto);
 
 /* Decide on the processes found gone, or in another image, at their
  * first read (procs_snapshot): call after reading the reports that came

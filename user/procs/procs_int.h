@@ -80,6 +80,8 @@ struct procs {
 	size_t nunions, capunions;
 	struct procs_stats st;
 	struct maplog *log;    /* the kernel's recent reports (maplog.h) */
+	int64_t reports_upto;  /* the reports written before it are in the
+	                        * log (0: none read, or none watched) */
 	int64_t lost_ns;       /* when reports were last lost (0: never): an
 	                        * image begun before may lack some */
 	int verbose;

@@ -386,7 +386,12 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 	return 0;
 }
 
+/* A report's stamp and its write into the buffer, apart: by far less. */
+#define REPORTS_SLACK_NS 1000000LL
+
 enum image_state {
+	IMAGE_BEHIND, /* sampled after the reports were last read: asked
+	               * again once they are (pr->log_behind) */
 	IMAGE_SAME,   /* /proc shows the image pr was sampled in */
 	IMAGE_MOVED,  /* it exec'd since (or is gone): the log has pr's */
 	IMAGE_UNSURE, /* BPF forgot it: exited or exec'd, or LRU-evicted */
@@ -483,6 +488,15 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 		r->from_log = true;
 		return image_state(p, pr, t);
 	}
+	/* Not in the log, and sampled after the reports were last read, or
+	 * just before: its start may be among the reports not read yet. A
+	 * long batch of notices under churn (new ones keep coming while it
+	 * is read) had most of its live processes read from /proc for
+	 * that. Once, such a read waits for the reports (procs__settle),
+	 * a loop step at most; a process older than the log is read then. */
+	if (t && !pr->seen_moving && !pr->log_behind && p->reports_upto &&
+	    t + REPORTS_SLACK_NS > p->reports_upto)
+		return IMAGE_BEHIND;
 	if (procmaps__read(pr->tgid, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);
@@ -516,6 +530,7 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 		return snapshot_live(p, pr, &maps, &r);
 	procmaps__free(&maps);
 	if (t) {
+		pr->log_behind = st == IMAGE_BEHIND;
 		pr->log_wait = true;
 		return -EAGAIN;
 	}
@@ -540,9 +555,16 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 	uint64_t exe = 0;
 	int64_t since = 0;
 	bool whole = false;
-	int err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole, &since);
+	int err;
 
 	pr->log_wait = false;
+	if (pr->log_behind == 1) { /* alive at its notice: its first read, once more */
+		pr->log_behind = 2;
+		if (procs_snapshot(p, pr, pr->seen_ns) != -EAGAIN && !pr->snapshotted)
+			procs_set_dead(pr);
+		return;
+	}
+	err = log_image(p, pr, pr->seen_ns, &maps, &exe, &whole, &since);
 	if (err || !whole) {
 		enum image_state st = read_live(p, pr, pr->seen_ns, &live, &r);
 
