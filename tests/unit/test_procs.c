@@ -348,6 +348,67 @@ out:
 	return ok;
 }
 
+/* BPF's generation of a live process moved on before its first read
+ * (an exec done since the sample): its maps are not read, its image
+ * waits for the log. While the generation is still the one sampled,
+ * they are read. */
+static bool bpf_moved_no_read(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(uint32_t), sizeof(struct pmubpf_seen),
+				  64, NULL);
+	struct symcache *sc = symcache__new();
+	struct procs *ps = seen >= 0 && sc ? procs__new(sc, -1, seen) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1 };
+	pid_t kids[2] = { -1, -1 };
+	struct proc *pr;
+	bool ok = false;
+
+	for (int i = 0; i < 2; i++)
+		if ((kids[i] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+	FILE *f = fopen("/proc/self/comm", "r"); /* the name /proc shows */
+	bool named = f && fgets(n.comm, sizeof(n.comm), f);
+
+	if (f)
+		fclose(f);
+	if (!ps || kids[0] < 0 || kids[1] < 0 || !named) {
+		fprintf(stderr, "  bpf_moved_no_read: setup failed (seen map fd %d)\n", seen);
+		goto out;
+	}
+	n.comm[strcspn(n.comm, "\n")] = '\0';
+	n.ts = (uint64_t)(mono_ns() - 20000000LL);
+	for (int i = 0; i < 2; i++) {
+		uint32_t tgid = (uint32_t)kids[i];
+		struct pmubpf_seen v = { .pgen = i == 0 ? 2 : 1 }; /* the first moved on */
+
+		if (bpf_map_update_elem(seen, &tgid, &v, BPF_ANY))
+			goto out;
+		n.tgid = n.tid = tgid;
+		if (procs__notice(ps, &n, sizeof(n)) || !(pr = procs__get(ps, tgid, 1)))
+			goto out;
+		ok = i == 0 ? !pr->snapshotted && pr->log_wait && procs__stats(ps)->maps_reads == 0
+			    : pr->snapshotted && !pr->dead && procs__stats(ps)->maps_reads == 1;
+		if (!ok) {
+			fprintf(stderr, "  bpf_moved_no_read: child %d: snapshotted %d, maps reads %llu\n", i,
+				pr->snapshotted, (unsigned long long)procs__stats(ps)->maps_reads);
+			goto out;
+		}
+	}
+out:
+	for (int i = 0; i < 2; i++)
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	procs__free(ps);
+	symcache__free(sc);
+	if (seen >= 0)
+		close(seen);
+	return ok;
+}
+
 /* While a profile is built (procs__hold), an mmap report of a process
  * already gone waits: merged at once, it replaced the maps array the
  * builder was reading (a use after free, seen under ASan on a 16-CPU
@@ -570,6 +631,7 @@ TEST_MAIN("procs",
 	TEST(gone_named_from_reports),
 	TEST(live_from_log),
 	TEST(log_behind),
+	TEST(bpf_moved_no_read),
 	TEST(held_while_built),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),

@@ -86,6 +86,8 @@ struct procs_stats {
 	uint64_t live_read;        /* live processes read from /proc, ... */
 	uint64_t live_read_moving; /* ... first sampled inside execve or an
 	                            * exit (not from the log alone) */
+	uint64_t maps_reads;       /* first reads of a process's maps from
+	                            * /proc, whatever they found */
 	uint64_t reports_lost;     /* mmap/exec/fork reports the kernel dropped
 	                            * (the reader's buffer was full) */
 	uint64_t log_dropped;      /* reports pushed out of the log before
