@@ -189,6 +189,44 @@ static bool gone_named_from_reports(void)
 	return true;
 }
 
+/* n children that wait (pause) until paused_stop kills them; false if
+ * any fork failed (the ones made are still stopped by paused_stop). */
+static bool paused_start(pid_t *kids, int n)
+{
+	bool ok = true;
+
+	for (int i = 0; i < n; i++) {
+		if ((kids[i] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		ok = ok && kids[i] > 0;
+	}
+	return ok;
+}
+
+static void paused_stop(const pid_t *kids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+}
+
+/* Our own name, as /proc shows it (and our forked children's). */
+static bool own_comm(char *comm, size_t len)
+{
+	FILE *f = fopen("/proc/self/comm", "r");
+	bool named = f && fgets(comm, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (named)
+		comm[strcspn(comm, "\n")] = '\0';
+	return named;
+}
+
 /* The kernel's reports of kid exec'ing, then mapping m, and BPF's
  * notice n of its sample 1 ms later: its record (pgen 1), or NULL. */
 static struct proc *noticed_after_exec(struct procs *ps, struct pmubpf_notice *n, pid_t kid,
@@ -223,12 +261,7 @@ static bool live_from_log(void)
 	struct proc *pr;
 	bool ok = false;
 
-	for (int i = 0; i < 3; i++)
-		if ((kids[i] = fork()) == 0) {
-			pause();
-			_exit(0);
-		}
-	if (!ps || kids[0] < 0 || kids[1] < 0 || kids[2] < 0 || stat("/usr/bin/true", &st))
+	if (!paused_start(kids, 3) || !ps || stat("/usr/bin/true", &st))
 		goto out;
 	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
 			     .path = "/usr/bin/true" };
@@ -247,14 +280,8 @@ static bool live_from_log(void)
 	/* Reports lost after its exec: read from /proc (this test's image). */
 	procs__reports_lost(ps, 1);
 	/* its real name: else /proc's maps look like an exec under way */
-	FILE *f = fopen("/proc/self/comm", "r");
-	bool named = f && fgets(n.comm, sizeof(n.comm), f);
-
-	if (f)
-		fclose(f);
-	if (!named)
+	if (!own_comm(n.comm, sizeof(n.comm)))
 		goto out;
-	n.comm[strcspn(n.comm, "\n")] = '\0';
 	if (!(pr = noticed_after_exec(ps, &n, kids[1], &m, now - 3 * ms)))
 		goto out;
 	ok = pr->snapshotted && !pr->dead && pr->maps.n > 0 && !procmaps__find(&pr->maps, 0x400000) &&
@@ -267,11 +294,7 @@ static bool live_from_log(void)
 		fprintf(stderr, "  live_from_log: a child read from the log though reports were lost or it "
 			"was moving (live_from_log %llu)\n", (unsigned long long)procs__stats(ps)->live_from_log);
 out:
-	for (int i = 0; i < 3; i++)
-		if (kids[i] > 0) {
-			kill(kids[i], SIGKILL);
-			waitpid(kids[i], NULL, 0);
-		}
+	paused_stop(kids, 3);
 	procs__free(ps);
 	symcache__free(sc);
 	return ok;
@@ -294,19 +317,10 @@ static bool log_behind(void)
 	struct proc *pr, *old;
 	bool ok = false;
 
-	for (int i = 0; i < 2; i++)
-		if ((kids[i] = fork()) == 0) {
-			pause();
-			_exit(0);
-		}
-	FILE *f = fopen("/proc/self/comm", "r"); /* the old one's name: /proc's */
-	bool named = f && fgets(n.comm, sizeof(n.comm), f);
-
-	if (f)
-		fclose(f);
-	if (!ps || kids[0] < 0 || kids[1] < 0 || !named || stat("/usr/bin/true", &st))
+	/* the old one's name: /proc's */
+	if (!paused_start(kids, 2) || !ps || !own_comm(n.comm, sizeof(n.comm)) ||
+	    stat("/usr/bin/true", &st))
 		goto out;
-	n.comm[strcspn(n.comm, "\n")] = '\0';
 	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
 			     .path = "/usr/bin/true" };
 	int64_t now = mono_ns();
@@ -338,11 +352,7 @@ static bool log_behind(void)
 			(unsigned long long)procs__stats(ps)->live_from_log,
 			(unsigned long long)procs__stats(ps)->live_read);
 out:
-	for (int i = 0; i < 2; i++)
-		if (kids[i] > 0) {
-			kill(kids[i], SIGKILL);
-			waitpid(kids[i], NULL, 0);
-		}
+	paused_stop(kids, 2);
 	procs__free(ps);
 	symcache__free(sc);
 	return ok;
@@ -363,21 +373,10 @@ static bool bpf_moved_no_read(void)
 	struct proc *pr;
 	bool ok = false;
 
-	for (int i = 0; i < 2; i++)
-		if ((kids[i] = fork()) == 0) {
-			pause();
-			_exit(0);
-		}
-	FILE *f = fopen("/proc/self/comm", "r"); /* the name /proc shows */
-	bool named = f && fgets(n.comm, sizeof(n.comm), f);
-
-	if (f)
-		fclose(f);
-	if (!ps || kids[0] < 0 || kids[1] < 0 || !named) {
+	if (!paused_start(kids, 2) || !ps || !own_comm(n.comm, sizeof(n.comm))) {
 		fprintf(stderr, "  bpf_moved_no_read: setup failed (seen map fd %d)\n", seen);
 		goto out;
 	}
-	n.comm[strcspn(n.comm, "\n")] = '\0';
 	n.ts = (uint64_t)(mono_ns() - 20000000LL);
 	for (int i = 0; i < 2; i++) {
 		uint32_t tgid = (uint32_t)kids[i];
@@ -397,11 +396,7 @@ static bool bpf_moved_no_read(void)
 		}
 	}
 out:
-	for (int i = 0; i < 2; i++)
-		if (kids[i] > 0) {
-			kill(kids[i], SIGKILL);
-			waitpid(kids[i], NULL, 0);
-		}
+	paused_stop(kids, 2);
 	procs__free(ps);
 	symcache__free(sc);
 	if (seen >= 0)
