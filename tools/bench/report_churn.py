@@ -45,14 +45,16 @@ def churn_stats(res):
             continue
         good = [r for r in rs if not disturbed(r, limit)]
         use = good or rs
-        slow, by_round = [], {}
+        slow, lost, by_round = [], [], {}
         pairs = [(r, alone.get(r["round"])) for r in rs]
         pairs = [(r, a) for r, a in pairs if a and r["procs_per_s"] > 0]
         clean = [(r, a) for r, a in pairs if not disturbed(r, limit) and not disturbed(a, limit)]
         for r, a in clean or pairs:
             slow.append(a["procs_per_s"] / r["procs_per_s"])
+            if r.get("window_s") and r.get("processes") is not None:
+                lost.append(r["window_s"] - r["processes"] / a["procs_per_s"])
             by_round[r["round"]] = slow[-1]
-        stats[tool] = {"runs": use, "all": len(rs), "fallback": not good, "slowdown": slow,
+        stats[tool] = {"runs": use, "all": len(rs), "fallback": not good, "slowdown": slow, "lost": lost,
                        "slow_fallback": bool(pairs) and not clean, "by_round": by_round}
     # Above the floor: per round, the tool's slowdown over the floor's.
     floor = stats.get("floor", {}).get("by_round", {})
@@ -101,7 +103,12 @@ def churn_block(res):
            "is, per round, the alone run's processes/s over the tool run's (1.25 = each "
            "process took 25%% longer); **above floor** is, per round, the tool's slowdown over "
            "the floor's in the same round (median (min–max)): what the tool costs the load "
-           "beyond the timer interrupts any sampler at this rate takes. **CPU per process** is the tool's CPU divided by the "
+           "beyond the timer interrupts any sampler at this rate takes. **Load lost** is, per round, the "
+           "load's work the tool cost it, in seconds of the load running alone: the tool's life less "
+           "the processes finished in it over the alone run's rate. Unlike the slowdown it is not "
+           "diluted by a long life: a tool that lives a second longer at little cost (perf record "
+           "writing its build-ids after the 10 s) shows a lower slowdown for the same loss. "
+           "**CPU per process** is the tool's CPU divided by the "
            "load's processes in that time. **Wakeups/s** is the tool's voluntary context switches "
            "(wait4's ru_nvcsw, all its threads) per second of its life: each is a time it slept "
            "and was woken, taking a CPU from the load. perf record defers symbolization (and building the "
@@ -129,6 +136,7 @@ def churn_block(res):
                      spread(vals(rs, "procs_per_s"), 0),
                      "1 (reference)" if tool == "alone" else spread(s["slowdown"], 2) + (" †" if s["slow_fallback"] else ""),
                      spread(s["above_floor"], 2) if tool not in ("alone", "floor") and s["above_floor"] else "–",
+                     spread(s["lost"], 2) if tool != "alone" and s["lost"] else "–",
                      spread(per_proc, 2),
                      spread(wake, 0) if wake else "–",
                      f(med(vals(rs, "samples")), 0) if vals(rs, "samples") else "–",
@@ -136,8 +144,9 @@ def churn_block(res):
                      f(med(vals(rs, "output_bytes", 1 / 2**20)), 2) if vals(rs, "output_bytes") else "–",
                      "%d/%d" % (len(rs), s["all"])])
     out += [table(["tool", "CPU (s)", "peak RSS (MB)", "processes/s", "load slowdown", "above floor",
-                   "CPU per process (ms)", "wakeups/s", "samples", "perf report CPU (s)", "output (MB)", "runs"],
-                  rows, ["l"] + ["r"] * 11), ""]
+                   "load lost (s)", "CPU per process (ms)", "wakeups/s", "samples", "perf report CPU (s)",
+                   "output (MB)", "runs"],
+                  rows, ["l"] + ["r"] * 12), ""]
     prow = []
     for tool in PMUBPF_TOOLS:
         s = st.get(tool)
