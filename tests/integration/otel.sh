@@ -179,6 +179,12 @@ for c in p["comments"]:
     if m and int(m.group(2)):
         problems.append("BPF sent records it should have refused: " + m.group(0))
 if problems:
+    # What the profile said, to tell a slot never given from reads that
+    # found memory after all.
+    for c in p["comments"]:
+        if re.search(r"lost: |OpenTelemetry|processes: ", c):
+            print("   ", c[:400])
+    print("    samples per hostile writer:", seen)
     sys.exit("; ".join(problems[:6]))
 print("hostile writers refused and counted:", seen)
 PY

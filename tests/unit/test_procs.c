@@ -302,29 +302,35 @@ out:
 
 /* Alive at its notice, sampled after the kernel's reports were last
  * read (a long batch of notices under churn: new ones keep coming while
- * it is read), and not in the log: its read waits for the reports
- * (procs__settle) instead of going to /proc. There its exec is: the
- * image is the log's. A process the log never has (older than it) is
- * read from /proc then. */
+ * it is read): its read waits for the reports (procs__settle). Not in
+ * the log at all, it would have been read from /proc; in the log with
+ * an earlier image only (`nice PROGRAM`: nice's exec read, PROGRAM's
+ * not yet), it would have been given that image. After the reports,
+ * both are the log's images. A process the log never has (older than
+ * it) is read from /proc then. */
 static bool log_behind(void)
 {
 	struct symcache *sc = symcache__new();
 	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
 	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1 };
 	const int64_t ms = 1000000;
-	pid_t kids[2] = { -1, -1 };
-	struct stat st;
-	struct proc *pr, *old;
+	pid_t kids[3] = { -1, -1, -1 };
+	struct stat st, st_env;
+	struct proc *pr, *old, *nice;
 	bool ok = false;
 
 	/* the old one's name: /proc's */
-	if (!paused_start(kids, 2) || !ps || !own_comm(n.comm, sizeof(n.comm)) ||
-	    stat("/usr/bin/true", &st))
+	if (!paused_start(kids, 3) || !ps || !own_comm(n.comm, sizeof(n.comm)) ||
+	    stat("/usr/bin/true", &st) || stat("/usr/bin/env", &st_env))
 		goto out;
 	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
 			     .path = "/usr/bin/true" };
+	struct procmap m_env = { .start = 0x500000, .end = 0x501000, .inode = st_env.st_ino,
+				 .exec = true, .path = "/usr/bin/env" };
 	int64_t now = mono_ns();
 
+	procs__exec(ps, (uint32_t)kids[2], now - 10 * ms); /* its first image's, read */
+	procs__mapped(ps, (uint32_t)kids[2], &m_env, now - 9 * ms);
 	procs__reports_read(ps, now - 5 * ms);
 	n.tgid = n.tid = (uint32_t)kids[0];
 	n.ts = (uint64_t)(now - 2 * ms);
@@ -333,26 +339,36 @@ static bool log_behind(void)
 	n.tgid = n.tid = (uint32_t)kids[1];
 	if (procs__notice(ps, &n, sizeof(n)) || !(old = procs__get(ps, (uint32_t)kids[1], 1)))
 		goto out;
-	if (pr->snapshotted || !pr->log_wait || old->snapshotted || procs__stats(ps)->live_read) {
+	n.tgid = n.tid = (uint32_t)kids[2];
+	if (procs__notice(ps, &n, sizeof(n)) || !(nice = procs__get(ps, (uint32_t)kids[2], 1)))
+		goto out;
+	if (pr->snapshotted || !pr->log_wait || old->snapshotted || nice->snapshotted ||
+	    procs__stats(ps)->live_read) {
 		fprintf(stderr, "  log_behind: read before the reports were in (live_read %llu)\n",
 			(unsigned long long)procs__stats(ps)->live_read);
 		goto out;
 	}
-	/* The reports written meanwhile: the first child's exec. */
-	procs__exec(ps, (uint32_t)kids[0], now - 4 * ms);
-	procs__mapped(ps, (uint32_t)kids[0], &m, now - 3 * ms);
+	/* The reports written meanwhile: the first child's exec, and the
+	 * third's second one. */
+	for (int i = 0; i < 3; i += 2) {
+		procs__exec(ps, (uint32_t)kids[i], now - 4 * ms);
+		procs__mapped(ps, (uint32_t)kids[i], &m, now - 3 * ms);
+	}
 	procs__reports_read(ps, mono_ns());
 	procs__settle(ps);
 	ok = pr->snapshotted && !pr->dead && !pr->log_wait && pr->maps.n == 1 &&
-	     pr->maps.maps[0].start == 0x400000 && procs__stats(ps)->live_from_log == 1 &&
+	     pr->maps.maps[0].start == 0x400000 && procs__stats(ps)->live_from_log == 2 &&
+	     nice->snapshotted && nice->maps.n == 1 && nice->maps.maps[0].start == 0x400000 &&
 	     old->snapshotted && !old->dead && !procmaps__find(&old->maps, 0x400000) &&
 	     procs__stats(ps)->live_read == 1;
 	if (!ok)
-		fprintf(stderr, "  log_behind: after the reports: live_from_log %llu, live_read %llu\n",
+		fprintf(stderr, "  log_behind: after the reports: live_from_log %llu, live_read %llu, "
+			"the third's image at %#llx\n",
 			(unsigned long long)procs__stats(ps)->live_from_log,
-			(unsigned long long)procs__stats(ps)->live_read);
+			(unsigned long long)procs__stats(ps)->live_read,
+			nice->maps.n ? (unsigned long long)nice->maps.maps[0].start : 0ULL);
 out:
-	paused_stop(kids, 2);
+	paused_stop(kids, 3);
 	procs__free(ps);
 	symcache__free(sc);
 	return ok;

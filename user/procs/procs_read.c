@@ -477,6 +477,16 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 		return IMAGE_MOVED;
 	if (kill((pid_t)pr->tgid, 0) && errno == ESRCH)
 		return IMAGE_MOVED;
+	/* Sampled after the reports were last read, or just before: the log
+	 * may lack what the process did up to its sample (its exec, or the
+	 * image it exec'd into: the log would give the one before). A long
+	 * batch of notices under churn (new ones keep coming while it is
+	 * read) had most of its live processes read from /proc for want of
+	 * their exec in the log, and could give a process started by `nice
+	 * PROGRAM` nice's image. Once, the first read waits for the reports
+	 * (procs__settle, a loop step at most). */
+	if (first && t && !pr->log_behind && p->reports_upto && t + REPORTS_SLACK_NS > p->reports_upto)
+		return IMAGE_BEHIND;
 	/* The log has the image sampled at t: no read, and no exec under
 	 * way can show its new maps here. Not for a sample taken inside
 	 * execve (past its point of no return the reports already tell of
@@ -488,15 +498,6 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 		r->from_log = true;
 		return image_state(p, pr, t);
 	}
-	/* Not in the log, and sampled after the reports were last read, or
-	 * just before: its start may be among the reports not read yet. A
-	 * long batch of notices under churn (new ones keep coming while it
-	 * is read) had most of its live processes read from /proc for
-	 * that. Once, such a read waits for the reports (procs__settle),
-	 * a loop step at most; a process older than the log is read then. */
-	if (t && !pr->seen_moving && !pr->log_behind && p->reports_upto &&
-	    t + REPORTS_SLACK_NS > p->reports_upto)
-		return IMAGE_BEHIND;
 	/* BPF's word first, at the first read: a generation moved on, or
 	 * gone (an exec done, an exit: a zombie still takes signal 0), and
 	 * the read would only be thrown away. Under churn 3 in 4 reads were,
@@ -539,7 +540,8 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 		return snapshot_live(p, pr, &maps, &r);
 	procmaps__free(&maps);
 	if (t) {
-		pr->log_behind = st == IMAGE_BEHIND;
+		if (st == IMAGE_BEHIND)
+			pr->log_behind = 1; /* never again once tried (2) */
 		pr->log_wait = true;
 		return -EAGAIN;
 	}
