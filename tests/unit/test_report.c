@@ -477,8 +477,8 @@ static bool main_executable_most_samples(void)
 	const struct procmap *exe;
 
 	CHECK(me && other && m);
-	CHECK((exe = mainexe__of(me)) && strstr(exe->path, "/test_report"));
-	CHECK((exe = mainexe__of(other)) && strstr(exe->path, "sleep"));
+	CHECK((exe = procs__main_map(me)) && strstr(exe->path, "/test_report"));
+	CHECK((exe = procs__main_map(other)) && strstr(exe->path, "sleep"));
 	CHECK(mainexe__add(m, me, 1, 10) == 0);
 	CHECK(mainexe__add(m, other, 1, 6) == 0);
 	CHECK(mainexe__add(m, other, 1, 6) == 0); /* other: 12 > 10 */

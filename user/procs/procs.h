@@ -219,6 +219,10 @@ size_t procs__count(const struct procs *p);
  * something pending: the caller polls faster while any do. */
 int procs__tick(struct procs *p);
 
+/* pr's main executable mapping (the first of /proc/PID/exe's inode),
+ * or NULL if unknown. */
+const struct procmap *procs__main_map(const struct proc *pr);
+
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came
  * too late), one is made now, marked !snapshotted if the process is gone,
  * so callers always get a record (NULL on ENOMEM, or past max_procs). */

@@ -115,22 +115,13 @@ void procs_flabels_find(struct procs *p, struct proc *pr, bool rescan)
 		find_go(p, pr);
 }
 
-/* The object of pr's main executable (the mapping of /proc/PID/exe's
- * inode), or NULL. */
-static struct elfobj *main_obj(const struct proc *pr)
-{
-	for (size_t i = 0; pr->exe_ino && pr->objs && i < pr->maps.n; i++)
-		if (pr->maps.maps[i].inode == pr->exe_ino && pr->objs[i])
-			return pr->objs[i];
-	return NULL;
-}
-
 /* Is pr's executable Go, and which (goversion__read's answer)? Once per
  * program: kept by its object's key, when the file read was that
  * object's (an exec since shows another at /proc/PID/exe). */
 static int go_version(struct procs *p, const struct proc *pr, struct go_info *gi, const char **why)
 {
-	const struct elfobj *mo = main_obj(pr);
+	const struct procmap *mm = procs__main_map(pr);
+	const struct elfobj *mo = mm && pr->objs ? pr->objs[mm - pr->maps.maps] : NULL;
 	uint64_t key = mo ? elfobj__key(mo) : 0;
 	struct go_memo *me = key ? &p->go_memo[key % GO_MEMO_N] : NULL;
 	char path[64];

@@ -50,16 +50,6 @@ void mainexe__free(struct mainexe *m)
 	free(m);
 }
 
-const struct procmap *mainexe__of(const struct proc *pr)
-{
-	if (!pr->exe_ino)
-		return NULL;
-	for (size_t i = 0; i < pr->maps.n; i++)
-		if (pr->maps.maps[i].inode == pr->exe_ino && pr->maps.maps[i].path[0])
-			return &pr->maps.maps[i];
-	return NULL;
-}
-
 static bool is_primary(const struct mainexe *m, const struct proc *pr, uint32_t tid)
 {
 	const struct config *c = m->cfg;
@@ -86,7 +76,7 @@ int mainexe__add(struct mainexe *m, struct proc *pr, uint32_t tid, int64_t w)
 			return -ENOMEM;
 		if (hashtab__insert(m->index, h, m->n))
 			return -ENOMEM;
-		m->v[m->n] = (struct exe_row){ .pr = pr, .exe = mainexe__of(pr) };
+		m->v[m->n] = (struct exe_row){ .pr = pr, .exe = procs__main_map(pr) };
 		idx = m->n++;
 	}
 	m->v[idx].weight += w;

@@ -33,7 +33,5 @@ int mainexe__add(struct mainexe *m, struct proc *pr, uint32_t tid, int64_t w);
  * if no sampled process has a known executable. The last call: it
  * consumes the counts. */
 const struct procmap *mainexe__pick(struct mainexe *m, struct proc **pr);
-/* pr's main executable mapping, or NULL if unknown. */
-const struct procmap *mainexe__of(const struct proc *pr);
 
 #endif
