@@ -455,16 +455,6 @@ size_t procs__gc(struct procs *p, int64_t before)
 	return freed;
 }
 
-const struct procmap *procs__main_map(const struct proc *pr)
-{
-	if (!pr->exe_ino)
-		return NULL;
-	for (size_t i = 0; i < pr->maps.n; i++)
-		if (pr->maps.maps[i].inode == pr->exe_ino && pr->maps.maps[i].path[0])
-			return &pr->maps.maps[i];
-	return NULL;
-}
-
 struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen)
 {
 	struct proc *pr = lookup(p, tgid, pgen);

@@ -220,8 +220,17 @@ size_t procs__count(const struct procs *p);
 int procs__tick(struct procs *p);
 
 /* pr's main executable mapping (the first of /proc/PID/exe's inode),
- * or NULL if unknown. */
-const struct procmap *procs__main_map(const struct proc *pr);
+ * or NULL if unknown. Inline: procs' own files and the report's use it,
+ * and none of them may call the others back. */
+static inline const struct procmap *procs__main_map(const struct proc *pr)
+{
+	if (!pr->exe_ino)
+		return NULL;
+	for (size_t i = 0; i < pr->maps.n; i++)
+		if (pr->maps.maps[i].inode == pr->exe_ino && pr->maps.maps[i].path[0])
+			return &pr->maps.maps[i];
+	return NULL;
+}
 
 /* The snapshot of (tgid, pgen); if none was taken (notice lost or came
  * too late), one is made now, marked !snapshotted if the process is gone,
