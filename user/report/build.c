@@ -209,6 +209,10 @@ static int name_frames(struct pprof *p, const struct report_in *in, const struct
 			debuginfo__release(nm.v[a].obj);
 			malloc_trim(0);
 		}
+		/* An object's first name can be its slowest step (its debug
+		 * file read, or asked of debuginfod): a tick after each. */
+		if (in->tick)
+			in->tick(in->tick_ctx);
 	}
 	free(nm.v);
 	return ret;

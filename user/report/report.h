@@ -48,8 +48,9 @@ struct report_in {
 	                               * once the last profile's frames in it
 	                               * are named (build.c) */
 	uint64_t *samples;            /* if set: += each profile's samples */
-	/* if set: called every few hundred samples while profiles are built
-	 * (a windowed recording drains a window that is due meanwhile) */
+	/* if set: called every few hundred samples, and after each object's
+	 * frames are named, while profiles are built (a windowed recording
+	 * drains a window that is due meanwhile) */
 	void (*tick)(void *ctx);
 	void *tick_ctx;
 };
