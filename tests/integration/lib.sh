@@ -91,3 +91,42 @@ start_recorder() {
 	done
 	return 1
 }
+
+# slow_debuginfod: a debuginfod on a loopback port that answers each
+# query after 0.4 s, with a 404: what makes a profile's build long in
+# production, here on demand. Sets DINFOD_URL and DINFOD_LOG (one line
+# per query; the EXIT trap stops the server), and starts a stripped
+# copy of the demo for SECONDS (default 4) so that at least one sampled
+# object is asked for.
+slow_debuginfod() {
+	local secs=${1:-4} i
+	cat >"$TMP/slowdinfod.py" <<'EOF'
+import http.server, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(0.4)
+        with open(sys.argv[2], "a") as f:
+            f.write(self.path + "\n")
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write("%d\n" % s.server_address[1])
+s.serve_forever()
+EOF
+	DINFOD_LOG=$TMP/dinfod.log
+	python3 "$TMP/slowdinfod.py" "$TMP/dinfod.port" "$DINFOD_LOG" &
+	for ((i = 0; i < 100; i++)); do [[ -s $TMP/dinfod.port ]] && break; sleep 0.05; done
+	DINFOD_URL=http://127.0.0.1:$(cat "$TMP/dinfod.port")
+	strip --strip-debug -o "$TMP/demo_stripped" "$B/demo"
+	"$TMP/demo_stripped" "$secs" >/dev/null &
+}
+
+# dinfod_queries: how many queries slow_debuginfod answered.
+dinfod_queries() {
+	local n
+	n=$(grep -c debuginfo "$DINFOD_LOG" 2>/dev/null)
+	echo "${n:-0}"
+}
