@@ -52,7 +52,9 @@ fi
 if "$PMUBPF" -c 1000000 --no-dither -o "$TMP/alias_fixed.pb.gz" -- "$B/alias" 3 "$TMP/alias_fixed.truth" 1000000 2>"$TMP/alias_fixed.err"; then
 	# Not any failure of check.py (a dump error, too few samples): the
 	# shares must be outside the bounds, and aliased: hot_a (70% of the
-	# truth) at >= 90% or <= 10% of the samples.
+	# truth) 15 points or more off it (some 17 sigma of ~3000 samples).
+	# Not all or nothing: the timer's jitter can put the samples' phase
+	# across a boundary between hot_a and hot_b.
 	out=$($CHECK shares "$TMP/alias_fixed.pb.gz" "$TMP/alias_fixed.truth" 2>&1); rc=$?
 	got=$(awk '$1 == "hot_a" { print $3 }' <<<"$out")
 	if [[ $rc -eq 0 ]]; then
@@ -60,10 +62,10 @@ if "$PMUBPF" -c 1000000 --no-dither -o "$TMP/alias_fixed.pb.gz" -- "$B/alias" 3 
 		printf '%s\n' "$out" | sed 's/^/    /'
 	elif ! grep -q '^outside .* sigma' <<<"$out" || [[ -z $got ]]; then
 		fail alias_no_dither_aliases "check.py failed for another reason: $(tail -n1 <<<"$out")"
-	elif awk -v g="$got" 'BEGIN { exit !(g >= 90 || g <= 10) }'; then
+	elif awk -v g="$got" 'BEGIN { exit !(g >= 85 || g <= 55) }'; then
 		pass alias_no_dither_aliases
 	else
-		fail alias_no_dither_aliases "hot_a at $got% of the samples: off the truth but not aliased (want >= 90% or <= 10%)"
+		fail alias_no_dither_aliases "hot_a at $got% of the samples: off the truth but not aliased (want >= 85% or <= 55%)"
 		printf '%s\n' "$out" | sed 's/^/    /'
 	fi
 else

@@ -116,9 +116,11 @@ PY
 
 # And none drained while a write is short: the next window's end is set
 # before the write (set after, the write's first tick drained a window
-# of ~20 ms each time: 4 in a 4.5 s --every 1 recording).
+# of ~20 ms each time: 4 in a 4.5 s --every 1 recording). One small
+# process, so that no write here is legitimately longer than a window.
 mkdir -p "$TMP/nd"
-if "$PMUBPF" -a -F 999 --every 1 -v -d 4.5 -o "$TMP/nd/" 2>"$TMP/nd.err" >/dev/null; then
+"$B/demo" 8 >/dev/null & nd=$!
+if "$PMUBPF" -p $nd -F 999 --every 1 -v -d 4.5 -o "$TMP/nd/" 2>"$TMP/nd.err" >/dev/null; then
 	if grep -q "windows drained while profiles were written" "$TMP/nd.err"; then
 		fail no_spurious_drains "$(grep "windows drained while" "$TMP/nd.err")"
 	else
@@ -127,6 +129,7 @@ if "$PMUBPF" -a -F 999 --every 1 -v -d 4.5 -o "$TMP/nd/" 2>"$TMP/nd.err" >/dev/n
 else
 	fail no_spurious_drains "pmubpf failed: $(tail -n1 "$TMP/nd.err")"
 fi
+kill $nd 2>/dev/null; wait $nd 2>/dev/null
 
 # Objects of programs gone are evicted.
 mkdir -p "$TMP/ev/bin" "$TMP/ev/p"
@@ -143,9 +146,8 @@ int main(void) { spin_here(); return 0; }
 C
 gcc -O1 -Wl,--build-id=none -o "$TMP/ev/spin" "$TMP/ev/spin.c"
 for i in $(seq 1 120); do cp "$TMP/ev/spin" "$TMP/ev/bin/spin$i"; done
-"$PMUBPF" -a -F 499 --every 1 -v -d 300 -o "$TMP/ev/p/" 2>"$TMP/ev.err" >/dev/null &
-pm=$!
-sleep 1.5
+start_recorder "$TMP/ev.err" -a -F 499 --every 1 -d 300 -o "$TMP/ev/p/" >/dev/null
+pm=$RECORDER_PID
 for i in $(seq 1 120); do "$TMP/ev/bin/spin$i"; done
 # A few windows after the last one exited (a loaded machine runs them
 # slower than 40 ms each: no fixed -d), then a clean end.

@@ -226,12 +226,12 @@ else
 fi
 
 # --- a perf map refused for its owner is said (-v) and counted ----------
-"$B/jit" 3 >/dev/null &
+"$B/jit" 30 >/dev/null & # stopped after the recording
 JIT=$!
 for i in $(seq 50); do [[ -e /tmp/perf-$JIT.map ]] && break; sleep 0.05; done
 chown nobody /tmp/perf-$JIT.map # neither root's nor the process user's
 "$PMUBPF" -v -p $JIT -d 1 -o "$TMP/jit.pb.gz" 2>"$TMP/jit.err"
-wait $JIT
+kill $JIT; wait $JIT 2>/dev/null
 if grep -q "perf map /tmp/perf-$JIT.map refused" "$TMP/jit.err"; then
 	check perfmap_refused_said $CHECK expect "$TMP/jit.pb.gz" --comment '^symbols: 1 perf maps .* refused'
 else

@@ -107,8 +107,10 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 if [[ $st == 200 && ! -s $TMP/slow.out ]]; then pass slow_client
 else fail slow_client "index took $ms ms (status $st); the silent client: $(cat "$TMP/slow.out")"; fi
 
-# A 1-second profile of a workload.
-"$B/serial" 3 /dev/null & w=$!
+# A 1-second profile of a workload, which runs on through go tool
+# pprof's own request below (the first build names every process on
+# the machine: it can take seconds on a busy one) and is stopped after.
+"$B/serial" 30 /dev/null & w=$!
 sleep 0.3
 st=$(fetch GET "$URL/profile?seconds=1" "$TMP/p1.pb.gz")
 if [[ $st == 200 ]] && grep -qi '^content-type: application/octet-stream' "$TMP/p1.pb.gz.hdr" &&
@@ -132,14 +134,14 @@ if out=$(cd "$TMP" && HOME=$TMP/gohome GOCACHE=$TMP/gocache GOFLAGS= PPROF_TMPDI
 else
 	fail go_pprof_url "$(grep -c f10 <<<"$out") f10 lines; $(tail -n 3 "$TMP/go.err")"
 fi
-wait $w
+kill $w; wait $w 2>/dev/null
 
 st=$(fetch GET "$URL/profile?seconds=abc" "$TMP/bad")
 check bad_seconds one_line "$st" 400 "$TMP/bad" "^bad duration 'seconds=abc': want seconds from 1 to 3600"
 st=$(fetch GET "http://127.0.0.1:$port/nope" "$TMP/nope")
 check not_found one_line "$st" 404 "$TMP/nope" "not found"
 # Parca and Alloy ask for Go's runtime profiles by default: 404 with one
-# line, each at once.
+# line, each at once (under 4 s: not after the 5 s asked for).
 if out=$(python3 - "$URL" <<'EOF'
 import sys, time, urllib.request, urllib.error
 bad = []
@@ -151,7 +153,7 @@ for p in ("allocs", "block", "goroutine", "mutex", "heap", "threadcreate"):
     except urllib.error.HTTPError as e:
         st, body, ct = e.code, e.read(), e.headers["Content-Type"]
     dt = time.time() - t0
-    if st != 404 or not ct.startswith("text/plain") or body.count(b"\n") != 1 or dt > 1:
+    if st != 404 or not ct.startswith("text/plain") or body.count(b"\n") != 1 or dt > 4:
         bad.append("%s: %d %s %r in %.2f s" % (p, st, ct, body, dt))
 print("; ".join(bad))
 sys.exit(1 if bad else 0)
@@ -253,12 +255,14 @@ s.sendall(b"GET /debug/pprof/profile?seconds=30 HTTP/1.1\r\nHost: x\r\n\r\n")
 time.sleep(0.5)
 s.close()
 EOF
-for ((i = 0; i < 30; i++)); do
+# Within 5 s here (not a time limit on the server: a bound far below
+# the 30 s it would take if it were built at its deadline).
+for ((i = 0; i < 50; i++)); do
 	grep -q 'seconds=30 -> client gone$' "$TMP/srv.err" && break
 	sleep 0.1
 done
-if [[ $i -lt 20 ]]; then pass client_gone
-else fail client_gone "no 'client gone' line within 2 s: $(tail -n 2 "$TMP/srv.err")"; fi
+if [[ $i -lt 50 ]]; then pass client_gone
+else fail client_gone "no 'client gone' line within 5 s: $(tail -n 2 "$TMP/srv.err")"; fi
 
 # All those requests later: as many sockets as before.
 sleep 0.5
@@ -270,7 +274,7 @@ else fail no_fd_leak "$fds0 sockets at start, $fds1 now: $(ls -l /proc/$srv/fd |
 # recorded, then the server exits 0.
 fetch GET "$URL/profile?seconds=30" "$TMP/term.pb.gz" >"$TMP/term.st" &
 tp=$!
-sleep 1
+wait_active 1
 kill -TERM $srv
 timeout 20 tail --pid=$srv -f /dev/null
 wait $srv; rc=$?

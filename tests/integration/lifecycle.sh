@@ -42,7 +42,8 @@ done
 
 for sig in INT TERM; do
 	name=sig${sig,,}_valid
-	"$B/serial" 3 /dev/null & w=$!
+	# Long enough to outlive a slow BPF load; stopped below.
+	"$B/serial" 30 /dev/null & w=$!
 	if start_recorder "$TMP/$sig.err" -a -F 999 -o "$TMP/$sig.pb.gz"; then
 		c0=$(cpu_ticks $w)
 		sleep 1

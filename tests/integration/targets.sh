@@ -26,9 +26,10 @@ else
 	touch "$TMP/go"; wait $tpid
 fi
 
-# -a: two processes, one of them syscall-heavy so kernel frames appear.
-"$B/serial" 3 /dev/null & p1=$!
-"$B/demo" 3 >/dev/null & p2=$!
+# -a: two processes, one of them syscall-heavy so kernel frames appear
+# (running on through a slow BPF load and the 2 s; stopped after).
+"$B/serial" 30 /dev/null & p1=$!
+"$B/demo" 30 >/dev/null & p2=$!
 if "$PMUBPF" -a -F 999 -d 2 -o "$TMP/all.pb.gz" 2>"$TMP/all.err"; then
 	# Each process's samples carry its own comm label (and only that).
 	check all_two_procs $CHECK expect "$TMP/all.pb.gz" --pid $p1 --func f10 --only-tag comm=serial
@@ -39,7 +40,7 @@ else
 		fail $n "pmubpf -a failed: $(tail -n1 "$TMP/all.err")"
 	done
 fi
-wait $p1 $p2
+kill $p1 $p2 2>/dev/null; wait $p1 $p2 2>/dev/null
 
 # Idle: the idle task's samples (pid 0) are left out of -a profiles and
 # counted; --include-idle keeps them. Whether a CPU idles depends on the

@@ -79,8 +79,14 @@ fi
 
 # Each refresh redraws the screen: with 5-row tables, after several
 # windows the pane holds one header, on its first line, not a stack.
+# The first table is waited for (loading BPF took over 2.5 s in one CI
+# run), then three more refreshes.
 tmux -L $SOCK new-session -d -s R -x 120 -y 40 "'$PMUBPF' top -a --delay 0.5 -n 5 2>'$TMP/redraw.err'"
-sleep 2.5
+for ((i = 0; i < 150; i++)); do
+	tmux -L $SOCK capture-pane -p -t R 2>/dev/null | grep -q '^pmubpf top — cpu-clock' && break
+	sleep 0.1
+done
+sleep 1.6
 tmux -L $SOCK capture-pane -p -t R >"$TMP/pane2" 2>/dev/null
 tmux -L $SOCK send-keys -t R q
 n=$(grep -c '^pmubpf top — cpu-clock' "$TMP/pane2")
