@@ -204,7 +204,7 @@ else
 	"$B/serial" 10 /dev/null & w=$!
 	curl -s -o /dev/null -H "Authorization: Bearer $(cat "$TMP/token")" "$URL/debug/pprof/profile?seconds=1"
 	if out=$("$SCRAPE" -url "$URL/debug/pprof/profile?seconds=1" -seconds 1 -clients 1 -rounds 1 \
-		-token-file "$TMP/token" -func f10 2>&1); then
+		-slack 2s -token-file "$TMP/token" -func f10 2>&1); then
 		pass token_scrape
 	else
 		fail token_scrape "$(tr "\n" " " <<<"$out")"

@@ -56,8 +56,9 @@ fi
 # maps at +20 and +220 ms, before the next at +2.2 s): its record is
 # found when the library arrives (the mmap report), so only the plugin's
 # first moments, before pmubpf's read of its maps, go unlabelled: the
-# unlabelled samples must span at most 150 ms of its 1 s (2-3 ms on a quiet machine, 47 ms seen
-# on a loaded CI run where pmubpf waited for a CPU). Without the mmap
+# unlabelled samples must span at most 400 ms of its 1 s (2-3 ms on a quiet machine, 47 ms seen
+# on a loaded CI run where pmubpf waited for a CPU; the bound is far
+# from both that and the 1000 ms of the broken path). Without the mmap
 # report the record is found only at the end: nothing labelled.
 if "$PMUBPF" -F 999 -o "$TMP/dl.pb.gz" -- "$B/dlopen_work" "$B/liblabeled.so" 0.8 1 2>"$TMP/dl.err"; then
 	check dlopen_late_record python3 - "$ROOT" "$TMP/dl.pb.gz" <<'PY'
@@ -74,8 +75,8 @@ for s in p["samples"]:
 # span (tot - lab) / tot seconds.
 late_ms = 1000.0 * (tot - lab) / tot if tot else 1000.0
 print("plugin_work: %d samples, %d with phase=plugin: unlabelled for %.0f ms" % (tot, lab, late_ms))
-if tot < 300 or late_ms > 150:
-    sys.exit("plugin_work: %d of %d samples labelled phase=plugin (unlabelled for %.0f ms), want >= 300 samples, unlabelled for <= 150 ms" % (lab, tot, late_ms))
+if tot < 300 or late_ms > 400:
+    sys.exit("plugin_work: %d of %d samples labelled phase=plugin (unlabelled for %.0f ms), want >= 300 samples, unlabelled for <= 400 ms" % (lab, tot, late_ms))
 PY
 else
 	fail dlopen_late_record "pmubpf failed: $(tail -n1 "$TMP/dl.err")"
