@@ -66,6 +66,15 @@ for ((r = 0; r < R; r++)); do
 		a=$(snap)
 		sleep "$W"
 		b=$(snap)
+		# A tool that ended before the window did (a bad argument, a
+		# failed start) would be measured as the load alone: said, and
+		# left out.
+		if [[ -n $pid ]] && ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			echo "churn_steady.sh: round $r: $tool exited (status $?) before its window ended: left out" >&2
+			sleep 1
+			continue
+		fi
 		if [[ -n $pid ]]; then wait $pid; else sleep 1; fi
 		echo "$r $tool $a $b" | awk '{ dt = $6 - $3; dn = $7 - $4; printf "%s %s %.0f %.3f\n", $1, $2, dn / dt, ($8 - $5) * 10 / dn }'
 		sleep 1
