@@ -250,7 +250,11 @@ def expect(args):
         z = abs(total - lam) / math.sqrt(lam) if lam > 0 else float("inf")
         if z > k:
             errs.append("%d samples, want %g: %.1f sigma > %.2f" % (total, lam, z, k))
+    if args.samples_exact is not None and total != args.samples_exact:
+        errs.append("%d samples, want exactly %d (%+d)" % (total, args.samples_exact, total - args.samples_exact))
     weight = sum(s["values"][1] for s in samples)
+    if args.weight_exact is not None and weight != args.weight_exact:
+        errs.append("total weight %d, want exactly %d (%+d)" % (weight, args.weight_exact, weight - args.weight_exact))
     if args.weight_near is not None:
         # Poisson bound, as in weights(): lambda = T / P, P the mean period.
         t = args.weight_near
@@ -488,9 +492,11 @@ def main():
     e.add_argument("--max-samples", type=int)
     e.add_argument("--samples-near", type=float, help="total samples expected (incl. lost; Poisson bounds)")
     e.add_argument("--weight-near", type=float, help="total weight expected (incl. lost; Poisson bounds)")
+    e.add_argument("--samples-exact", type=int, help="total samples expected exactly (incl. lost)")
+    e.add_argument("--weight-exact", type=int, help="total weight expected exactly (incl. lost)")
     e.add_argument("--alpha", type=float, default=0.001)
     e.add_argument("--lost-period", action="store_true",
-                   help="every [lost: ...] sample weighs count x the profile's period (timers)")
+                   help="every [lost: ...] sample weighs count x the profile's period (fixed periods)")
     e.add_argument("--comment")
     e.add_argument("--sample-type")
     e.add_argument("--no-functions", action="store_true")
