@@ -57,19 +57,39 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 /* exit of a process's leader: its pid may be reused by another process,
  * which must get a new generation and no inherited slot. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
+static __always_inline void forget_process(__u32 tgid)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
-
-	if (pid != tgid)
-		return 0;
-	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&label_slots, &tgid);
 	bpf_map_delete_elem(&go_slots, &tgid);
 	bpf_map_delete_elem(&custom_slots, &tgid);
 	bpf_map_delete_elem(&otel_slots, &tgid);
 	bpf_map_delete_elem(&unwind_pids, &tgid);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+
+	if (pid == tgid) {
+		bpf_map_delete_elem(&seen, &tgid);
+		forget_process(tgid);
+	}
+	return 0;
+}
+
+/* The same, where the loader asked for images (images.bpf.h): loaded
+ * instead of on_exit. The leader's exit ends the image; its generation
+ * stays (process_gen replaces it once another process has the pid). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_images, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+
+	if (pid != tgid)
+		return 0;
+	image_ends(tgid, true);
+	forget_process(tgid);
 	return 0;
 }
 

@@ -257,7 +257,7 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->tgid = tgid;
 	n->tid = tid;
 	n->pgen = pgen;
-	n->flags = task_moving(task);
+	n->flags = task_moving(task) | (BPF_CORE_READ(task, mm) ? 0 : PMUBPF_NOTICE_F_NOMM);
 	/* Which files its paths name: the loader asked /proc/PID/ns/mnt at
 	 * every new process (a path walk each, under churn). */
 	n->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
@@ -297,17 +297,30 @@ static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, _
 
 #include "labels.bpf.h"
 
-/* The process generation of tgid, announcing a first sighting. */
+/* The start time of the current process (its leader's), CLOCK_MONOTONIC. */
+static __always_inline __u64 process_start(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(task, group_leader, start_time);
+}
+
+/* The process generation of tgid, announcing a first sighting. An entry
+ * of another process that had the pid (its exit leaves the entry, so
+ * that the samples the exit still takes keep the image BPF sent) is
+ * replaced. */
 static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
 					 __u64 period)
 {
 	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
+	__u64 start = process_start();
 
-	if (!s) {
+	if (!s || (s->start && s->start != start)) {
 		struct pmubpf_seen nv = {
 			.pgen = __sync_fetch_and_add(&next_pgen, 1) + 1,
+			.start = start,
 		};
-		bpf_map_update_elem(&seen, &tgid, &nv, BPF_NOEXIST);
+		bpf_map_update_elem(&seen, &tgid, &nv, s ? BPF_EXIST : BPF_NOEXIST);
 		s = bpf_map_lookup_elem(&seen, &tgid);
 		if (!s) /* LRU could not hold it: treat as unannounced */
 			return nv.pgen;
@@ -523,4 +536,5 @@ int on_tracepoint(void *ctx)
 }
 
 #include "offcpu.bpf.h"
+#include "images.bpf.h"
 #include "lifecycle.bpf.h"

@@ -146,6 +146,12 @@ struct pmubpf_drop_val {
 struct pmubpf_seen {
 	__u32 pgen;
 	__u32 noticed; /* 1 once the first-sight notice went out */
+	__u64 start;   /* the leader's start_time (0: any, an entry the
+	                * loader made): a process that has the pid since
+	                * has another, and gets a generation of its own */
+	__u32 ended;   /* 1 once images.bpf.h sent the image (its exit):
+	                * the samples its exit still takes are of it */
+	__u32 pad;
 };
 
 /* --call-graph dwarf: unwind tables, built by user/unwind.c from
@@ -297,6 +303,7 @@ enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_LABEL = 2, /* first sample of (tgid, label): read the set */
 	PMUBPF_NOTICE_FLABEL = 3,/* first sample of a foreign set: its pairs */
 	PMUBPF_NOTICE_LUNION = 4,/* first sample of a union key: its parts */
+	PMUBPF_NOTICE_MAP = 5,   /* an executable mapping of an image that ends */
 };
 /* The sample was taken inside execve (task->in_execve, where the kernel
  * has it) or while the task exits (PF_EXITING): the reports may already
@@ -305,6 +312,9 @@ enum pmubpf_notice_kind {
  * The loader reads such a process as it would one moving (not from the
  * log alone). */
 #define PMUBPF_NOTICE_F_MOVING 1u
+/* The task had no address space left (its exit released it): no user
+ * stack was taken, and there is no image to read. */
+#define PMUBPF_NOTICE_F_NOMM 2u
 struct pmubpf_notice {
 	__u32 kind; /* enum pmubpf_notice_kind */
 	__u32 tgid;
@@ -318,6 +328,41 @@ struct pmubpf_notice {
 	__u64 ts;        /* the sample's time, bpf_ktime_get_ns() (CLOCK_MONOTONIC):
 	                  * which image of the process it was (user/procs/maplog.h) */
 	char comm[PMUBPF_COMM_LEN]; /* the process's (leader's) comm */
+};
+
+/* NOTICE_MAP (bpf/images.bpf.h): as a sampled process's image ends (its
+ * exit, or an exec that replaces it), BPF walks its VMAs and sends each
+ * executable one, hdr.pgen the generation its samples carry: the image
+ * of a process gone before the loader read its maps, without the
+ * kernel's mmap reports. The path comes once per file (dev, ino): leaf
+ * first, one component per name, up to the mount namespace's root. */
+#define PMUBPF_MAP_COMPS 16
+#define PMUBPF_MAP_NAME 64
+#define PMUBPF_MAP_F_PATH 1u  /* names[] hold the path (else the loader has it) */
+#define PMUBPF_MAP_F_LONG 2u  /* deeper or longer than names[] hold: no path */
+#define PMUBPF_MAP_F_VDSO 4u  /* the vDSO (no file) */
+struct pmubpf_map_notice {
+	struct pmubpf_notice hdr;
+	__u64 start, end;
+	__u64 pgoff;  /* in pages */
+	__u64 ino;
+	__u64 exe_ino;/* the process's executable (mm->exe_file), 0 if none */
+	__u32 dev;    /* the kernel's dev_t: major << 20 | minor */
+	__u16 flags;  /* PMUBPF_MAP_F_* */
+	__u16 ncomp;  /* names[] used (F_PATH) */
+	char names[PMUBPF_MAP_COMPS][PMUBPF_MAP_NAME];
+};
+/* A notice without names[] (the loader knows the file's path). */
+#define PMUBPF_MAP_NOTICE_SHORT __builtin_offsetof(struct pmubpf_map_notice, names)
+
+/* Per-CPU counts of bpf/images.bpf.h (map image_stats). */
+enum pmubpf_image_stat {
+	PMUBPF_IMAGE_WALKS,   /* images walked (exits and execs of sampled processes) */
+	PMUBPF_IMAGE_SENT,    /* mappings sent */
+	PMUBPF_IMAGE_LOST,    /* mappings not sent: the ring buffer was full */
+	PMUBPF_IMAGE_NOMM,    /* exits with no address space left to walk (kernels
+	                       * before 6.16 release it before the tracepoint) */
+	PMUBPF_IMAGE_NSTATS,
 };
 
 /* Largest label set of labels ABI v1 (docs/labels-abi.md: set_max_size). */

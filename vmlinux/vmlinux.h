@@ -116,7 +116,63 @@ struct bpf_perf_event_value {
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 #endif
 
-struct mm_struct;
+/* The arch's mm_context_t: where the vDSO is mapped (x86-64, arm64). */
+struct pmubpf_mm_context {
+	void *vdso;
+};
+struct file;
+struct mm_struct {
+	struct pmubpf_mm_context context;
+	struct file *exe_file;
+};
+
+/* Files and mappings: bpf/images.bpf.h walks an address space's VMAs
+ * and names their files from the dentry chain. */
+struct qstr {
+	union {
+		struct {
+			__u32 hash;
+			__u32 len;
+		};
+		__u64 hash_len;
+	};
+	const unsigned char *name;
+};
+struct super_block {
+	__u32 s_dev; /* dev_t: major << 20 | minor */
+};
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+};
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+};
+struct vfsmount {
+	struct dentry *mnt_root;
+};
+struct mount { /* fs/mount.h: a vfsmount's container */
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+};
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+};
+struct file {
+	struct path f_path;
+	struct inode *f_inode;
+};
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	struct mm_struct *vm_mm;
+	unsigned long vm_pgoff;
+	struct file *vm_file;
+	unsigned long vm_flags; /* a union member since 6.3: found by name */
+};
 
 struct ns_common {
 	unsigned int inum; /* the namespace's inode in nsfs (/proc/PID/ns/X) */

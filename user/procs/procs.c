@@ -70,6 +70,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->custom_fd = -1;
 	p->otel_fd = -1;
 	p->seen_fd = seen_fd;
+	p->image_files_fd = -1;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
 	p->by_tgid = hashtab__new(tgid_eq, p);
@@ -88,6 +89,7 @@ static void proc_free(struct proc *pr)
 		return;
 	procmaps__free(&pr->maps);
 	procmaps__free(&pr->reported);
+	procmaps__free(&pr->left);
 	procmaps__free(&pr->data_maps);
 	procsyms__release(pr);
 	procs_flabels_free(pr);
@@ -111,6 +113,7 @@ void procs__free(struct procs *p)
 	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);
 	maplog__free(p->log);
+	procs_images_free(p);
 	free(p);
 }
 
@@ -136,6 +139,17 @@ const struct procs_stats *procs__stats(const struct procs *p)
 
 #define REPORT_DELAY_NS 2000000LL /* mmap reports: one read per burst */
 #define TICK_MIN_NS 1000000LL     /* procs__tick: one pass per ms at most */
+
+void procs__set_image_files(struct procs *p, int image_files_fd)
+{
+	p->image_files_fd = image_files_fd;
+	p->st.images = true;
+}
+
+void procs__set_image_maps_lost(struct procs *p, uint64_t n)
+{
+	p->st.image_maps_lost = n;
+}
 
 /* The log's count, kept current in the stats (procs__stats is const). */
 static void log_stats(struct procs *p)
@@ -194,6 +208,11 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 	/* Only processes already snapshotted: a first snapshot reads all. */
 	if (!pr || !pr->snapshotted)
 		return;
+	procs_add_reported(p, pr, m);
+}
+
+void procs_add_reported(struct procs *p, struct proc *pr, const struct procmap *m)
+{
 	if (m) {
 		struct procmap *nm = reallocarray(pr->reported.maps, pr->reported.n + 1, sizeof(*nm));
 
@@ -289,6 +308,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 	pr->pgen = pgen;
 	pr->seen_ns = t;
 	pr->seen_moving = n && (n->flags & PMUBPF_NOTICE_F_MOVING);
+	pr->seen_nomm = n && (n->flags & PMUBPF_NOTICE_F_NOMM);
 	pr->mntns = n ? n->mntns : 0;
 	if (comm) { /* a copy, not snprintf: 1.4% of the recorder under churn */
 		size_t len = strnlen(comm, PMUBPF_COMM_LEN);
@@ -326,6 +346,10 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 		p->st.notices++;
 		if (!pr && !add_noticed(p, n) && p->n >= p->st.max_procs)
 			p->st.over_cap++;
+		return 0;
+	}
+	if (n->kind == PMUBPF_NOTICE_MAP) {
+		procs_images_notice(p, pr, (const struct pmubpf_map_notice *)n, size);
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {

@@ -35,6 +35,8 @@ struct proc {
 	                           * 0 if unknown */
 	bool seen_moving;         /* first sampled inside execve or while
 	                           * exiting: the log alone does not say */
+	bool seen_nomm;           /* first sampled with no address space
+	                           * (late in its exit): no image to read */
 	uint8_t log_behind;       /* 1: alive at its notice but sampled after
 	                           * the reports were last read, its read
 	                           * waits for them (procs__settle); 2: done */
@@ -43,6 +45,10 @@ struct proc {
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */
+	struct procmaps left;     /* its image as it ended, from BPF
+	                           * (procs_images.c), if not read before */
+	size_t left_cap;
+	uint64_t left_exe;        /* the executable's inode, from BPF */
 	struct procmaps data_maps;/* --data-addr: every mapping, data ones
 	                           * too, merged across reads (datamaps.c) */
 	int64_t report_due;       /* re-read for them by then; 0: none */
@@ -81,6 +87,13 @@ struct procs_stats {
 	uint64_t from_log;         /* images put together from the kernel's
 	                            * reports (maplog.h): gone, or exec'd,
 	                            * before their maps were read */
+	uint64_t from_images;      /* images BPF sent as they ended (exit or
+	                            * exec): gone before their maps were read */
+	uint64_t image_maps;       /* mappings BPF sent so */
+	uint64_t image_maps_unnamed; /* of them without a path (too deep or
+	                            * long, or its path was not kept) */
+	uint64_t image_maps_lost;  /* not sent: the ring buffer was full */
+	bool images;               /* images from BPF, not mmap reports */
 	uint64_t live_from_log;    /* live processes whose first image came
 	                            * from those reports, no maps read */
 	uint64_t live_read;        /* live processes read from /proc, ... */
@@ -267,6 +280,11 @@ const struct proc_label_set *procs__label_set(const struct procs *p,
 					      const struct proc *pr, uint64_t id);
 
 const struct procs_stats *procs__stats(const struct procs *p);
+/* Images of processes gone come from BPF (PMUBPF_NOTICE_MAP) through
+ * image_files (its table of files whose path was sent). */
+void procs__set_image_files(struct procs *p, int image_files_fd);
+/* BPF's count of mappings it could not send (ring buffer full). */
+void procs__set_image_maps_lost(struct procs *p, uint64_t n);
 /* Process records held (for monitoring). */
 size_t procs__count(const struct procs *p);
 

@@ -82,6 +82,8 @@ struct procs {
 	struct maplog *log;    /* the kernel's recent reports (maplog.h) */
 	int64_t reports_upto;  /* the reports written before it are in the
 	                        * log (0: none read, or none watched) */
+	struct image_paths *image_paths; /* procs_images.c */
+	int image_files_fd;    /* BPF's image_files, or -1 */
 	int64_t lost_ns;       /* when reports were last lost (0: never): an
 	                        * image begun before may lack some */
 	int verbose;
@@ -123,7 +125,8 @@ static inline void procs_set_dead(struct proc *pr)
 }
 
 /* Is pr's tgid still in the address space of generation pr->pgen? The
- * seen map loses a tgid's entry at exec and exit, so equality means yes.
+ * seen map loses a tgid's entry at exec and exit (or marks it ended, at
+ * an exit whose image BPF sent), so equality means yes.
  * (Inline: both halves use it, and neither may call the other back.) */
 static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
 {
@@ -131,7 +134,7 @@ static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
 
 	if (p->seen_fd < 0)
 		return false;
-	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen;
+	return bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v) == 0 && v.pgen == pr->pgen && !v.ended;
 }
 /* Write a slot for pr's current generation into BPF map fd (a writer's
  * slot: go_slots, custom_slots, otel_slots); false if not (gone
@@ -163,6 +166,13 @@ void procs_log_retry(struct procs *p, struct proc *pr);
 int procs_rescan(struct procs *p, struct proc *pr, bool scheduled);
 /* pr exited or exec'd: its maps are final (reported mappings merged). */
 void procs_gone(struct procs *p, struct proc *pr);
+/* A mapping pr made since its maps were read (an mmap report, or BPF's
+ * image at its end): merged at a re-read soon, or now if it is gone. */
+void procs_add_reported(struct procs *p, struct proc *pr, const struct procmap *m);
+/* procs_images.c */
+void procs_images_notice(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n,
+			 size_t size);
+void procs_images_free(struct procs *p);
 /* Count a refused perf map once per process (say it with -v). */
 void procs_note_jit_refusal(struct procs *p, struct proc *pr);
 /* --data-addr: read pr's maps, every kind, and merge them into

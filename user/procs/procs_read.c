@@ -386,6 +386,22 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 	return 0;
 }
 
+/* pr's image as BPF sent it when it ended (procs_images.c): final. */
+static int snapshot_from_left(struct procs *p, struct proc *pr)
+{
+	struct procmaps maps = pr->left;
+	int err;
+
+	pr->left = (struct procmaps){ 0 };
+	pr->left_cap = 0;
+	err = snapshot_from_log(p, pr, &maps, pr->left_exe);
+	if (!err) {
+		p->st.from_log--; /* counted as BPF's instead */
+		p->st.from_images++;
+	}
+	return err;
+}
+
 /* A report's stamp and its write into the buffer, apart: by far less. */
 #define REPORTS_SLACK_NS 1000000LL
 
@@ -411,7 +427,7 @@ static enum image_state image_state(struct procs *p, const struct proc *pr, int6
 		return IMAGE_SAME;
 	if (bpf_map_lookup_elem(p->seen_fd, &pr->tgid, &v))
 		return IMAGE_UNSURE;
-	return v.pgen == pr->pgen ? IMAGE_SAME : IMAGE_MOVED;
+	return v.pgen == pr->pgen && !v.ended ? IMAGE_SAME : IMAGE_MOVED;
 }
 
 /* What read_live learned besides the maps. */
@@ -530,12 +546,15 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 {
 	struct procmaps maps = { 0 };
 	struct live_read r;
-	enum image_state st = read_live(p, pr, t, true, &maps, &r);
+	enum image_state st;
 	uint64_t exe;
 	int64_t since;
 	bool whole;
 	int err;
 
+	if (pr->left.n) /* it ended already: BPF sent its image */
+		return snapshot_from_left(p, pr);
+	st = read_live(p, pr, t, true, &maps, &r);
 	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
 		return snapshot_live(p, pr, &maps, &r);
 	procmaps__free(&maps);
@@ -569,6 +588,13 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 	int err;
 
 	pr->log_wait = false;
+	if (pr->left.n) {
+		if (snapshot_from_left(p, pr))
+			p->st.gone++;
+		if (!pr->snapshotted)
+			procs_set_dead(pr);
+		return;
+	}
 	if (pr->log_behind == 1) { /* alive at its notice: its first read, once more */
 		pr->log_behind = 2;
 		if (procs_snapshot(p, pr, pr->seen_ns) != -EAGAIN && !pr->snapshotted)

@@ -22,6 +22,7 @@
 #include "report/drain.h"
 #include "report/report.h"
 #include "session.h"
+#include "images.h"
 #include "session_int.h"
 #include "offcpu.h"
 #include "windows.h"
@@ -218,6 +219,12 @@ int session__take_notices(struct session *s)
 	n = ring_buffer__consume(s->rb);
 	if (s->mw)
 		mmapwatch__consume(s->mw);
+	if (s->images) {
+		uint64_t st[PMUBPF_IMAGE_NSTATS];
+
+		if (!images__stats(bpf_map__fd(s->skel->maps.image_stats), libbpf_num_possible_cpus(), st))
+			procs__set_image_maps_lost(s->procs, st[PMUBPF_IMAGE_LOST]);
+	}
 	procs__settle(s->procs);
 	/* Is the window under way's stacks map half full? Then its driver
 	 * drains it before its time (the other half takes what comes in

@@ -33,6 +33,8 @@ struct session {
 	int *cpus, ncpus;
 	uint32_t stack_entries, count_entries;
 	bool dwarf;
+	bool images;                 /* images of processes gone from BPF, not
+	                              * the kernel's mmap reports (images.h) */
 	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
 	bool offcpu;                 /* -e off-cpu: on_switch loaded (offcpu.h) */
 	struct pmubpf_bpf *skel;

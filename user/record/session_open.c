@@ -37,6 +37,7 @@
 #include "windows.h"
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
+#include "images.h"
 #include "session_int.h"
 
 int session_fail(struct session *s, const char *fmt, ...)
@@ -279,6 +280,14 @@ int session__open(struct session *s)
 		s->dwarf = false;
 	}
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
+	/* A whole machine's recording: the kernel's mmap reports cost every
+	 * process that maps code (issue 11); targets keep them, for they
+	 * name a library the moment a target maps it (images.h). */
+	s->images = cfg->all && !cfg->data_addr && images__supported();
+	if (bpf_program__set_autoload(s->skel->progs.on_exit, !s->images) ||
+	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
+	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
+		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
 	uwb = unwind_maps_of(s->skel);
 	/* Window 1's maps are used only by a recording that flips windows
 	 * (and each window's are sized for one window, not the recording). */
@@ -298,6 +307,20 @@ int session__open(struct session *s)
 	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
 	if (err)
 		return session_fail(s, "attaching BPF tracepoints: %s", strerror(-err));
+	if (s->images) {
+		int r = images__exit_probe(bpf_map__fd(s->skel->maps.seen), bpf_map__fd(s->skel->maps.image_stats),
+					   libbpf_num_possible_cpus());
+
+		if (r != 1) { /* the exit comes too late to walk: the reports */
+			if (cfg->verbose)
+				fprintf(stderr, "pmubpf: images of processes gone from mmap reports: %s\n",
+					r == 0 ? "this kernel releases an exiting process's memory before its exit tracepoint"
+					       : strerror(-r));
+			bpf_link__destroy(s->skel->links.on_prepare_exec);
+			s->skel->links.on_prepare_exec = NULL;
+			s->images = false;
+		}
+	}
 	s->win = (struct windows){
 		.window = &s->skel->bss->window,
 		.grace_fd = bpf_map__fd(s->skel->maps.grace),
@@ -365,8 +388,14 @@ int session__build(struct session *s)
 		return session_fail(s, "setting up the notice ring buffer: %s", strerror(errno));
 	/* Optional: without it, libraries mapped after a process's first
 	 * sample are still found by procs' periodic re-reads. */
-	s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
-	if (!s->mw && cfg->verbose)
+	if (s->images) {
+		procs__set_image_files(s->procs, bpf_map__fd(skel->maps.image_files));
+		if (cfg->verbose)
+			fprintf(stderr, "pmubpf: images of processes gone: sent by BPF as they end (no mmap reports)\n");
+	} else {
+		s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
+	}
+	if (!s->images && !s->mw && cfg->verbose)
 		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
 			strerror(errno));
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/* images.bpf.h — the image a sampled process leaves behind.
+ *
+ * Included at the end of pmubpf.bpf.c, before lifecycle.bpf.h. When a
+ * process that was sampled (it has a `seen` generation) exits, or execs
+ * into another image, BPF walks its VMAs (the open-coded VMA iterator,
+ * which tracing programs may use) and sends each executable mapping as a
+ * PMUBPF_NOTICE_MAP notice tagged with that generation. A process gone
+ * before the loader read its maps is then named from these, and the
+ * kernel's mmap reports, which every mmap on the machine paid for, are
+ * not needed (docs/architecture.md, "Images of processes gone").
+ *
+ * Paths are rebuilt from the dentry chain (bpf_d_path is not offered to
+ * tracepoints), once per file: `image_files` remembers which (dev, ino)
+ * the loader was given a path for. Used only where the kernel has all it
+ * needs (user/record/images.c checks): the iterator (6.7), the
+ * sched_prepare_exec tracepoint (6.10), and an exit tracepoint that runs
+ * before the address space is released (6.16).
+ */
+#ifndef PMUBPF_IMAGES_BPF_H
+#define PMUBPF_IMAGES_BPF_H
+
+struct bpf_iter_task_vma {
+	__u64 __opaque[1];
+} __attribute__((aligned(8)));
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
+
+#define VM_EXEC 0x4UL
+
+struct image_file {
+	__u64 ino;
+	__u32 dev, pad;
+};
+
+/* Files whose path the loader has (it deletes one it lost). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct image_file);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} image_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, PMUBPF_IMAGE_NSTATS);
+} image_stats SEC(".maps");
+
+static __always_inline void image_count(__u32 k, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&image_stats, &k);
+
+	if (v)
+		*v += n;
+}
+
+/* One notice being put together, per CPU (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_map_notice);
+	__uint(max_entries, 1);
+} image_scratch SEC(".maps");
+
+/* The path of file (a struct file *), leaf first, up to the root of its
+ * mount namespace (mount points crossed), into image_scratch's names[];
+ * PMUBPF_MAP_F_LONG if it does not fit. A global function: verified once
+ * on its own, not at every turn of the VMA loop. */
+__noinline int image_path(__u64 file)
+{
+	__u32 zero = 0;
+	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
+	struct file *f = (struct file *)file;
+	struct dentry *d;
+	struct vfsmount *vm;
+	struct mount *mnt;
+	__u32 k = 0;
+
+	if (!n)
+		return 0;
+	d = BPF_CORE_READ(f, f_path.dentry);
+	vm = BPF_CORE_READ(f, f_path.mnt);
+	mnt = (void *)vm - bpf_core_field_offset(struct mount, mnt);
+	n->flags |= PMUBPF_MAP_F_LONG;
+	for (int i = 0; i < PMUBPF_MAP_COMPS + 8; i++) {
+		struct dentry *parent;
+
+		if (d == BPF_CORE_READ(vm, mnt_root)) {
+			struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+			if (up == mnt) { /* the namespace's root */
+				n->flags &= ~PMUBPF_MAP_F_LONG;
+				break;
+			}
+			d = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = up;
+			vm = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
+			continue;
+		}
+		parent = BPF_CORE_READ(d, d_parent);
+		if (parent == d) { /* a root not of this namespace */
+			n->flags &= ~PMUBPF_MAP_F_LONG;
+			break;
+		}
+		if (k >= PMUBPF_MAP_COMPS)
+			break;
+		if (bpf_probe_read_kernel_str(n->names[k], PMUBPF_MAP_NAME, BPF_CORE_READ(d, d_name.name)) >=
+		    PMUBPF_MAP_NAME)
+			break; /* a name cut short */
+		k++;
+		d = parent;
+	}
+	n->ncomp = (__u16)k;
+	return 0;
+}
+
+/* Send the current process's executable mappings as (tgid, pgen)'s. */
+static __noinline int image_send(__u32 tgid, __u32 pgen)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct file *exe;
+	void *vdso;
+
+	if (!n)
+		return 0;
+	if (!task->mm) {
+		image_count(PMUBPF_IMAGE_NOMM, 1);
+		return 0;
+	}
+	vdso = task->mm->context.vdso;
+	exe = task->mm->exe_file;
+	n->exe_ino = exe ? exe->f_inode->i_ino : 0;
+	n->hdr.kind = PMUBPF_NOTICE_MAP;
+	n->hdr.tgid = tgid;
+	n->hdr.pgen = pgen;
+	n->hdr.tid = tgid;
+	n->hdr.flags = 0;
+	n->hdr.mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+	n->hdr.label = 0;
+	n->hdr.label_ptr = 0;
+	n->hdr.ts = bpf_ktime_get_ns();
+	n->hdr.comm[0] = 0;
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct image_file key = {};
+		struct file *f = vma->vm_file;
+		__u16 flags = 0;
+		__u8 one = 1;
+		long err;
+
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		if (f) {
+			key.ino = f->f_inode->i_ino;
+			key.dev = f->f_inode->i_sb->s_dev;
+			if (!bpf_map_lookup_elem(&image_files, &key))
+				flags = PMUBPF_MAP_F_PATH;
+		} else if ((void *)vma->vm_start == vdso) {
+			flags = PMUBPF_MAP_F_VDSO;
+		} else {
+			continue; /* anonymous code (a JIT's): perf maps name it */
+		}
+		n->start = vma->vm_start;
+		n->end = vma->vm_end;
+		n->pgoff = vma->vm_pgoff;
+		n->ino = key.ino;
+		n->dev = key.dev;
+		n->flags = flags;
+		n->ncomp = 0;
+		/* The process notices' wakeups (at most every 10 ms) bring
+		 * these in: one per mapping would cost the exiting process. */
+		if (flags & PMUBPF_MAP_F_PATH) {
+			__u64 fa = 0; /* a global function takes no kernel pointer */
+
+			bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
+			image_path(fa);
+			err = bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */);
+			if (!err && !(n->flags & PMUBPF_MAP_F_LONG))
+				bpf_map_update_elem(&image_files, &key, &one, BPF_ANY);
+		} else {
+			err = bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1 /* BPF_RB_NO_WAKEUP */);
+		}
+		/* Counted here, not carried round the loop: a value that
+		 * changes at each turn keeps the verifier's states apart. */
+		image_count(err ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+	}
+	bpf_iter_task_vma_destroy(&it);
+	image_count(PMUBPF_IMAGE_WALKS, 1);
+	return 0;
+}
+
+/* The image of tgid that ends now, if it was sampled (by this process:
+ * an entry left by one that had the pid before is not its). exit: the
+ * entry stays, marked, for the samples the exit still takes. */
+static __always_inline void image_ends(__u32 tgid, bool exit)
+{
+	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (!s || s->ended || (s->start && s->start != process_start()))
+		return;
+	image_send(tgid, s->pgen);
+	if (exit)
+		s->ended = 1;
+}
+
+/* Before an exec replaces the image (past its point of no return the old
+ * address space is still the task's): loaded only with the above. */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(on_prepare_exec, struct task_struct *p, struct linux_binprm *bprm)
+{
+	image_ends(bpf_get_current_pid_tgid() >> 32, false);
+	return 0;
+}
+
+#endif

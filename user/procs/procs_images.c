@@ -1,0 +1,161 @@
+/* procs_images.c — the images BPF sends as sampled processes end
+ * (bpf/images.bpf.h, PMUBPF_NOTICE_MAP): each mapping goes to its
+ * generation's process record, to be its snapshot if the process was
+ * gone before its maps were read (procs_read.c), or merged as a report
+ * would be if it was read and mapped more since.
+ *
+ * Paths: BPF sends a file's path once, and then only its (dev, ino);
+ * the table here keeps them (bounded: past IMAGE_PATHS_MAX, a file's
+ * entry is taken out of BPF's table, so that its path comes each time).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "lib/grow.h"
+#include "lib/hashtab.h"
+#include "procs_int.h"
+
+#define IMAGE_PATHS_MAX 16384 /* as BPF's image_files */
+
+struct image_path {
+	uint64_t ino;
+	uint32_t dev;
+	char *path;
+};
+
+struct image_paths {
+	struct hashtab *index; /* (dev, ino) -> index in v */
+	struct image_path *v;
+	size_t n, cap;
+};
+
+struct image_key {
+	uint64_t ino;
+	uint32_t dev, pad;
+};
+
+static bool path_eq(const void *key, uint64_t idx, void *ctx)
+{
+	const struct image_key *k = key;
+	const struct image_paths *t = ctx;
+
+	return t->v[idx].ino == k->ino && t->v[idx].dev == k->dev;
+}
+
+static uint64_t key_hash(const struct image_key *k)
+{
+	return hashtab__hash_mix(hashtab__hash_u64(k->ino), k->dev);
+}
+
+void procs_images_free(struct procs *p)
+{
+	struct image_paths *t = p->image_paths;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	hashtab__free(t->index);
+	free(t);
+	p->image_paths = NULL;
+}
+
+static const char *known_path(struct procs *p, const struct image_key *k)
+{
+	struct image_paths *t = p->image_paths;
+	uint64_t idx;
+
+	if (t && hashtab__find(t->index, key_hash(k), k, &idx))
+		return t->v[idx].path;
+	return NULL;
+}
+
+/* Keep k's path; if it cannot be kept, BPF must send it again. */
+static void keep_path(struct procs *p, const struct image_key *k, const char *path)
+{
+	struct image_paths *t = p->image_paths;
+	char *copy;
+
+	if (!t && (t = p->image_paths = calloc(1, sizeof(*t))) &&
+	    !(t->index = hashtab__new(path_eq, t))) {
+		free(t);
+		t = p->image_paths = NULL;
+	}
+	if (!t || t->n >= IMAGE_PATHS_MAX || GROW(t->v, t->cap, t->n, 1) || !(copy = strdup(path)) ||
+	    (hashtab__insert(t->index, key_hash(k), t->n) && (free(copy), 1))) {
+		if (p->image_files_fd >= 0)
+			bpf_map_delete_elem(p->image_files_fd, k);
+		return;
+	}
+	t->v[t->n++] = (struct image_path){ k->ino, k->dev, copy };
+}
+
+/* The path BPF sent, leaf first: "/" and the names from the root. */
+static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = (int)n->ncomp - 1; i >= 0 && i < PMUBPF_MAP_COMPS; i--) {
+		int w = snprintf(buf + at, len - at, "/%.*s", PMUBPF_MAP_NAME, n->names[i]);
+
+		if (w < 0 || (size_t)w >= len - at) {
+			buf[0] = '\0';
+			return;
+		}
+		at += (size_t)w;
+	}
+}
+
+void procs_images_notice(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n,
+			 size_t size)
+{
+	struct image_key k = { n->ino, n->dev, 0 };
+	char buf[PMUBPF_MAP_COMPS * (PMUBPF_MAP_NAME + 1) + 1];
+	const char *path = NULL;
+
+	if (size < PMUBPF_MAP_NOTICE_SHORT || ((n->flags & PMUBPF_MAP_F_PATH) && size < sizeof(*n)))
+		return;
+	p->st.image_maps++;
+	if (n->flags & PMUBPF_MAP_F_VDSO) {
+		path = "[vdso]";
+	} else if (n->flags & PMUBPF_MAP_F_PATH) {
+		if (!(n->flags & PMUBPF_MAP_F_LONG)) {
+			join_path(n, buf, sizeof(buf));
+			if (buf[0]) {
+				path = buf;
+				keep_path(p, &k, path);
+			}
+		}
+	} else if (!(path = known_path(p, &k)) && p->image_files_fd >= 0) {
+		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
+	}
+	if (!path) {
+		p->st.image_maps_unnamed++;
+		return;
+	}
+	/* Of a generation not noticed (its notice lost, or over the cap). */
+	if (!pr)
+		return;
+	struct procmap m = {
+		.start = n->start, .end = n->end, .pgoff = n->pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
+		.inode = n->ino, .dev_major = n->dev >> 20, .dev_minor = n->dev & 0xfffff,
+		.exec = true, .path = (char *)path,
+	};
+	/* Read already: what it mapped since, as a report of it would be. */
+	if (pr->snapshotted) {
+		procs_add_reported(p, pr, &m);
+		return;
+	}
+	if (GROW(pr->left.maps, pr->left_cap, pr->left.n, 1))
+		return;
+	m.path = strdup(path);
+	if (!m.path)
+		return;
+	pr->left.maps[pr->left.n++] = m;
+	pr->left_exe = n->exe_ino;
+}
