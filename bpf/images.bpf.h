@@ -31,6 +31,9 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __wea
 
 #define VM_EXEC 0x4UL
 
+/* Set by the loader with on_exit_images and on_prepare_exec. */
+const volatile bool images_on = false;
+
 struct image_file {
 	__u64 ino;
 	__u32 dev, pad;
@@ -212,12 +215,173 @@ static __always_inline void image_ends(__u32 tgid, bool exit)
 		s->ended = 1;
 }
 
+/* An exec of a process not sampled yet: its image is kept here (no
+ * paths; those of files new to the loader are sent at once, under
+ * generation 0, which no process has), for a sample taken inside the
+ * execve, after the old image's end: the exec's end (on_exec) sends it
+ * as that sample's generation's, and forgets it. */
+#define IMAGE_STASH_MAPS 16
+struct image_stash {
+	__u64 exe_ino;
+	__u32 mntns, n;
+	struct {
+		__u64 start, end, pgoff, ino;
+		__u32 dev;
+		__u16 flags, pad;
+	} m[IMAGE_STASH_MAPS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32); /* tgid */
+	__type(value, struct image_stash);
+	__uint(max_entries, 4096);
+} image_stashes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct image_stash);
+	__uint(max_entries, 1);
+} stash_scratch SEC(".maps");
+
+/* Send file's path alone (generation 0), once. */
+static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
+					    struct image_file *key)
+{
+	__u64 fa = 0;
+	__u8 one = 1;
+
+	n->hdr.pgen = 0;
+	n->start = n->end = n->pgoff = 0;
+	n->ino = key->ino;
+	n->dev = key->dev;
+	n->flags = PMUBPF_MAP_F_PATH;
+	n->ncomp = 0;
+	bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
+	image_path(fa);
+	if (!bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */) &&
+	    !(n->flags & PMUBPF_MAP_F_LONG))
+		bpf_map_update_elem(&image_files, key, &one, BPF_ANY);
+}
+
+static __noinline int image_stash(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct image_stash *st = bpf_map_lookup_elem(&stash_scratch, &zero);
+	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct file *exe;
+	void *vdso;
+
+	if (!st || !n || !task->mm)
+		return 0;
+	vdso = task->mm->context.vdso;
+	exe = task->mm->exe_file;
+	st->exe_ino = exe ? exe->f_inode->i_ino : 0;
+	st->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+	st->n = 0;
+	n->hdr.kind = PMUBPF_NOTICE_MAP;
+	n->hdr.tgid = tgid;
+	n->hdr.tid = tgid;
+	n->hdr.flags = 0;
+	n->hdr.mntns = st->mntns;
+	n->hdr.label = 0;
+	n->hdr.label_ptr = 0;
+	n->hdr.ts = bpf_ktime_get_ns();
+	n->hdr.comm[0] = 0;
+	n->exe_ino = 0;
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct image_file key = {};
+		struct file *f = vma->vm_file;
+		__u32 k = st->n; /* from memory: not carried round the loop */
+		__u16 flags = 0;
+
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		if (f) {
+			key.ino = f->f_inode->i_ino;
+			key.dev = f->f_inode->i_sb->s_dev;
+			if (!bpf_map_lookup_elem(&image_files, &key))
+				image_send_path(n, vma, &key);
+		} else if ((void *)vma->vm_start == vdso) {
+			flags = PMUBPF_MAP_F_VDSO;
+		} else {
+			continue;
+		}
+		if (k >= IMAGE_STASH_MAPS)
+			continue;
+		st->m[k].start = vma->vm_start;
+		st->m[k].end = vma->vm_end;
+		st->m[k].pgoff = vma->vm_pgoff;
+		st->m[k].ino = key.ino;
+		st->m[k].dev = key.dev;
+		st->m[k].flags = flags;
+		st->n = k + 1;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	bpf_map_update_elem(&image_stashes, &tgid, st, BPF_ANY);
+	return 0;
+}
+
+/* At an exec's end: a sample taken inside it, of a process not sampled
+ * before, has its generation; the image it ran in is the stash's. */
+static __always_inline void image_unstash(__u32 tgid)
+{
+	struct image_stash *st = bpf_map_lookup_elem(&image_stashes, &tgid);
+	struct pmubpf_seen *s;
+	__u32 zero = 0;
+	struct pmubpf_map_notice *n;
+
+	if (!images_on || !st)
+		return;
+	s = bpf_map_lookup_elem(&seen, &tgid);
+	n = bpf_map_lookup_elem(&image_scratch, &zero);
+	if (s && n && !s->ended && (!s->start || s->start == process_start())) {
+		n->hdr.kind = PMUBPF_NOTICE_MAP;
+		n->hdr.tgid = tgid;
+		n->hdr.pgen = s->pgen;
+		n->hdr.tid = tgid;
+		n->hdr.flags = 0;
+		n->hdr.mntns = st->mntns;
+		n->hdr.label = 0;
+		n->hdr.label_ptr = 0;
+		n->hdr.ts = bpf_ktime_get_ns();
+		n->hdr.comm[0] = 0;
+		n->exe_ino = st->exe_ino;
+		n->ncomp = 0;
+		for (int i = 0; i < IMAGE_STASH_MAPS; i++) {
+			if (i >= st->n)
+				break;
+			n->start = st->m[i].start;
+			n->end = st->m[i].end;
+			n->pgoff = st->m[i].pgoff;
+			n->ino = st->m[i].ino;
+			n->dev = st->m[i].dev;
+			n->flags = st->m[i].flags;
+			image_count(bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1) ?
+				    PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+		}
+		image_count(PMUBPF_IMAGE_WALKS, 1);
+	}
+	bpf_map_delete_elem(&image_stashes, &tgid);
+}
+
 /* Before an exec replaces the image (past its point of no return the old
  * address space is still the task's): loaded only with the above. */
 SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(on_prepare_exec, struct task_struct *p, struct linux_binprm *bprm)
 {
-	image_ends(bpf_get_current_pid_tgid() >> 32, false);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (s && !s->ended && (!s->start || s->start == process_start()))
+		image_ends(tgid, false);
+	else
+		image_stash(tgid);
 	return 0;
 }
 

@@ -18,6 +18,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
 	__u32 *state, active = PMUBPF_TARGET_ACTIVE;
 
+	image_unstash(tgid); /* before its generation goes */
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&label_slots, &tgid);
 	bpf_map_delete_elem(&go_slots, &tgid);

@@ -81,6 +81,9 @@ struct proc {
 struct procs_stats {
 	uint64_t notices;          /* process notices handled */
 	uint64_t gone;             /* process exited before its snapshot */
+	uint64_t gone_nomm;        /* of those, first sampled with no address
+	                            * space (late in its exit): no user stack,
+	                            * nothing to read (not in `gone`) */
 	uint64_t objs_unreadable;  /* mappings whose file could not be opened */
 	uint64_t rescans;          /* maps re-read and merged (new libraries) */
 	uint64_t maps_from_reports;/* mappings taken from mmap reports (gone) */

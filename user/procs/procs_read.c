@@ -386,6 +386,16 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 	return 0;
 }
 
+/* pr had no image to be read: gone before it was, or first sampled with
+ * no address space left (late in its exit: no user stack was taken). */
+static void count_gone(struct procs *p, const struct proc *pr)
+{
+	if (pr->seen_nomm)
+		p->st.gone_nomm++;
+	else
+		p->st.gone++;
+}
+
 /* pr's image as BPF sent it when it ended (procs_images.c): final. */
 static int snapshot_from_left(struct procs *p, struct proc *pr)
 {
@@ -569,7 +579,7 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 	if (!err)
 		err = snapshot_from_log(p, pr, &maps, exe);
 	if (err)
-		p->st.gone++;
+		count_gone(p, pr);
 	return err;
 }
 
@@ -590,7 +600,7 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 	pr->log_wait = false;
 	if (pr->left.n) {
 		if (snapshot_from_left(p, pr))
-			p->st.gone++;
+			count_gone(p, pr);
 		if (!pr->snapshotted)
 			procs_set_dead(pr);
 		return;
@@ -616,7 +626,7 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 	if (!err)
 		err = snapshot_from_log(p, pr, &maps, exe);
 	if (err)
-		p->st.gone++;
+		count_gone(p, pr);
 	if (!pr->snapshotted)
 		procs_set_dead(pr);
 }

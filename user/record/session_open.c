@@ -284,6 +284,7 @@ int session__open(struct session *s)
 	 * process that maps code (issue 11); targets keep them, for they
 	 * name a library the moment a target maps it (images.h). */
 	s->images = cfg->all && !cfg->data_addr && images__supported();
+	s->skel->rodata->images_on = s->images;
 	if (bpf_program__set_autoload(s->skel->progs.on_exit, !s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
