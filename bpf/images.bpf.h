@@ -70,55 +70,71 @@ struct {
 	__uint(max_entries, 1);
 } image_scratch SEC(".maps");
 
+/* Where a path walk is (image_path): kernel addresses, as numbers. */
+struct path_walk {
+	__u64 d, vm, mnt;
+	__u32 k, done;
+};
+
+/* One step up from w->d: a name, or a mount point crossed. 1 to stop. */
+static long path_step(__u64 i, struct path_walk *w)
+{
+	__u32 zero = 0;
+	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
+	/* Locals: a CO-RE read of w->x would relocate w's own fields. */
+	struct dentry *d = (struct dentry *)w->d, *parent;
+	struct vfsmount *vm = (struct vfsmount *)w->vm;
+	struct mount *mnt = (struct mount *)w->mnt, *up;
+	__u32 k = w->k;
+
+	if (!n)
+		return 1;
+	if (d == BPF_CORE_READ(vm, mnt_root)) {
+		up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (up == mnt) { /* the namespace's root */
+			w->done = 1;
+			return 1;
+		}
+		w->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = (__u64)up;
+		w->vm = (__u64)up + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d) { /* a root not of this namespace's tree */
+		w->done = 1;
+		return 1;
+	}
+	if (k >= PMUBPF_MAP_COMPS)
+		return 1;
+	if (bpf_probe_read_kernel_str(n->names[k], PMUBPF_MAP_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
+		return 1;
+	w->k = k + 1;
+	w->d = (__u64)parent;
+	return 0;
+}
+
 /* The path of file (a struct file *), leaf first, up to the root of its
  * mount namespace (mount points crossed), into image_scratch's names[];
- * PMUBPF_MAP_F_LONG if it does not fit. A global function: verified once
- * on its own, not at every turn of the VMA loop. */
+ * PMUBPF_MAP_F_LONG if it has more names than names[] holds. A global
+ * function, and bpf_loop: verified once, not at every turn of a loop. */
 __noinline int image_path(__u64 file)
 {
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct file *f = (struct file *)file;
-	struct dentry *d;
-	struct vfsmount *vm;
-	struct mount *mnt;
-	__u32 k = 0;
+	struct path_walk w = {};
 
 	if (!n)
 		return 0;
-	d = BPF_CORE_READ(f, f_path.dentry);
-	vm = BPF_CORE_READ(f, f_path.mnt);
-	mnt = (void *)vm - bpf_core_field_offset(struct mount, mnt);
-	n->flags |= PMUBPF_MAP_F_LONG;
-	for (int i = 0; i < PMUBPF_MAP_COMPS + 8; i++) {
-		struct dentry *parent;
-
-		if (d == BPF_CORE_READ(vm, mnt_root)) {
-			struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
-
-			if (up == mnt) { /* the namespace's root */
-				n->flags &= ~PMUBPF_MAP_F_LONG;
-				break;
-			}
-			d = BPF_CORE_READ(mnt, mnt_mountpoint);
-			mnt = up;
-			vm = (void *)mnt + bpf_core_field_offset(struct mount, mnt);
-			continue;
-		}
-		parent = BPF_CORE_READ(d, d_parent);
-		if (parent == d) { /* a root not of this namespace */
-			n->flags &= ~PMUBPF_MAP_F_LONG;
-			break;
-		}
-		if (k >= PMUBPF_MAP_COMPS)
-			break;
-		if (bpf_probe_read_kernel_str(n->names[k], PMUBPF_MAP_NAME, BPF_CORE_READ(d, d_name.name)) >=
-		    PMUBPF_MAP_NAME)
-			break; /* a name cut short */
-		k++;
-		d = parent;
-	}
-	n->ncomp = (__u16)k;
+	w.d = (__u64)BPF_CORE_READ(f, f_path.dentry);
+	w.vm = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	w.mnt = w.vm - bpf_core_field_offset(struct mount, mnt);
+	bpf_loop(PMUBPF_MAP_COMPS + 16, path_step, &w, 0);
+	n->ncomp = (__u16)w.k;
+	if (!w.done)
+		n->flags |= PMUBPF_MAP_F_LONG;
 	return 0;
 }
 

@@ -336,8 +336,8 @@ struct pmubpf_notice {
  * of a process gone before the loader read its maps, without the
  * kernel's mmap reports. The path comes once per file (dev, ino): leaf
  * first, one component per name, up to the mount namespace's root. */
-#define PMUBPF_MAP_COMPS 16
-#define PMUBPF_MAP_NAME 64
+#define PMUBPF_MAP_COMPS 24
+#define PMUBPF_MAP_NAME 256 /* NAME_MAX + 1 */
 #define PMUBPF_MAP_F_PATH 1u  /* names[] hold the path (else the loader has it) */
 #define PMUBPF_MAP_F_LONG 2u  /* deeper or longer than names[] hold: no path */
 #define PMUBPF_MAP_F_VDSO 4u  /* the vDSO (no file) */
