@@ -9,7 +9,7 @@
 # `-- command`.
 source "$(dirname "$0")/lib.sh"
 need_root deleted_binary deleted_binary_text sigint_valid sigterm_valid sigint_command child_killed exec_new_image \
-	exec_new_image_command dlopen_late dlopen_late_exited short_lived_named live_from_log
+	exec_new_image_command dlopen_late dlopen_late_exited live_from_log
 
 # The victim: a private copy of serial, deleted while it runs, gone
 # before pmubpf writes. Under both readers of the maps: PROCMAP_QUERY
@@ -155,53 +155,10 @@ else
 	fail dlopen_late_exited "pmubpf did not start: $(tail -n1 "$TMP/dla.err")"
 fi
 
-# Short-lived processes (issue 11): 300 of ~3 ms each, each exec'ing
-# /bin/true at its end, under -a. pmubpf reads new processes on its own
-# cadence (BPF wakes it at most every 10 ms), by when these are gone or
-# running /bin/true: their images are put together from the kernel's
-# mmap, exec and fork reports. Every sample of the exec_work image must
-# be named: its innermost user frame in a known mapping. Truth is 100%;
-# the bound is issue 11's 99%. Samples inside execve past its point of no
-# return are left out: the comm is the new image's already, the user
-# registers still the old image's (bash's execve), and perf names them no
-# better.
-short_named() {
-	$DUMP "$1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-files = {m["id"]: m["file"] for m in d["mappings"]}
-n = named = spin = 0
-for s in d["samples"]:
-    if s["labels"].get("comm") != "exec_work":
-        continue
-    kern = [f for f in s["stack"] if files.get(f.get("mapping")) == "[kernel.kallsyms]"]
-    if any(fr["func"] == "bprm_execve" for f in kern for fr in f["frames"]):
-        continue
-    user = [f for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"]
-    if not user:
-        continue
-    n += 1
-    named += user[0].get("mapping") in files
-    spin += any(fr["func"] == "before_exec" for f in user for fr in f["frames"])
-if n < 200:
-    sys.exit("%d samples of exec_work images: too few to tell (want 200)" % n)
-print("%d samples of exec_work images: %d named (%.1f%%), %d in before_exec" % (n, named, 100.0 * named / n, spin))
-if named < 0.99 * n:
-    sys.exit("under 99% named")
-if spin < 0.5 * n:
-    sys.exit("under half in before_exec: named after the wrong image?")
-'
-}
-if start_recorder "$TMP/short.err" -a -F 999 -o "$TMP/short.pb.gz"; then
-	for ((i = 0; i < 300; i++)); do "$B/exec_work" 0.003 - /bin/true; done
-	kill -INT $RECORDER_PID; wait $RECORDER_PID
-	check short_lived_named short_named "$TMP/short.pb.gz"
-else
-	fail short_lived_named "pmubpf did not start: $(tail -n1 "$TMP/short.err")"
-fi
-
 # Processes begun while recording, alive when pmubpf reads them (issue
-# 11): their image comes from the kernel's reports, with no maps read
+# 11), where pmubpf takes the kernel's mmap reports (PMUBPF_MMAP_REPORTS=1
+# here: a -a recording on a kernel with all images.bpf.h needs takes the
+# images from BPF instead, tests/integration/images.sh): their image comes from the kernel's reports, with no maps read
 # from /proc (the `processes:` comment counts them as "live ones from
 # mmap reports"). Four exec_work processes of 0.3 s each, started 2 s
 # into an -a recording (once the first read of every running process is
@@ -232,7 +189,7 @@ if both < 0.99 * n:
     sys.exit("under 99% unwound through main")
 '
 }
-if start_recorder "$TMP/live.err" -a -F 999 -o "$TMP/live.pb.gz"; then
+if PMUBPF_MMAP_REPORTS=1 start_recorder "$TMP/live.err" -a -F 999 -o "$TMP/live.pb.gz"; then
 	sleep 2
 	for ((i = 0; i < 4; i++)); do "$B/exec_work" 0.3 - /bin/true; done
 	kill -INT $RECORDER_PID; wait $RECORDER_PID

@@ -395,6 +395,8 @@ int session__build(struct session *s)
 			fprintf(stderr, "pmubpf: images of processes gone: sent by BPF as they end (no mmap reports)\n");
 	} else {
 		s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
+		if (cfg->verbose && s->mw)
+			fprintf(stderr, "pmubpf: images of processes gone: from the kernel's mmap reports\n");
 	}
 	if (!s->images && !s->mw && cfg->verbose)
 		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",

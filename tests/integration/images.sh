@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# images.sh — the images of processes gone before pmubpf read their maps
+# (issue 11). A -a recording takes them from BPF, walked as each sampled
+# image ends (bpf/images.bpf.h: the exit, or the exec that replaces it)
+# where the kernel has all that needs (6.16); else, and with
+# PMUBPF_MMAP_REPORTS=1, from the kernel's mmap reports. Short-lived
+# processes are named either way; the BPF way also names the samples an
+# execve takes before its old image goes, follows a path across a mount
+# point and through a 200-byte name, and says which mappings it could
+# not name (a path deeper than it walks).
+source "$(dirname "$0")/lib.sh"
+need_root short_lived_named short_lived_named_reports short_lived_images exec_inside_named \
+	images_mount_path images_too_deep
+
+# Which way pmubpf took: -v says (session_open.c). The mmap reports'
+# way is a SKIP only where the kernel lacks what BPF needs: the VMA
+# iterator (6.7) or sched_prepare_exec (6.10) in its BTF, or an exit
+# tracepoint that comes before the address space goes (pmubpf's probe
+# says so); anywhere else it is a FAIL of the images' checks.
+BPF_WHY=
+bpf_images() {
+	grep -q "images of processes gone: sent by BPF" "$1" && return 0
+	if ! grep -qa bpf_iter_task_vma_new /sys/kernel/btf/vmlinux ||
+		! grep -qa btf_trace_sched_prepare_exec /sys/kernel/btf/vmlinux; then
+		BPF_WHY="this kernel's BTF lacks the VMA iterator (6.7) or sched_prepare_exec (6.10): the mmap reports' way is tested"
+	elif grep -q "releases an exiting process's memory before its exit tracepoint" "$1"; then
+		BPF_WHY="this kernel releases an exiting process's memory before its exit tracepoint (before 6.16): the mmap reports' way is tested"
+	else
+		BPF_WHY=
+	fi
+	return 1
+}
+# SKIP with the kernel's reason, or FAIL: pmubpf should have sent images.
+no_bpf_images() { # name err
+	if [[ -n $BPF_WHY ]]; then skip "$1" "$BPF_WHY"
+	else fail "$1" "the kernel has what BPF needs, yet pmubpf took the mmap reports: $(grep -o 'images of processes gone.*' "$2" | head -n1)"; fi
+}
+
+# Short-lived processes: 300 of ~3 ms each, each exec'ing /bin/true at
+# its end, under -a. pmubpf reads new processes on its own cadence (BPF
+# wakes it at most every 10 ms), by when these are gone or running
+# /bin/true. Every sample of the exec_work image must be named: its
+# innermost user frame in a known mapping. Truth is 100%; the bound is
+# issue 11's 99%. Samples inside execve past its point of no return are
+# left out here (exec_inside_named has them): the comm is the new
+# image's already, the user registers still the old image's.
+short_named() {
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+files = {m["id"]: m["file"] for m in d["mappings"]}
+n = named = spin = 0
+for s in d["samples"]:
+    if s["labels"].get("comm") != "exec_work":
+        continue
+    kern = [f for f in s["stack"] if files.get(f.get("mapping")) == "[kernel.kallsyms]"]
+    if any(fr["func"] == "bprm_execve" for f in kern for fr in f["frames"]):
+        continue
+    user = [f for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"]
+    if not user:
+        continue
+    n += 1
+    named += user[0].get("mapping") in files
+    spin += any(fr["func"] == "before_exec" for f in user for fr in f["frames"])
+if n < 200:
+    sys.exit("%d samples of exec_work images: too few to tell (want 200)" % n)
+print("%d samples of exec_work images: %d named (%.1f%%), %d in before_exec" % (n, named, 100.0 * named / n, spin))
+if named < 0.99 * n:
+    sys.exit("under 99% named")
+if spin < 0.5 * n:
+    sys.exit("under half in before_exec: named after the wrong image?")
+'
+}
+
+# Samples taken inside the execve of /bin/true by exec_work processes
+# that exec at once (300, no spin), most not sampled before: their user
+# leaf is exec_work's call of execve (libc's). BPF kept the image of each
+# exec of a process not sampled yet (image_stash) for them. Truth is all
+# named; at least 80% (seen here: 92-98%; without the stash 7%, with the
+# mmap reports 51%: the log's image can already be the new one's).
+exec_inside() {
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+files = {m["id"]: m["file"] for m in d["mappings"]}
+n = named = 0
+for s in d["samples"]:
+    if s["labels"].get("comm") not in ("exec_work", "true"):
+        continue
+    kern = [f for f in s["stack"] if files.get(f.get("mapping")) == "[kernel.kallsyms]"]
+    if not any(fr["func"] == "bprm_execve" for f in kern for fr in f["frames"]):
+        continue
+    user = [f for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"]
+    if not user:
+        continue
+    n += 1
+    fr = user[0]["frames"]
+    named += user[0].get("mapping") in files and bool(fr) and not fr[0]["func"].startswith("[unknown")
+if n < 15:
+    sys.exit("%d samples inside execve with a user stack: too few to tell (want 15)" % n)
+print("%d samples inside execve: %d with their user leaf named (%.1f%%)" % (n, named, 100.0 * named / n))
+if named < 0.8 * n:
+    sys.exit("under 80% named")
+'
+}
+
+# The images comment: N images of processes gone (at least $2), and no
+# mapping without a path; or, $3 = unnamed, at least 20 of those.
+images_said() {
+	local c
+	c=$($DUMP "$1" | grep -o '"images: [^"]*"') || { echo "no images: comment"; return 1; }
+	local n u
+	n=$(sed -n 's/.* \([0-9]*\) images of processes gone.*/\1/p' <<<"$c")
+	u=$(sed -n 's/.* \([0-9]*\) mappings without a path.*/\1/p' <<<"$c")
+	((${n:-0} >= $2)) || { echo "${n:-no} images of processes gone, want >= $2: $c"; return 1; }
+	if [[ ${3:-} == unnamed ]]; then
+		((${u:-0} >= 20)) || { echo "${u:-no} mappings without a path, want >= 20: $c"; return 1; }
+	else
+		((${u:-1} == 0)) || { echo "$u mappings without a path: $c"; return 1; }
+	fi
+	echo "$c"
+}
+
+# Samples of comm $2 in before_exec, and a mapping of file $3.
+mapped_named() {
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+comm, path = sys.argv[1], sys.argv[2]
+files = {m["file"] for m in d["mappings"]}
+n = sum(s["values"][0] for s in d["samples"] if s["labels"].get("comm") == comm)
+spin = sum(s["values"][0] for s in d["samples"] if s["labels"].get("comm") == comm and
+           any(fr["func"] == "before_exec" for f in s["stack"] for fr in f["frames"]))
+print("%d samples of %s, %d in before_exec; %s mapped: %s" % (n, comm, spin, path, path in files))
+if path not in files:
+    sys.exit("no mapping of " + path)
+if n < 20 or spin < 0.5 * n:
+    sys.exit("want 20 samples, half of them in before_exec")
+' "$2" "$3"
+}
+
+for way in bpf reports; do
+	name=short_lived_named
+	if [[ $way == reports ]]; then name=short_lived_named_reports; export PMUBPF_MMAP_REPORTS=1
+	else unset PMUBPF_MMAP_REPORTS; fi
+	if start_recorder "$TMP/short.$way.err" -a -F 999 -o "$TMP/short.$way.pb.gz"; then
+		for ((i = 0; i < 300; i++)); do "$B/exec_work" 0.003 - /bin/true; done
+		kill -INT $RECORDER_PID; wait $RECORDER_PID
+		check $name short_named "$TMP/short.$way.pb.gz"
+	else
+		fail $name "pmubpf did not start: $(tail -n1 "$TMP/short.$way.err")"
+	fi
+done
+unset PMUBPF_MMAP_REPORTS
+if bpf_images "$TMP/short.bpf.err"; then
+	check short_lived_images images_said "$TMP/short.bpf.pb.gz" 100
+	if start_recorder "$TMP/inside.err" -a -F 999 -o "$TMP/inside.pb.gz"; then
+		for ((i = 0; i < 300; i++)); do "$B/exec_work" 0 - /bin/true; done
+		kill -INT $RECORDER_PID; wait $RECORDER_PID
+		check exec_inside_named exec_inside "$TMP/inside.pb.gz"
+	else
+		fail exec_inside_named "pmubpf did not start: $(tail -n1 "$TMP/inside.err")"
+	fi
+else
+	no_bpf_images short_lived_images "$TMP/short.bpf.err"
+	no_bpf_images exec_inside_named "$TMP/short.bpf.err"
+fi
+
+# A program on a file system mounted under $TMP, in a directory with a
+# 200-byte name: its path crosses a mount point and holds a name longer
+# than a short buffer. 40 runs of ~3 ms, gone before they are read:
+# named through the path BPF rebuilt (the binary opened by it).
+mnt=$TMP/mnt
+mkdir -p "$mnt"
+if bpf_images "$TMP/short.bpf.err" && mount -t tmpfs pmubpf-test "$mnt"; then
+	long=$mnt/$(printf 'd%.0s' {1..200})/bin
+	mkdir -p "$long" && cp "$B/exec_work" "$long/mnt_work"
+	deep=$mnt/$(printf 'x/%.0s' {1..30})
+	mkdir -p "$deep" && cp "$B/exec_work" "$deep/deep_work"
+	if start_recorder "$TMP/mnt.err" -a -F 999 -o "$TMP/mnt.pb.gz"; then
+		for ((i = 0; i < 40; i++)); do "$long/mnt_work" 0.003 - /bin/true; done
+		for ((i = 0; i < 40; i++)); do "$deep/deep_work" 0.003 - /bin/true; done
+		kill -INT $RECORDER_PID; wait $RECORDER_PID
+		check images_mount_path mapped_named "$TMP/mnt.pb.gz" mnt_work "$long/mnt_work"
+		# 30 directories deep: more names than BPF walks (24). Not
+		# named, and said: the comment counts its mappings.
+		check images_too_deep images_said "$TMP/mnt.pb.gz" 40 unnamed
+	else
+		fail images_mount_path "pmubpf did not start: $(tail -n1 "$TMP/mnt.err")"
+		fail images_too_deep "pmubpf did not start"
+	fi
+	umount "$mnt"
+elif bpf_images "$TMP/short.bpf.err"; then
+	fail images_mount_path "mounting a tmpfs on $mnt failed"
+	fail images_too_deep "mounting a tmpfs on $mnt failed"
+else
+	no_bpf_images images_mount_path "$TMP/short.bpf.err"
+	no_bpf_images images_too_deep "$TMP/short.bpf.err"
+fi
