@@ -629,7 +629,7 @@ def pmubpf_churn_stats(comments):
     text = "\n".join(comments)
     out = {"call_graph": call_graph(text)}
     m = re.search(r"processes: (\d+) seen, (\d+) gone before their maps were read, (\d+) mapped files "
-                  r"unreadable, (\d+) maps re-reads, (\d+) mappings from mmap reports"
+                  r"unreadable, (\d+) maps re-reads, (\d+) mappings from (?:mmap reports|BPF's images)"
                   r"(?:, (\d+) images put together from mmap reports)?"
                   r"(?:[^,]*, (\d+) live ones from mmap reports)?"
                   r"(?:[^,]*, (\d+) live ones read from /proc \((\d+) of them)?", text)
@@ -637,6 +637,12 @@ def pmubpf_churn_stats(comments):
         out.update(zip(("procs_seen", "procs_gone", "files_unreadable", "maps_rereads", "maps_from_reports",
                         "procs_from_log", "procs_live_from_log", "procs_live_read", "procs_live_read_moving"),
                        (int(x or 0) for x in m.groups())))
+    m = re.search(r"images: sent by BPF[^:]*: (\d+) mappings, (\d+) images of processes gone", text)
+    if m:
+        out["procs_from_images"] = int(m.group(2))
+    m = re.search(r"(\d+) first sampled with no address space left", text)
+    if m:
+        out["procs_nomm"] = int(m.group(1))
     for key, what in (("lost_samples", "samples"), ("lost_ustacks", "user stacks"),
                       ("lost_kstacks", "kernel stacks"), ("lost_notices", "process/label notices")):
         m = re.search(r"lost: (\d+) %s:" % re.escape(what), text)

@@ -160,6 +160,7 @@ def churn_block(res):
         prow.append([tool + (" †" if s["fallback"] else ""), spread(vals(rs, "procs_seen"), 0),
                      spread(vals(rs, "procs_gone"), 0), spread(gone),
                      spread(vals(rs, "maps_rereads"), 0), spread(vals(rs, "maps_from_reports"), 0),
+                     spread(vals(rs, "procs_from_images"), 0) if vals(rs, "procs_from_images") else "–",
                      spread(vals(rs, "procs_live_from_log"), 0) if vals(rs, "procs_live_from_log") else "–",
                      spread(vals(rs, "procs_live_read"), 0) if vals(rs, "procs_live_read") else "–",
                      "%d / %d / %d / %d" % (lost("lost_samples"), lost("lost_ustacks"), lost("lost_kstacks"),
@@ -169,7 +170,9 @@ def churn_block(res):
         out += ["What pmubpf's profiles say about the processes (their `processes:`, `lost:` and "
                 "`dwarf:` comments; median (min–max) over the runs): **seen** counts the process "
                 "images sampled (a process counts again after each exec), **gone** those that "
-                "had exited or exec'd before pmubpf read their maps; **live from reports** those "
+                "had exited or exec'd before pmubpf read their maps with no image to name them "
+                "by; **from BPF** the images BPF sent as sampled processes ended (exit or exec: "
+                "-a on Linux 6.16+, docs/architecture.md); **live from reports** those "
                 "alive when read but begun while recording, their image taken from the kernel's "
                 "reports with no maps read; **read from /proc** the live ones whose maps were read "
                 "(begun before the recording, or first sampled inside execve or an exit); "
@@ -180,9 +183,9 @@ def churn_block(res):
                 "because the process's unwind tables were not built yet (--call-graph dwarf "
                 "only).", "",
                 table(["tool", "processes seen", "gone before maps read", "gone (%)", "maps re-reads",
-                       "mappings from mmap reports", "live from reports", "read from /proc",
+                       "mappings from reports", "from BPF", "live from reports", "read from /proc",
                        "lost samples / user / kernel stacks / notices",
-                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 9), ""]
+                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 10), ""]
     out += [s for s in churn_sentences(st, secs, freq, cfg["workers"]) if s] + [""]
     return "\n".join(out), st
 

@@ -78,8 +78,17 @@ static const char *known_path(struct procs *p, const struct image_key *k)
 static void keep_path(struct procs *p, const struct image_key *k, const char *path)
 {
 	struct image_paths *t = p->image_paths;
+	uint64_t idx;
 	char *copy;
 
+	/* Sent again (BPF's table forgot it): the newer path. */
+	if (t && hashtab__find(t->index, key_hash(k), k, &idx)) {
+		if (strcmp(t->v[idx].path, path) && (copy = strdup(path))) {
+			free(t->v[idx].path);
+			t->v[idx].path = copy;
+		}
+		return;
+	}
 	if (!t && (t = p->image_paths = calloc(1, sizeof(*t))) &&
 	    !(t->index = hashtab__new(path_eq, t))) {
 		free(t);

@@ -274,10 +274,11 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 	add_unwind_comments(p, in, d);
 
 	const struct procs_stats *ps = procs__stats(in->procs);
-	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from mmap reports, %llu images put together from mmap reports (gone or exec'd before their maps were read), %llu live ones from mmap reports (begun while recording: no maps read), %llu live ones read from /proc (%llu of them first sampled inside execve or an exit), %llu first sampled with no address space left (late in their exit: no user stack, nothing to read)",
+	pprof__add_comment(p, "processes: %llu seen, %llu gone before their maps were read, %llu mapped files unreadable, %llu maps re-reads, %llu mappings from %s, %llu images put together from mmap reports (gone or exec'd before their maps were read), %llu live ones from mmap reports (begun while recording: no maps read), %llu live ones read from /proc (%llu of them first sampled inside execve or an exit), %llu first sampled with no address space left (late in their exit: no user stack, nothing to read)",
 			   (unsigned long long)ps->notices, (unsigned long long)ps->gone,
 			   (unsigned long long)ps->objs_unreadable, (unsigned long long)ps->rescans,
-			   (unsigned long long)ps->maps_from_reports, (unsigned long long)ps->from_log,
+			   (unsigned long long)ps->maps_from_reports, ps->images ? "BPF's images" : "mmap reports",
+			   (unsigned long long)ps->from_log,
 			   (unsigned long long)ps->live_from_log, (unsigned long long)ps->live_read,
 			   (unsigned long long)ps->live_read_moving, (unsigned long long)ps->gone_nomm);
 	if (ps->images)
