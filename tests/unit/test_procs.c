@@ -15,7 +15,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pmubpf/labels.h>
@@ -184,6 +186,96 @@ static bool gone_named_from_reports(void)
 	procs__settle(ps);
 	CHECK_EQ_INT(procs__stats(ps)->gone, 1);
 	CHECK((pr = procs__get(ps, 1u << 30, 1)) && !pr->snapshotted && pr->dead);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
+/* A NOTICE_MAP of (tgid, pgen): the file at path (its names leaf first
+ * when with_path), page offset 0, executable exe. */
+static void map_notice(struct pmubpf_map_notice *m, uint32_t tgid, uint32_t pgen, const struct stat *st,
+		       const char *path, bool with_path)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.kind = PMUBPF_NOTICE_MAP;
+	m->hdr.tgid = m->hdr.tid = tgid;
+	m->hdr.pgen = pgen;
+	m->start = 0x400000;
+	m->end = 0x401000;
+	m->ino = st->st_ino;
+	m->exe_ino = st->st_ino;
+	m->dev = major(st->st_dev) << 20 | minor(st->st_dev);
+	if (!with_path)
+		return;
+	m->flags = PMUBPF_MAP_F_PATH;
+	char copy[256], *names[PMUBPF_MAP_COMPS];
+	int k = 0;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (char *tok = strtok(copy, "/"); tok && k < PMUBPF_MAP_COMPS; tok = strtok(NULL, "/"))
+		names[k++] = tok;
+	for (int i = 0; i < k; i++) /* leaf first */
+		snprintf(m->names[i], PMUBPF_MAP_NAME, "%s", names[k - 1 - i]);
+	m->ncomp = (uint16_t)k;
+}
+
+/* Gone before its maps were read, named from the image BPF sent as it
+ * ended (bpf/images.bpf.h): the path comes with the file's first notice
+ * and is kept for the next ones (which carry none); a notice without a
+ * path for a file whose path was never sent names nothing (counted); a
+ * process first sampled with no address space left is counted apart,
+ * not as gone. */
+static bool gone_named_from_images(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true", .ts = 1000 };
+	struct pmubpf_map_notice *m = calloc(1, sizeof(*m));
+	pid_t a = dead_child(), b = dead_child(), c = dead_child(), d = dead_child();
+	struct proc *pr;
+	struct stat st;
+
+	CHECK(ps && m && a > 0 && b > 0 && c > 0 && d > 0);
+	CHECK(stat("/usr/bin/true", &st) == 0);
+	procs__set_image_files(ps, -1);
+	/* a: its path with it. */
+	n.tgid = n.tid = (uint32_t)a;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	map_notice(m, (uint32_t)a, 1, &st, "/usr/bin/true", true);
+	CHECK(procs__notice(ps, &m->hdr, sizeof(*m)) == 0);
+	/* b: the same file, its path not sent again. */
+	n.tgid = n.tid = (uint32_t)b;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	map_notice(m, (uint32_t)b, 1, &st, NULL, false);
+	CHECK(procs__notice(ps, &m->hdr, PMUBPF_MAP_NOTICE_SHORT) == 0);
+	/* c: a file whose path the loader never had. */
+	n.tgid = n.tid = (uint32_t)c;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	map_notice(m, (uint32_t)c, 1, &st, NULL, false);
+	m->ino = st.st_ino + 1000003;
+	CHECK(procs__notice(ps, &m->hdr, PMUBPF_MAP_NOTICE_SHORT) == 0);
+	/* d: first sampled late in its exit, no address space. */
+	n.tgid = n.tid = (uint32_t)d;
+	n.flags = PMUBPF_NOTICE_F_NOMM | PMUBPF_NOTICE_F_MOVING;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	procs__settle(ps);
+	pid_t named[] = { a, b };
+	for (int i = 0; i < 2; i++) {
+		CHECK((pr = procs__get(ps, (uint32_t)named[i], 1)) && pr->snapshotted && pr->dead);
+		CHECK_EQ_INT(pr->maps.n, 1);
+		CHECK_STR(pr->maps.maps[0].path, "/usr/bin/true");
+		CHECK(pr->objs[0]); /* opened by its path: the same inode */
+		CHECK(pr->exe_ino == st.st_ino);
+	}
+	CHECK((pr = procs__get(ps, (uint32_t)c, 1)) && !pr->snapshotted && pr->dead);
+	const struct procs_stats *s = procs__stats(ps);
+	CHECK_EQ_INT(s->from_images, 2);
+	CHECK_EQ_INT(s->image_maps, 3);
+	CHECK_EQ_INT(s->image_maps_unnamed, 1);
+	CHECK_EQ_INT(s->gone, 1);      /* c */
+	CHECK_EQ_INT(s->gone_nomm, 1); /* d */
+	CHECK(s->images);
+	free(m);
 	procs__free(ps);
 	symcache__free(sc);
 	return true;
@@ -640,6 +732,7 @@ TEST_MAIN("procs",
 	TEST(own_snapshot),
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),
+	TEST(gone_named_from_images),
 	TEST(live_from_log),
 	TEST(log_behind),
 	TEST(bpf_moved_no_read),

@@ -185,6 +185,8 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return NULL;
 }
 
+static void add_reported(struct procs *p, struct proc *pr, const struct procmap *m);
+
 void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int64_t t)
 {
 	struct pmubpf_seen v;
@@ -208,10 +210,10 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 	/* Only processes already snapshotted: a first snapshot reads all. */
 	if (!pr || !pr->snapshotted)
 		return;
-	procs_add_reported(p, pr, m);
+	add_reported(p, pr, m);
 }
 
-void procs_add_reported(struct procs *p, struct proc *pr, const struct procmap *m)
+static void add_reported(struct procs *p, struct proc *pr, const struct procmap *m)
 {
 	if (m) {
 		struct procmap *nm = reallocarray(pr->reported.maps, pr->reported.n + 1, sizeof(*nm));
@@ -338,6 +340,26 @@ static struct proc *add_noticed(struct procs *p, const struct pmubpf_notice *n)
 	return add(p, n->tgid, n->pgen, n);
 }
 
+/* A mapping of the image (tgid, pgen) left as it ended (BPF's notice):
+ * read already, it merges as a report of it would; else it is the
+ * image, taken at the process's first read or its retry (procs_read.c). */
+static void image_mapping(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n, size_t size)
+{
+	char buf[PMUBPF_MAP_COMPS * (PMUBPF_MAP_NAME + 1) + 1];
+	struct procmap m;
+
+	if (!procs_images_mapping(p, n, size, &m, buf, sizeof(buf)) || !pr)
+		return; /* no path; or of a generation not noticed (lost, over the cap) */
+	if (pr->snapshotted) {
+		add_reported(p, pr, &m);
+		return;
+	}
+	if (GROW(pr->left.maps, pr->left_cap, pr->left.n, 1) || !(m.path = strdup(m.path)))
+		return;
+	pr->left.maps[pr->left.n++] = m;
+	pr->left_exe = n->exe_ino;
+}
+
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 {
 	struct proc *pr = lookup(p, n->tgid, n->pgen);
@@ -349,7 +371,7 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_MAP) {
-		procs_images_notice(p, pr, (const struct pmubpf_map_notice *)n, size);
+		image_mapping(p, pr, (const struct pmubpf_map_notice *)n, size);
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {

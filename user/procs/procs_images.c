@@ -1,8 +1,9 @@
 /* procs_images.c — the images BPF sends as sampled processes end
- * (bpf/images.bpf.h, PMUBPF_NOTICE_MAP): each mapping goes to its
- * generation's process record, to be its snapshot if the process was
- * gone before its maps were read (procs_read.c), or merged as a report
- * would be if it was read and mapped more since.
+ * (bpf/images.bpf.h, PMUBPF_NOTICE_MAP): each notice made a mapping,
+ * its path from the notice or from the paths kept. procs.c gives it to
+ * its generation's record: its snapshot if the process was gone before
+ * its maps were read (procs_read.c), or merged as a report would be if
+ * it was read and mapped more since.
  *
  * Paths: BPF sends a file's path once, and then only its (dev, ino);
  * the table here keeps them (bounded: past IMAGE_PATHS_MAX, a file's
@@ -120,21 +121,20 @@ static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
 	}
 }
 
-void procs_images_notice(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n,
-			 size_t size)
+bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, size_t size,
+			  struct procmap *m, char *buf, size_t len)
 {
 	struct image_key k = { n->ino, n->dev, 0 };
-	char buf[PMUBPF_MAP_COMPS * (PMUBPF_MAP_NAME + 1) + 1];
 	const char *path = NULL;
 
 	if (size < PMUBPF_MAP_NOTICE_SHORT || ((n->flags & PMUBPF_MAP_F_PATH) && size < sizeof(*n)))
-		return;
+		return false;
 	p->st.image_maps++;
 	if (n->flags & PMUBPF_MAP_F_VDSO) {
 		path = "[vdso]";
 	} else if (n->flags & PMUBPF_MAP_F_PATH) {
 		if (!(n->flags & PMUBPF_MAP_F_LONG)) {
-			join_path(n, buf, sizeof(buf));
+			join_path(n, buf, len);
 			if (buf[0]) {
 				path = buf;
 				keep_path(p, &k, path);
@@ -145,26 +145,14 @@ void procs_images_notice(struct procs *p, struct proc *pr, const struct pmubpf_m
 	}
 	if (!path) {
 		p->st.image_maps_unnamed++;
-		return;
+		return false;
 	}
-	/* Of a generation not noticed (its notice lost, or over the cap). */
-	if (!pr)
-		return;
-	struct procmap m = {
+	if (n->hdr.pgen == 0) /* a path alone (an exec's stash) */
+		return false;
+	*m = (struct procmap){
 		.start = n->start, .end = n->end, .pgoff = n->pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
 		.inode = n->ino, .dev_major = n->dev >> 20, .dev_minor = n->dev & 0xfffff,
 		.exec = true, .path = (char *)path,
 	};
-	/* Read already: what it mapped since, as a report of it would be. */
-	if (pr->snapshotted) {
-		procs_add_reported(p, pr, &m);
-		return;
-	}
-	if (GROW(pr->left.maps, pr->left_cap, pr->left.n, 1))
-		return;
-	m.path = strdup(path);
-	if (!m.path)
-		return;
-	pr->left.maps[pr->left.n++] = m;
-	pr->left_exe = n->exe_ino;
+	return true;
 }

@@ -166,12 +166,10 @@ void procs_log_retry(struct procs *p, struct proc *pr);
 int procs_rescan(struct procs *p, struct proc *pr, bool scheduled);
 /* pr exited or exec'd: its maps are final (reported mappings merged). */
 void procs_gone(struct procs *p, struct proc *pr);
-/* A mapping pr made since its maps were read (an mmap report, or BPF's
- * image at its end): merged at a re-read soon, or now if it is gone. */
-void procs_add_reported(struct procs *p, struct proc *pr, const struct procmap *m);
-/* procs_images.c */
-void procs_images_notice(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n,
-			 size_t size);
+/* procs_images.c: the mapping a NOTICE_MAP gives (its path in buf, or
+ * kept), counted; false if none (no path, or a path alone). */
+bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, size_t size,
+			  struct procmap *m, char *buf, size_t len);
 void procs_images_free(struct procs *p);
 /* Count a refused perf map once per process (say it with -v). */
 void procs_note_jit_refusal(struct procs *p, struct proc *pr);
