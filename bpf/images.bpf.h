@@ -138,7 +138,23 @@ __noinline int image_path(__u64 file)
 	return 0;
 }
 
-/* Send the current process's executable mappings as (tgid, pgen)'s. */
+/* The notice header of (tgid, pgen)'s mappings. */
+static __always_inline void image_header(struct pmubpf_map_notice *n, __u32 tgid, __u32 pgen, __u32 mntns)
+{
+	n->hdr.kind = PMUBPF_NOTICE_MAP;
+	n->hdr.tgid = tgid;
+	n->hdr.pgen = pgen;
+	n->hdr.tid = tgid;
+	n->hdr.flags = 0;
+	n->hdr.mntns = mntns;
+	n->hdr.label = 0;
+	n->hdr.label_ptr = 0;
+	n->hdr.ts = bpf_ktime_get_ns();
+	n->hdr.comm[0] = 0;
+}
+
+/* Send the current process's executable mappings as (tgid, pgen)'s.
+ * 0 if it has no address space left to walk. */
 static __noinline int image_send(__u32 tgid, __u32 pgen)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -158,16 +174,7 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	vdso = task->mm->context.vdso;
 	exe = task->mm->exe_file;
 	n->exe_ino = exe ? exe->f_inode->i_ino : 0;
-	n->hdr.kind = PMUBPF_NOTICE_MAP;
-	n->hdr.tgid = tgid;
-	n->hdr.pgen = pgen;
-	n->hdr.tid = tgid;
-	n->hdr.flags = 0;
-	n->hdr.mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
-	n->hdr.label = 0;
-	n->hdr.label_ptr = 0;
-	n->hdr.ts = bpf_ktime_get_ns();
-	n->hdr.comm[0] = 0;
+	image_header(n, tgid, pgen, BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum));
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct image_file key = {};
@@ -214,21 +221,25 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	}
 	bpf_iter_task_vma_destroy(&it);
 	image_count(PMUBPF_IMAGE_WALKS, 1);
-	return 0;
+	return 1;
 }
 
 /* The image of tgid that ends now, if it was sampled (by this process:
  * an entry left by one that had the pid before is not its). exit: the
- * entry stays, marked, for the samples the exit still takes. */
-static __always_inline void image_ends(__u32 tgid, bool exit)
+ * entry stays, marked, for the samples the exit still takes. false if
+ * nothing was sent (not sampled; or, on a kernel that releases the
+ * memory before the exit tracepoint, nothing left to walk). */
+static __always_inline bool image_ends(__u32 tgid, bool exit)
 {
 	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
 
 	if (!s || s->ended || (s->start && s->start != process_start()))
-		return;
-	image_send(tgid, s->pgen);
+		return false;
+	if (!image_send(tgid, s->pgen))
+		return false;
 	if (exit)
 		s->ended = 1;
+	return true;
 }
 
 /* An exec of a process not sampled yet: its image is kept here (no
@@ -268,7 +279,6 @@ static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct 
 	__u64 fa = 0;
 	__u8 one = 1;
 
-	n->hdr.pgen = 0;
 	n->start = n->end = n->pgoff = 0;
 	n->ino = key->ino;
 	n->dev = key->dev;
@@ -299,15 +309,7 @@ static __noinline int image_stash(__u32 tgid)
 	st->exe_ino = exe ? exe->f_inode->i_ino : 0;
 	st->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
 	st->n = 0;
-	n->hdr.kind = PMUBPF_NOTICE_MAP;
-	n->hdr.tgid = tgid;
-	n->hdr.tid = tgid;
-	n->hdr.flags = 0;
-	n->hdr.mntns = st->mntns;
-	n->hdr.label = 0;
-	n->hdr.label_ptr = 0;
-	n->hdr.ts = bpf_ktime_get_ns();
-	n->hdr.comm[0] = 0;
+	image_header(n, tgid, 0, st->mntns); /* paths alone */
 	n->exe_ino = 0;
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
@@ -357,16 +359,7 @@ static __always_inline void image_unstash(__u32 tgid)
 	s = bpf_map_lookup_elem(&seen, &tgid);
 	n = bpf_map_lookup_elem(&image_scratch, &zero);
 	if (s && n && !s->ended && (!s->start || s->start == process_start())) {
-		n->hdr.kind = PMUBPF_NOTICE_MAP;
-		n->hdr.tgid = tgid;
-		n->hdr.pgen = s->pgen;
-		n->hdr.tid = tgid;
-		n->hdr.flags = 0;
-		n->hdr.mntns = st->mntns;
-		n->hdr.label = 0;
-		n->hdr.label_ptr = 0;
-		n->hdr.ts = bpf_ktime_get_ns();
-		n->hdr.comm[0] = 0;
+		image_header(n, tgid, s->pgen, st->mntns);
 		n->exe_ino = st->exe_ino;
 		n->ncomp = 0;
 		for (int i = 0; i < IMAGE_STASH_MAPS; i++) {
@@ -392,11 +385,8 @@ SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(on_prepare_exec, struct task_struct *p, struct linux_binprm *bprm)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
 
-	if (s && !s->ended && (!s->start || s->start == process_start()))
-		image_ends(tgid, false);
-	else
+	if (!image_ends(tgid, false)) /* not sampled yet: kept for the execve's samples */
 		image_stash(tgid);
 	return 0;
 }

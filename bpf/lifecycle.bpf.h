@@ -89,7 +89,8 @@ int BPF_PROG(on_exit_images, struct task_struct *p)
 
 	if (pid != tgid)
 		return 0;
-	image_ends(tgid, true);
+	if (!image_ends(tgid, true)) /* as on_exit: nothing sent, nothing kept */
+		bpf_map_delete_elem(&seen, &tgid);
 	forget_process(tgid);
 	return 0;
 }
