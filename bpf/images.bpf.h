@@ -138,6 +138,22 @@ __noinline int image_path(__u64 file)
 	return 0;
 }
 
+/* What a VMA is to an image: -1 nothing (not executable; anonymous code,
+ * a JIT's, which perf maps name), PMUBPF_MAP_F_VDSO, or a file's
+ * mapping (*key), PMUBPF_MAP_F_PATH if the loader lacks its path. */
+static __always_inline int image_vma(struct vm_area_struct *vma, void *vdso, struct image_file *key)
+{
+	struct file *f = vma->vm_file;
+
+	if (!(vma->vm_flags & VM_EXEC))
+		return -1;
+	if (!f)
+		return (void *)vma->vm_start == vdso ? PMUBPF_MAP_F_VDSO : -1;
+	key->ino = f->f_inode->i_ino;
+	key->dev = f->f_inode->i_sb->s_dev;
+	return bpf_map_lookup_elem(&image_files, key) ? 0 : PMUBPF_MAP_F_PATH;
+}
+
 /* The notice header of (tgid, pgen)'s mappings. */
 static __always_inline void image_header(struct pmubpf_map_notice *n, __u32 tgid, __u32 pgen, __u32 mntns)
 {
@@ -178,23 +194,12 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct image_file key = {};
-		struct file *f = vma->vm_file;
-		__u16 flags = 0;
+		int flags = image_vma(vma, vdso, &key);
 		__u8 one = 1;
 		long err;
 
-		if (!(vma->vm_flags & VM_EXEC))
+		if (flags < 0)
 			continue;
-		if (f) {
-			key.ino = f->f_inode->i_ino;
-			key.dev = f->f_inode->i_sb->s_dev;
-			if (!bpf_map_lookup_elem(&image_files, &key))
-				flags = PMUBPF_MAP_F_PATH;
-		} else if ((void *)vma->vm_start == vdso) {
-			flags = PMUBPF_MAP_F_VDSO;
-		} else {
-			continue; /* anonymous code (a JIT's): perf maps name it */
-		}
 		n->start = vma->vm_start;
 		n->end = vma->vm_end;
 		n->pgoff = vma->vm_pgoff;
@@ -314,21 +319,14 @@ static __noinline int image_stash(__u32 tgid)
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct image_file key = {};
-		struct file *f = vma->vm_file;
 		__u32 k = st->n; /* from memory: not carried round the loop */
-		__u16 flags = 0;
+		int flags = image_vma(vma, vdso, &key);
 
-		if (!(vma->vm_flags & VM_EXEC))
+		if (flags < 0)
 			continue;
-		if (f) {
-			key.ino = f->f_inode->i_ino;
-			key.dev = f->f_inode->i_sb->s_dev;
-			if (!bpf_map_lookup_elem(&image_files, &key))
-				image_send_path(n, vma, &key);
-		} else if ((void *)vma->vm_start == vdso) {
-			flags = PMUBPF_MAP_F_VDSO;
-		} else {
-			continue;
+		if (flags & PMUBPF_MAP_F_PATH) { /* its path now, the mapping kept */
+			image_send_path(n, vma, &key);
+			flags = 0;
 		}
 		if (k >= IMAGE_STASH_MAPS)
 			continue;
