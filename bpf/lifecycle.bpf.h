@@ -95,4 +95,23 @@ int BPF_PROG(on_exit_images, struct task_struct *p)
 	return 0;
 }
 
+/* The leader's task is freed: no sample can come from it any more, and
+ * its ended generation goes (unless a process that has the pid since
+ * took the entry), so that the LRU holds live processes, not the churn's
+ * dead: a live one evicted would be read again as a new generation.
+ * Loaded with on_exit_images. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(on_free_images, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pmubpf_seen *s;
+
+	if (BPF_CORE_READ(p, pid) != tgid)
+		return 0;
+	s = bpf_map_lookup_elem(&seen, &tgid);
+	if (s && s->ended && s->start == BPF_CORE_READ(p, start_time))
+		bpf_map_delete_elem(&seen, &tgid);
+	return 0;
+}
+
 #endif

@@ -9,7 +9,7 @@
 # point and through a 200-byte name, and says which mappings it could
 # not name (a path deeper than it walks).
 source "$(dirname "$0")/lib.sh"
-need_root short_lived_named short_lived_named_reports short_lived_images exec_inside_named \
+need_root short_lived_named short_lived_named_reports short_lived_images images_seen_dropped exec_inside_named \
 	images_mount_path images_too_deep
 
 # Which way pmubpf took: -v says (session_open.c). The mmap reports'
@@ -139,12 +139,30 @@ if n < 20 or spin < 0.5 * n:
 ' "$2" "$3"
 }
 
+# The generations BPF keeps marked ended, in the recorder's `seen` map:
+# each is dropped once its task is freed (on_free_images), or the LRU
+# would fill with the churn's dead and evict live processes.
+ended_entries() {
+	bpftool map dump name seen -j 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(1 for e in d if e.get("formatted", {}).get("value", {}).get("ended") == 1), len(d))'
+}
+seen_dropped() { # FILE: "ENDED ALL" while 300 processes came and went
+	local ended all
+	read -r ended all <"$1"
+	[[ -n $all ]] || { echo "could not read the seen map"; return 1; }
+	echo "$ended ended generations of $all entries"
+	((ended <= 20)) || { echo "ended generations kept: want <= 20 (the processes exiting now)"; return 1; }
+}
+
 for way in bpf reports; do
 	name=short_lived_named
 	if [[ $way == reports ]]; then name=short_lived_named_reports; export PMUBPF_MMAP_REPORTS=1
 	else unset PMUBPF_MMAP_REPORTS; fi
 	if start_recorder "$TMP/short.$way.err" -a -F 999 -o "$TMP/short.$way.pb.gz"; then
 		for ((i = 0; i < 300; i++)); do "$B/exec_work" 0.003 - /bin/true; done
+		[[ $way == bpf ]] && ended_entries >"$TMP/seen.bpf"
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
 		check $name short_named "$TMP/short.$way.pb.gz"
 	else
@@ -154,6 +172,7 @@ done
 unset PMUBPF_MMAP_REPORTS
 if bpf_images "$TMP/short.bpf.err"; then
 	check short_lived_images images_said "$TMP/short.bpf.pb.gz" 100
+	check images_seen_dropped seen_dropped "$TMP/seen.bpf"
 	if start_recorder "$TMP/inside.err" -a -F 999 -o "$TMP/inside.pb.gz"; then
 		for ((i = 0; i < 300; i++)); do "$B/exec_work" 0 - /bin/true; done
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
@@ -163,6 +182,7 @@ if bpf_images "$TMP/short.bpf.err"; then
 	fi
 else
 	no_bpf_images short_lived_images "$TMP/short.bpf.err"
+	no_bpf_images images_seen_dropped "$TMP/short.bpf.err"
 	no_bpf_images exec_inside_named "$TMP/short.bpf.err"
 fi
 

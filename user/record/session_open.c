@@ -287,6 +287,7 @@ int session__open(struct session *s)
 	s->skel->rodata->images_on = s->images;
 	if (bpf_program__set_autoload(s->skel->progs.on_exit, !s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
+	    bpf_program__set_autoload(s->skel->progs.on_free_images, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
 	uwb = unwind_maps_of(s->skel);
