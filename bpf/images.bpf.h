@@ -169,6 +169,34 @@ static __always_inline void image_header(struct pmubpf_map_notice *n, __u32 tgid
 	n->hdr.comm[0] = 0;
 }
 
+/* Send n without names[]. The process notices' wakeups (at most every
+ * 10 ms) bring these in: one per mapping would cost the exiting process.
+ * 0 or the ring buffer's error. */
+static __always_inline long image_output_short(struct pmubpf_map_notice *n)
+{
+	return bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1 /* BPF_RB_NO_WAKEUP */);
+}
+
+/* Send n (a mapping, or a file's path alone): with PMUBPF_MAP_F_PATH,
+ * the path of vma's file walked into names[] and the file (key) noted
+ * in image_files once sent whole; else short. */
+static __always_inline long image_output(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
+					 struct image_file *key)
+{
+	__u64 fa = 0; /* a global function takes no kernel pointer */
+	__u8 one = 1;
+	long err;
+
+	if (!(n->flags & PMUBPF_MAP_F_PATH))
+		return image_output_short(n);
+	bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
+	image_path(fa);
+	err = bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */);
+	if (!err && !(n->flags & PMUBPF_MAP_F_LONG))
+		bpf_map_update_elem(&image_files, key, &one, BPF_ANY);
+	return err;
+}
+
 /* Send the current process's executable mappings as (tgid, pgen)'s.
  * 0 if it has no address space left to walk. */
 static __noinline int image_send(__u32 tgid, __u32 pgen)
@@ -195,8 +223,6 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct image_file key = {};
 		int flags = image_vma(vma, vdso, &key);
-		__u8 one = 1;
-		long err;
 
 		if (flags < 0)
 			continue;
@@ -207,22 +233,9 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 		n->dev = key.dev;
 		n->flags = flags;
 		n->ncomp = 0;
-		/* The process notices' wakeups (at most every 10 ms) bring
-		 * these in: one per mapping would cost the exiting process. */
-		if (flags & PMUBPF_MAP_F_PATH) {
-			__u64 fa = 0; /* a global function takes no kernel pointer */
-
-			bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
-			image_path(fa);
-			err = bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */);
-			if (!err && !(n->flags & PMUBPF_MAP_F_LONG))
-				bpf_map_update_elem(&image_files, &key, &one, BPF_ANY);
-		} else {
-			err = bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1 /* BPF_RB_NO_WAKEUP */);
-		}
 		/* Counted here, not carried round the loop: a value that
 		 * changes at each turn keeps the verifier's states apart. */
-		image_count(err ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+		image_count(image_output(n, vma, &key) ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
 	}
 	bpf_iter_task_vma_destroy(&it);
 	image_count(PMUBPF_IMAGE_WALKS, 1);
@@ -234,11 +247,23 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
  * entry stays, marked, for the samples the exit still takes. false if
  * nothing was sent (not sampled; or, on a kernel that releases the
  * memory before the exit tracepoint, nothing left to walk). */
-static __always_inline bool image_ends(__u32 tgid, bool exit)
+/* tgid's generation in `seen` if it is the current process's own (not
+ * one left by a process that had the pid before) and its image has not
+ * ended, else NULL. */
+static __always_inline struct pmubpf_seen *own_generation(__u32 tgid)
 {
 	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
 
 	if (!s || s->ended || (s->start && s->start != process_start()))
+		return NULL;
+	return s;
+}
+
+static __always_inline bool image_ends(__u32 tgid, bool exit)
+{
+	struct pmubpf_seen *s = own_generation(tgid);
+
+	if (!s)
 		return false;
 	if (!image_send(tgid, s->pgen))
 		return false;
@@ -281,19 +306,12 @@ struct {
 static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
 					    struct image_file *key)
 {
-	__u64 fa = 0;
-	__u8 one = 1;
-
 	n->start = n->end = n->pgoff = 0;
 	n->ino = key->ino;
 	n->dev = key->dev;
 	n->flags = PMUBPF_MAP_F_PATH;
 	n->ncomp = 0;
-	bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
-	image_path(fa);
-	if (!bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */) &&
-	    !(n->flags & PMUBPF_MAP_F_LONG))
-		bpf_map_update_elem(&image_files, key, &one, BPF_ANY);
+	image_output(n, vma, key);
 }
 
 static __noinline int image_stash(__u32 tgid)
@@ -354,9 +372,9 @@ static __always_inline void image_unstash(__u32 tgid)
 
 	if (!images_on || !st)
 		return;
-	s = bpf_map_lookup_elem(&seen, &tgid);
+	s = own_generation(tgid);
 	n = bpf_map_lookup_elem(&image_scratch, &zero);
-	if (s && n && !s->ended && (!s->start || s->start == process_start())) {
+	if (s && n) {
 		image_header(n, tgid, s->pgen, st->mntns);
 		n->exe_ino = st->exe_ino;
 		n->ncomp = 0;
@@ -369,8 +387,7 @@ static __always_inline void image_unstash(__u32 tgid)
 			n->ino = st->m[i].ino;
 			n->dev = st->m[i].dev;
 			n->flags = st->m[i].flags;
-			image_count(bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1) ?
-				    PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+			image_count(image_output_short(n) ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
 		}
 		image_count(PMUBPF_IMAGE_WALKS, 1);
 	}

@@ -185,7 +185,32 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return NULL;
 }
 
-static void add_reported(struct procs *p, struct proc *pr, const struct procmap *m);
+/* A mapping pr made since its maps were read (an mmap report, or BPF's
+ * image at its end): merged at a re-read soon, or now if it is gone. */
+static void add_reported(struct procs *p, struct proc *pr, const struct procmap *m)
+{
+	if (m) {
+		struct procmap *nm = reallocarray(pr->reported.maps, pr->reported.n + 1, sizeof(*nm));
+
+		if (nm) {
+			pr->reported.maps = nm;
+			nm[pr->reported.n] = *m;
+			if ((nm[pr->reported.n].path = strdup(m->path)))
+				pr->reported.n++;
+		}
+	}
+	if (pr->dead && !p->held)
+		procs_gone(p, pr); /* merge it now */
+	else if (pr->dead)
+		act_add(p, pr); /* at the release (procs__hold) or the next tick */
+	else if (!pr->report_due) {
+		pr->report_due = mono_ns() + REPORT_DELAY_NS;
+		/* The next procs__tick must count it as pending, even within
+		 * its rate limit: else the caller may sleep a whole POLL_MS
+		 * before the read (seen: libc unwound ~100 ms late). */
+		p->last_tick = 0;
+	}
+}
 
 void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int64_t t)
 {
@@ -211,31 +236,6 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 	if (!pr || !pr->snapshotted)
 		return;
 	add_reported(p, pr, m);
-}
-
-static void add_reported(struct procs *p, struct proc *pr, const struct procmap *m)
-{
-	if (m) {
-		struct procmap *nm = reallocarray(pr->reported.maps, pr->reported.n + 1, sizeof(*nm));
-
-		if (nm) {
-			pr->reported.maps = nm;
-			nm[pr->reported.n] = *m;
-			if ((nm[pr->reported.n].path = strdup(m->path)))
-				pr->reported.n++;
-		}
-	}
-	if (pr->dead && !p->held)
-		procs_gone(p, pr); /* merge it now */
-	else if (pr->dead)
-		act_add(p, pr); /* at the release (procs__hold) or the next tick */
-	else if (!pr->report_due) {
-		pr->report_due = mono_ns() + REPORT_DELAY_NS;
-		/* The next procs__tick must count it as pending, even within
-		 * its rate limit: else the caller may sleep a whole POLL_MS
-		 * before the read (seen: libc unwound ~100 ms late). */
-		p->last_tick = 0;
-	}
 }
 
 /* Has procs__tick work for pr: maps to re-read, a label record to try

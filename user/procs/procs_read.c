@@ -365,9 +365,11 @@ static int log_image_whole(struct procs *p, const struct proc *pr, int64_t t, st
 	return -ESRCH;
 }
 
-/* pr's snapshot from a log image (taken over): final, as the process is
- * gone or in another image. */
-static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *maps, uint64_t exe)
+/* pr's snapshot from an image put together without reading it (taken
+ * over): final, as the process is gone or in another image. *count: the
+ * stat of where the image came from (the log, or BPF). */
+static int snapshot_final(struct procs *p, struct proc *pr, struct procmaps *maps, uint64_t exe,
+			  uint64_t *count)
 {
 	pr->objs = calloc(maps->n, sizeof(*pr->objs));
 	if (!pr->objs) {
@@ -382,7 +384,7 @@ static int snapshot_from_log(struct procs *p, struct proc *pr, struct procmaps *
 	snapshot_objects(p, pr);
 	pr->snapshotted = true;
 	pr->next_rescan = INT64_MAX;
-	p->st.from_log++;
+	(*count)++;
 	return 0;
 }
 
@@ -400,16 +402,10 @@ static void count_gone(struct procs *p, const struct proc *pr)
 static int snapshot_from_left(struct procs *p, struct proc *pr)
 {
 	struct procmaps maps = pr->left;
-	int err;
 
 	pr->left = (struct procmaps){ 0 };
 	pr->left_cap = 0;
-	err = snapshot_from_log(p, pr, &maps, pr->left_exe);
-	if (!err) {
-		p->st.from_log--; /* counted as BPF's instead */
-		p->st.from_images++;
-	}
-	return err;
+	return snapshot_final(p, pr, &maps, pr->left_exe, &p->st.from_images);
 }
 
 /* A report's stamp and its write into the buffer, apart: by far less. */
@@ -577,7 +573,7 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 	/* No sample time (procs__get after the fact): the latest image. */
 	err = log_image(p, pr, mono_ns(), &maps, &exe, &whole, &since);
 	if (!err)
-		err = snapshot_from_log(p, pr, &maps, exe);
+		err = snapshot_final(p, pr, &maps, exe, &p->st.from_log);
 	if (err)
 		count_gone(p, pr);
 	return err;
@@ -624,7 +620,7 @@ void procs_log_retry(struct procs *p, struct proc *pr)
 		procmaps__free(&live);
 	}
 	if (!err)
-		err = snapshot_from_log(p, pr, &maps, exe);
+		err = snapshot_final(p, pr, &maps, exe, &p->st.from_log);
 	if (err)
 		count_gone(p, pr);
 	if (!pr->snapshotted)

@@ -184,6 +184,12 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
 	session__take_notices(s);
+	if (s->images) { /* for the window's profile (its `images:` comment) */
+		uint64_t st[PMUBPF_IMAGE_NSTATS];
+
+		if (!images__stats(bpf_map__fd(s->skel->maps.image_stats), s->win.nr_cpus, st))
+			procs__set_image_maps_lost(s->procs, st[PMUBPF_IMAGE_LOST]);
+	}
 	span->start_wall = s->win_start_wall;
 	span->duration = now - s->win_start;
 	span->end = now;
@@ -219,12 +225,6 @@ int session__take_notices(struct session *s)
 	n = ring_buffer__consume(s->rb);
 	if (s->mw)
 		mmapwatch__consume(s->mw);
-	if (s->images) {
-		uint64_t st[PMUBPF_IMAGE_NSTATS];
-
-		if (!images__stats(bpf_map__fd(s->skel->maps.image_stats), libbpf_num_possible_cpus(), st))
-			procs__set_image_maps_lost(s->procs, st[PMUBPF_IMAGE_LOST]);
-	}
 	procs__settle(s->procs);
 	/* Is the window under way's stacks map half full? Then its driver
 	 * drains it before its time (the other half takes what comes in
