@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root stacks_map_full counts_map_full roomy_all_drained
 
-# manystacks -n N takes exactly N steps, each at the bottom of a random
+# manystacks N takes exactly N steps, each at the bottom of a random
 # recursion 1-300 deep (deeper than a kept stack) and each making one
 # getppid call: sampled at every hit of its tracepoint, N samples, nearly
 # all distinct stacks, ten times what the 1024-entry maps hold. The count
@@ -23,7 +23,7 @@ run() { # name expect-func comment-regex stderr-regex pmubpf-args...
 	shift 4
 	# One window (-d no longer than --window): nothing drains a map
 	# before it fills.
-	if "$PMUBPF" "${TP[@]}" -d 3600 --window 3600 -o "$TMP/$name.pb.gz" "$@" -- "$B/manystacks" -n $N \
+	if "$PMUBPF" "${TP[@]}" -d 3600 --window 3600 -o "$TMP/$name.pb.gz" "$@" -- "$B/manystacks" $N \
 		>"$TMP/$name.out" 2>"$TMP/$name.err"; then
 		# Every sample, lost ones included, in the profile; each
 		# [lost: ...] sample weighs its period.
@@ -44,7 +44,7 @@ run counts_map_full "[lost: counts map full]" '^lost: [0-9]+ samples: counts map
 # batches (drain.c reads 1024 a call), every sample in the profile and
 # nothing lost.
 if "$PMUBPF" "${TP[@]}" -o "$TMP/roomy.pb.gz" --stack-map-size 65536 --counts-map-size 65536 \
-	-- "$B/manystacks" -n $N >"$TMP/roomy.out" 2>"$TMP/roomy.err"; then
+	-- "$B/manystacks" $N >"$TMP/roomy.out" 2>"$TMP/roomy.err"; then
 	distinct=$(sed -n 's/.*samples (\([0-9]*\) distinct).*/\1/p' "$TMP/roomy.err")
 	if [[ ${distinct:-0} -gt 3000 ]]; then
 		check roomy_all_drained $CHECK expect "$TMP/roomy.pb.gz" --func level0 --samples-exact $N \
