@@ -643,6 +643,67 @@ static bool drain_maps(void)
 	return true;
 }
 
+/* A window's drain with m.empty: every entry and stack over several
+ * batches (stacks come 128 a call, counts 1024), and the maps left empty
+ * for the window's next turn; without it the maps are left as they were. */
+static bool drain_empties(void)
+{
+	enum { NCOUNTS = 3000, NSTACKS = 300 };
+	int ncpu = libbpf_num_possible_cpus();
+	int counts = bpf_map_create(BPF_MAP_TYPE_HASH, "t_counts", sizeof(struct pmubpf_key),
+				    sizeof(struct pmubpf_val), 4096, NULL);
+	int stacks = bpf_map_create(BPF_MAP_TYPE_HASH, "t_stacks", 8, sizeof(struct pmubpf_stack), 512, NULL);
+	int drops = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "t_drops", 4, sizeof(struct pmubpf_drop_val),
+				   2 * PMUBPF_DROP__MAX, NULL);
+	struct report_maps m = { .counts_fd = counts, .stacks_fd = stacks, .drops_fd = drops,
+				 .nr_cpus = ncpu, .nevents = 1 };
+	struct report_data d;
+	char err[256] = "";
+	struct pmubpf_key next;
+	uint64_t key;
+	bool all = true;
+
+	CHECK(counts >= 0 && stacks >= 0 && drops >= 0);
+	for (uint32_t i = 0; i < NSTACKS; i++) {
+		struct pmubpf_stack st = { .nr = 1, .ips = { 1000 + i } };
+
+		key = PMUBPF_STACK_KEY_MIN | i;
+		CHECK(bpf_map_update_elem(stacks, &key, &st, BPF_ANY) == 0);
+	}
+	for (uint32_t i = 0; i < NCOUNTS; i++) {
+		struct pmubpf_key k = { .tgid = 7, .tid = i, .ustack = PMUBPF_STACK_KEY_MIN | (i % NSTACKS),
+					.kstack = PMUBPF_STACK_NONE };
+		struct pmubpf_val v = { 1, 1 };
+
+		CHECK(bpf_map_update_elem(counts, &k, &v, BPF_ANY) == 0);
+	}
+	for (int empty = 0; empty < 2; empty++) {
+		m.empty = empty;
+		CHECK(report_data__init(&d) == 0);
+		CHECK_EQ_INT(report__drain(&m, &d, err, sizeof(err)), 0);
+		CHECK_EQ_INT(d.ev[0].n, NCOUNTS);
+		for (uint32_t i = 0; i < NSTACKS; i++) {
+			const struct report_stack *st = report_data__stack(&d, PMUBPF_STACK_KEY_MIN | i);
+
+			all = all && st && st->ips[0] == 1000 + i;
+		}
+		CHECK(all);
+		report_data__free(&d);
+		/* Left as they were, then empty. */
+		CHECK_EQ_INT(bpf_map_get_next_key(counts, NULL, &next) == 0, !empty);
+		CHECK_EQ_INT(bpf_map_get_next_key(stacks, NULL, &key) == 0, !empty);
+	}
+	m.stacks_fd = -1;
+	CHECK(report_data__init(&d) == 0);
+	CHECK(report__drain(&m, &d, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "reading the stacks map"));
+	report_data__free(&d);
+	close(counts);
+	close(stacks);
+	close(drops);
+	return true;
+}
+
 
 /* Each sample's frames as text: "name:line" per location line, leaf first,
  * then its values; the samples sorted (ids and order may differ). */
@@ -785,5 +846,6 @@ TEST_MAIN("report",
 	TEST(top_table),
 	TEST(entries_data),
 	TEST(drain_maps),
+	TEST(drain_empties),
 	TEST(last_gives_back),
 )

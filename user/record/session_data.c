@@ -199,10 +199,11 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	m.stacks_fd = s->win.stacks_fd[closed];
 	m.data_fd = s->win.data_fd[closed];
 	m.window = closed;
+	/* Emptied as read, for the window's next turn; not the last window,
+	 * whose maps go with the BPF object. */
+	m.empty = !s->stopped;
 	if (report__drain(&m, d, s->err, sizeof(s->err)))
 		return -1;
-	/* The last window's maps go with the BPF object: emptying them key
-	 * by key (~60k deletes after a 10 s churn recording) is wasted. */
 	if (s->stopped)
 		return 0;
 	err = windows__clear(&s->win, closed);

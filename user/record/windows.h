@@ -35,7 +35,8 @@ struct windows {
 int windows__flip(const struct windows *w, uint32_t *closed, char *err, size_t errlen);
 
 /* Empty window win's counts, data and stacks maps and zero its drops slots
- * (win must be closed). 0 or -errno. */
+ * (win must be closed). The drain empties the maps as it reads them
+ * (report_maps.empty): here that costs a look at each. 0 or -errno. */
 int windows__clear(const struct windows *w, uint32_t win);
 
 /* How many new stacks window win's stacks map took so far (all CPUs):

@@ -6,44 +6,40 @@
 #include <string.h>
 #include "drain.h"
 
-/* Keep stack `key` if it is a real key (not a status) not read yet. */
-static int read_stack(int fd, struct report_data *d, uint64_t key, struct pmubpf_stack *buf)
-{
-	if (key < PMUBPF_STACK_KEY_MIN || report_data__stack(d, key))
-		return 0;
-	if (bpf_map_lookup_elem(fd, &key, buf) || buf->nr > PMUBPF_MAX_DEPTH)
-		return 0; /* absent: its samples say "walk failed" */
-	return report_data__add_stack(d, key, buf);
-}
-
-/* Entries read from the kernel per call: one syscall for BATCH entries,
- * where a key-by-key walk made two each (get_next_key and lookup: 7% of
- * the write of a churn recording's 22000 entries). */
+/* Entries read from the kernel per call: one syscall for a batch, where
+ * a key-by-key walk made two each (get_next_key and lookup: 7% of the
+ * write of a churn recording's 22000 entries), and emptying the map after
+ * two more (get_next_key and delete: 10% of the recorder under churn,
+ * whose windows hold ~30000 new stacks each). Stacks are ~1 KB: fewer. */
 #define BATCH 1024
+#define STACK_BATCH 128
 
-/* What one entry of a drained map adds to d: its sample and its stacks. */
+/* What one entry of a drained map adds to d. */
 typedef int (*drain_fn)(const struct report_maps *m, struct report_data *d, const void *key,
-			const void *val, struct pmubpf_stack *buf);
+			const void *val);
 
-/* Every entry of the hash map fd (keys of ksz bytes, values struct
- * pmubpf_val) to fn, BATCH a syscall. The window's maps are flipped out
- * before a drain, so nothing writes them while they are walked. */
+/* Every entry of the hash map fd (keys of ksz bytes, values of vsz) to
+ * fn, `batch` a syscall; taken out of the map as read if m->empty. The
+ * window's maps are flipped out before a drain, so nothing writes them
+ * while they are walked. */
 static int drain_map(const struct report_maps *m, struct report_data *d, int fd, size_t ksz,
-		     drain_fn fn)
+		     size_t vsz, uint32_t batch, drain_fn fn)
 {
-	char *keys = malloc(BATCH * ksz);
-	struct pmubpf_val *vals = malloc(BATCH * sizeof(*vals));
-	struct pmubpf_stack *buf = malloc(sizeof(*buf));
-	uint32_t token = 0;
+	char *keys = malloc(batch * ksz), *vals = malloc(batch * vsz);
+	uint32_t token = 0; /* a hash map's: the next bucket */
 	bool more = true;
 	int ret = 0;
 
-	if (!keys || !vals || !buf)
+	if (!keys || !vals)
 		ret = -ENOMEM;
 	for (bool first = true; !ret && more; first = false) {
-		__u32 n = BATCH;
+		__u32 n = batch;
+		int err = m->empty ? bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token, &token,
+								     keys, vals, &n, NULL)
+				   : bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys,
+							  vals, &n, NULL);
 		/* The last batch ends with ENOENT, and may hold entries. */
-		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
+		if (err) {
 			if (errno != ENOENT) {
 				ret = -errno;
 				break;
@@ -51,40 +47,48 @@ static int drain_map(const struct report_maps *m, struct report_data *d, int fd,
 			more = false;
 		}
 		for (__u32 i = 0; !ret && i < n; i++)
-			ret = fn(m, d, keys + i * ksz, &vals[i], buf);
+			ret = fn(m, d, keys + i * ksz, vals + i * vsz);
 	}
 	free(keys);
 	free(vals);
-	free(buf);
 	return ret;
 }
 
+/* A stack of the window, kept unless d has it (from a window before) or
+ * it is no stack (its samples say "walk failed"). A stack no entry names
+ * (its sample's count was dropped: counted) costs d its frames only. */
+static int add_stack(const struct report_maps *m, struct report_data *d, const void *key,
+		     const void *val)
+{
+	const struct pmubpf_stack *st = val;
+	uint64_t k;
+
+	(void)m;
+	memcpy(&k, key, sizeof(k));
+	if (k < PMUBPF_STACK_KEY_MIN || st->nr > PMUBPF_MAX_DEPTH || report_data__stack(d, k))
+		return 0;
+	return report_data__add_stack(d, k, st);
+}
+
 static int add_count(const struct report_maps *m, struct report_data *d, const void *key,
-		     const void *val, struct pmubpf_stack *buf)
+		     const void *val)
 {
 	const struct pmubpf_key *k = key;
 
 	if (k->event >= (uint32_t)m->nevents)
 		return 0;
-	if (report_data__add_entry(d, k, val) || read_stack(m->stacks_fd, d, k->ustack, buf) ||
-	    read_stack(m->stacks_fd, d, k->kstack, buf))
-		return -ENOMEM;
-	return 0;
+	return report_data__add_entry(d, k, val);
 }
 
-/* --data-addr: a data map entry, and the stacks it names. */
+/* --data-addr: a data map entry (its stacks are in the stacks map). */
 static int add_data(const struct report_maps *m, struct report_data *d, const void *key,
-		    const void *val, struct pmubpf_stack *buf)
+		    const void *val)
 {
 	const struct pmubpf_data_key *k = key;
 
 	if (k->k.event >= (uint32_t)m->nevents)
 		return 0;
-	if (report_data__add_data(d, &k->k, k->addr, val) ||
-	    read_stack(m->stacks_fd, d, k->k.ustack, buf) ||
-	    read_stack(m->stacks_fd, d, k->k.kstack, buf))
-		return -ENOMEM;
-	return 0;
+	return report_data__add_data(d, &k->k, k->addr, val);
 }
 
 /* Each event's drop counters, summed over CPUs. */
@@ -118,14 +122,21 @@ static int sum_drops(const struct report_maps *m, struct report_data *d)
 
 int report__drain(const struct report_maps *m, struct report_data *d, char *err, size_t errlen)
 {
-	int ret = drain_map(m, d, m->counts_fd, sizeof(struct pmubpf_key), add_count);
+	int ret = drain_map(m, d, m->stacks_fd, sizeof(uint64_t), sizeof(struct pmubpf_stack),
+			    STACK_BATCH, add_stack);
 
+	if (ret) {
+		snprintf(err, errlen, "reading the stacks map: %s", strerror(-ret));
+		return ret;
+	}
+	ret = drain_map(m, d, m->counts_fd, sizeof(struct pmubpf_key), sizeof(struct pmubpf_val), BATCH,
+			add_count);
 	if (ret) {
 		snprintf(err, errlen, "reading the counts map: %s", strerror(-ret));
 		return ret;
 	}
-	if (m->data &&
-	    (ret = drain_map(m, d, m->data_fd, sizeof(struct pmubpf_data_key), add_data)) != 0) {
+	if (m->data && (ret = drain_map(m, d, m->data_fd, sizeof(struct pmubpf_data_key),
+					sizeof(struct pmubpf_val), BATCH, add_data)) != 0) {
 		snprintf(err, errlen, "reading the data map (--data-addr): %s", strerror(-ret));
 		return ret;
 	}
