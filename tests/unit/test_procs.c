@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -258,6 +259,10 @@ static bool gone_named_from_images(void)
 	n.tgid = n.tid = (uint32_t)d;
 	n.flags = PMUBPF_NOTICE_F_NOMM | PMUBPF_NOTICE_F_MOVING;
 	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	/* Their waits for BPF's image are over (sampled at 1 us): a and b
+	 * have theirs; c and d are read, found gone, and decided on at the
+	 * next settle, once notices written meanwhile are in. */
+	procs__settle(ps);
 	procs__settle(ps);
 	pid_t named[] = { a, b };
 	for (int i = 0; i < 2; i++) {
@@ -289,6 +294,7 @@ static bool paused_start(pid_t *kids, int n)
 
 	for (int i = 0; i < n; i++) {
 		if ((kids[i] = fork()) == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed check returns early */
 			pause();
 			_exit(0);
 		}
@@ -305,6 +311,63 @@ static void paused_stop(const pid_t *kids, int n)
 			waitpid(kids[i], NULL, 0);
 		}
 }
+
+/* Images from BPF: a process's first read waits PROCS_IMAGE_WAIT_NS
+ * after its first sample for BPF's image at its end. One whose image
+ * comes is never read; one that lives on is read once its wait is over,
+ * or at procs__read_waiting. */
+static bool image_wait(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "test_procs" };
+	struct pmubpf_map_notice *m = calloc(1, sizeof(*m));
+	pid_t kids[3] = { 0 };
+	struct proc *pr;
+	struct stat st;
+
+	CHECK(ps && m && stat("/usr/bin/true", &st) == 0);
+	CHECK(paused_start(kids, 3));
+	procs__set_image_files(ps, -1);
+	n.ts = (uint64_t)mono_ns();
+	for (int i = 0; i < 2; i++) {
+		n.tgid = n.tid = (uint32_t)kids[i];
+		CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	}
+	/* kids[0]'s image comes (it exec'd or exited, as far as procs knows). */
+	map_notice(m, (uint32_t)kids[0], 1, &st, "/usr/bin/true", true);
+	CHECK(procs__notice(ps, &m->hdr, sizeof(*m)) == 0);
+	procs__settle(ps);
+	const struct procs_stats *s = procs__stats(ps);
+	CHECK((pr = procs__get(ps, (uint32_t)kids[0], 1)) && pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(s->from_images, 1);
+	CHECK_EQ_INT(s->maps_reads, 0);
+	CHECK((pr = procs__get(ps, (uint32_t)kids[1], 1)) && !pr->snapshotted && pr->image_wait);
+	CHECK(procs__wait_due(ps) == (int64_t)n.ts + PROCS_IMAGE_WAIT_NS);
+	/* kids[1]: its wait ends at a settle after it. */
+	while (mono_ns() < (int64_t)n.ts + PROCS_IMAGE_WAIT_NS)
+		usleep(1000);
+	n.tgid = n.tid = (uint32_t)kids[2]; /* kids[2]: sampled now, waits */
+	n.ts = (uint64_t)mono_ns();
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	procs__settle(ps);
+	CHECK((pr = procs__get(ps, (uint32_t)kids[1], 1)) && pr->snapshotted && !pr->dead && !pr->image_wait);
+	CHECK((pr = procs__get(ps, (uint32_t)kids[2], 1)) && !pr->snapshotted && pr->image_wait);
+	CHECK_EQ_INT(s->live_read, 1);
+	CHECK(procs__wait_due(ps) == (int64_t)n.ts + PROCS_IMAGE_WAIT_NS);
+	/* A profile is about to be built: every wait ends now. */
+	procs__read_waiting(ps);
+	CHECK(pr->snapshotted && !pr->image_wait);
+	CHECK_EQ_INT(s->live_read, 2);
+	CHECK_EQ_INT(s->maps_reads, 2);
+	CHECK(procs__wait_due(ps) == 0);
+	paused_stop(kids, 3);
+	free(m);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
 
 /* Our own name, as /proc shows it (and our forked children's). */
 static bool own_comm(char *comm, size_t len)
@@ -733,6 +796,7 @@ TEST_MAIN("procs",
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),
 	TEST(gone_named_from_images),
+	TEST(image_wait),
 	TEST(live_from_log),
 	TEST(log_behind),
 	TEST(bpf_moved_no_read),

@@ -244,7 +244,7 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 static bool needs_tick(const struct proc *pr)
 {
 	return (pr->snapshotted && !pr->dead) || pr->label_state == LABELS_PENDING || pr->log_wait ||
-	       (pr->dead && pr->reported.n);
+	       pr->image_wait || (pr->dead && pr->reported.n);
 }
 
 void procs__hold(struct procs *p, bool hold)
@@ -261,12 +261,43 @@ void procs__hold(struct procs *p, bool hold)
 			procs_gone(p, p->act[i]);
 }
 
+/* The waits for BPF's images that are over (all: every one), after the
+ * log's retries: a process found gone here retries at the next settle,
+ * once the notices written meanwhile are in. */
+static void end_waits(struct procs *p, bool all)
+{
+	int64_t now = mono_ns(), due = 0;
+
+	for (size_t i = 0; i < p->nact; i++) {
+		struct proc *pr = p->act[i];
+
+		if (!pr->image_wait)
+			continue;
+		if (all || pr->left.n || now >= pr->image_wait)
+			procs_image_wait_end(p, pr);
+		else if (!due || pr->image_wait < due)
+			due = pr->image_wait;
+	}
+	p->wait_due = due;
+}
+
 void procs__settle(struct procs *p)
 {
 	log_stats(p);
 	for (size_t i = 0; i < p->nact; i++)
 		if (p->act[i]->log_wait)
 			procs_log_retry(p, p->act[i]);
+	end_waits(p, false);
+}
+
+void procs__read_waiting(struct procs *p)
+{
+	end_waits(p, true);
+}
+
+int64_t procs__wait_due(const struct procs *p)
+{
+	return p->wait_due;
 }
 
 void procs__exec(struct procs *p, uint32_t tgid, int64_t t)
@@ -327,10 +358,12 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 	tgid_latest(p->by_tgid, tgid, p->n);
 	p->n++;
 	procs_snapshot(p, pr, t);
-	if (!pr->snapshotted && !pr->log_wait) /* gone before its maps were read */
+	if (!pr->snapshotted && !pr->log_wait && !pr->image_wait) /* gone before its maps were read */
 		procs_set_dead(pr);
 	if (needs_tick(pr))
 		act_add(p, pr); /* failing that, no re-reads for it: still a snapshot */
+	if (pr->image_wait && (!p->wait_due || pr->image_wait < p->wait_due))
+		p->wait_due = pr->image_wait;
 	return pr;
 }
 

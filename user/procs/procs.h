@@ -42,6 +42,10 @@ struct proc {
 	                           * waits for them (procs__settle); 2: done */
 	bool log_wait;            /* gone, and not in the log of reports yet:
 	                           * tried again at procs__settle */
+	int64_t image_wait;       /* images from BPF: its first read waits
+	                           * until then (CLOCK_MONOTONIC) for BPF's
+	                           * image at its end; 0: not waiting */
+	bool image_waited;        /* that wait is over: read it when asked */
 	int rescans;              /* maps re-read and merged so far */
 	int64_t next_rescan;      /* CLOCK_MONOTONIC ns */
 	struct procmaps reported; /* mmap reports since the last read */
@@ -206,6 +210,21 @@ void procs__reports_read(struct procs *p, int64_t upto);
  * in while the notices were read, so that the log is whole up to now.
  * What is still missing then counts as gone. */
 void procs__settle(struct procs *p);
+/* Images from BPF (procs__set_image_files): a process's first read waits
+ * PROCS_IMAGE_WAIT_NS after its first sample, for BPF's image of it at
+ * its exit or exec. Most short-lived processes end within it and are
+ * never read from /proc (under churn: 6 reads in 10 s where reading at
+ * the notice made 450, a third of the loader's time while recording); a
+ * process that lives on is read after it: its unwind tables and labels
+ * record come that much later (10 ms: a 40 ms program is still unwound
+ * by its tables for most of its life, always.evicts_objects).
+ * procs__settle reads those whose wait is over; procs__read_waiting all
+ * of them now (before a profile is built from their samples). */
+#define PROCS_IMAGE_WAIT_NS 10000000LL
+void procs__read_waiting(struct procs *p);
+/* When the first of those waits ends (CLOCK_MONOTONIC), 0 if none: the
+ * caller looks again by then. */
+int64_t procs__wait_due(const struct procs *p);
 /* A profile is being built from the processes (hold true), or no longer
  * (false; holds nest). While held, nothing frees or replaces what a
  * process holds: mmap reports of a process already gone, merged into its

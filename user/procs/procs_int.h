@@ -90,6 +90,7 @@ struct procs {
 	bool data_maps;        /* --data-addr: pr->data_maps kept */
 	procs_maps_hook maps_hook; /* unwinding: after each (re-)read */
 	void *maps_hook_ctx;
+	int64_t wait_due;      /* procs__wait_due: the earliest image_wait */
 	int64_t last_tick;     /* procs__tick's last pass, and its result */
 	int last_pending;
 };
@@ -161,6 +162,9 @@ static inline bool procs_publish_slot(struct procs *p, struct proc *pr, int fd, 
 int procs_snapshot(struct procs *p, struct proc *pr, int64_t t);
 /* The second and last try for a process gone or moved at its first read. */
 void procs_log_retry(struct procs *p, struct proc *pr);
+/* pr's wait for BPF's image is over: its image if it came, else its
+ * first read. */
+void procs_image_wait_end(struct procs *p, struct proc *pr);
 /* Read pr's maps again and merge them (scheduled: the safety net,
  * advanced; else for mmap reports); found gone: procs_gone. */
 int procs_rescan(struct procs *p, struct proc *pr, bool scheduled);

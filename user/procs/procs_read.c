@@ -560,6 +560,13 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 
 	if (pr->left.n) /* it ended already: BPF sent its image */
 		return snapshot_from_left(p, pr);
+	/* BPF sends its image as it ends: most short-lived processes do
+	 * within the wait, and need no read (procs__read_waiting). */
+	if (p->st.images && t && !pr->image_waited) {
+		pr->image_waited = true;
+		pr->image_wait = t + PROCS_IMAGE_WAIT_NS;
+		return -EAGAIN;
+	}
 	st = read_live(p, pr, t, true, &maps, &r);
 	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
 		return snapshot_live(p, pr, &maps, &r);
@@ -577,6 +584,15 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 	if (err)
 		count_gone(p, pr);
 	return err;
+}
+
+void procs_image_wait_end(struct procs *p, struct proc *pr)
+{
+	pr->image_wait = 0;
+	if (procs_snapshot(p, pr, pr->seen_ns) != -EAGAIN && !pr->snapshotted) {
+		count_gone(p, pr);
+		procs_set_dead(pr);
+	}
 }
 
 /* The second and last try for a process gone or moved at its first read

@@ -196,8 +196,14 @@ enum session_end session__step(struct session *s)
 		return SESSION_SIGNAL;
 	int timeout = s->pending ? POLL_PENDING_MS : POLL_MS;
 
-	if (s->notice_recheck) {
-		int64_t left = s->notice_recheck - mono_ns();
+	/* Look again when BPF's next notices may wait unannounced, or when
+	 * a process's wait for its image (procs__wait_due) ends. */
+	int64_t due = s->notice_recheck, wait_due = procs__wait_due(s->procs);
+
+	if (wait_due && (!due || wait_due < due))
+		due = wait_due;
+	if (due) {
+		int64_t left = due - mono_ns();
 		int ms = left > 0 ? (int)((left + 999999) / 1000000) : 0;
 
 		timeout = ms < timeout ? ms : timeout;
@@ -272,6 +278,7 @@ void session__stop(struct session *s)
 		fprintf(stderr, "pmubpf: warning: off-cpu: waits under way at the end not counted: %s\n",
 			strerror(errno));
 	session__take_notices(s); /* of the last samples */
+	procs__read_waiting(s->procs);
 	if (s->uw)
 		unwind__stop(s->uw);  /* no tables needed any more */
 	procs__rescan_all(s->procs);  /* libraries mapped since the last read */

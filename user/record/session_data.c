@@ -184,6 +184,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	/* Notices of the closed window's samples (new processes, label
 	 * sets) before its entries are looked up. */
 	session__take_notices(s);
+	procs__read_waiting(s->procs); /* the window's profile may be built now */
 	if (s->images) { /* for the window's profile (its `images:` comment) */
 		uint64_t st[PMUBPF_IMAGE_NSTATS];
 
