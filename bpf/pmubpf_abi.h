@@ -304,6 +304,7 @@ enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_FLABEL = 3,/* first sample of a foreign set: its pairs */
 	PMUBPF_NOTICE_LUNION = 4,/* first sample of a union key: its parts */
 	PMUBPF_NOTICE_MAP = 5,   /* an executable mapping of an image that ends */
+	PMUBPF_NOTICE_LIKE = 6,  /* an image that ended as its parent's */
 };
 /* The sample was taken inside execve (task->in_execve, where the kernel
  * has it) or while the task exits (PF_EXITING): the reports may already
@@ -354,6 +355,18 @@ struct pmubpf_map_notice {
 };
 /* A notice without names[] (the loader knows the file's path). */
 #define PMUBPF_MAP_NOTICE_SHORT __builtin_offsetof(struct pmubpf_map_notice, names)
+
+/* NOTICE_LIKE (bpf/images.bpf.h): the image (hdr.tgid, hdr.pgen) ended
+ * (an exec) as the image of (like_tgid, like_pgen): a fork child, not
+ * sampled before its execve, still in a copy of its sampled parent's
+ * address space (the same executable and as many mappings). Sent in
+ * place of a walk of the copy: under churn most execs are of such
+ * children, and the walk of each (for the few sampled inside the
+ * execve) cost more than all the samples. */
+struct pmubpf_like_notice {
+	struct pmubpf_notice hdr;
+	__u32 like_tgid, like_pgen;
+};
 
 /* Per-CPU counts of bpf/images.bpf.h (map image_stats). */
 enum pmubpf_image_stat {

@@ -124,6 +124,7 @@ struct file;
 struct mm_struct {
 	struct pmubpf_mm_context context;
 	struct file *exe_file;
+	int map_count; /* its VMAs */
 };
 
 /* Files and mappings: bpf/images.bpf.h walks an address space's VMAs
@@ -193,6 +194,7 @@ struct task_struct {
 	__u64 start_time;     /* creation, CLOCK_MONOTONIC ns */
 	struct mm_struct *mm; /* NULL for kernel threads */
 	struct task_struct *group_leader;
+	struct task_struct *real_parent;
 	char comm[16];
 	struct nsproxy *nsproxy; /* NULL once the task has exited */
 	struct thread_struct thread;

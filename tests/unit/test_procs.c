@@ -314,8 +314,8 @@ static void paused_stop(const pid_t *kids, int n)
 
 /* Images from BPF: a process's first read waits PROCS_IMAGE_WAIT_NS
  * after its first sample for BPF's image at its end. One whose image
- * comes is never read; one that lives on is read once its wait is over,
- * or at procs__read_waiting. */
+ * comes is never read (nor one whose image is its parent's); one that
+ * lives on is read once its wait is over, or at procs__read_waiting. */
 static bool image_wait(void)
 {
 	struct symcache *sc = symcache__new();
@@ -361,6 +361,27 @@ static bool image_wait(void)
 	CHECK_EQ_INT(s->live_read, 2);
 	CHECK_EQ_INT(s->maps_reads, 2);
 	CHECK(procs__wait_due(ps) == 0);
+	/* A fork child of kids[1] sampled inside its execve, gone since:
+	 * its image was its parent's (NOTICE_LIKE), not read. */
+	struct pmubpf_like_notice ln = { .hdr = n };
+	pid_t child = dead_child();
+	const struct proc *par = procs__get(ps, (uint32_t)kids[1], 1);
+
+	CHECK(child > 0 && par && par->maps.n > 0);
+	ln.hdr.tgid = ln.hdr.tid = (uint32_t)child;
+	ln.hdr.ts = (uint64_t)mono_ns();
+	CHECK(procs__notice(ps, &ln.hdr, sizeof(ln.hdr)) == 0);
+	ln.hdr.kind = PMUBPF_NOTICE_LIKE;
+	ln.like_tgid = (uint32_t)kids[1];
+	ln.like_pgen = 1;
+	CHECK(procs__notice(ps, &ln.hdr, sizeof(ln)) == 0);
+	procs__settle(ps);
+	CHECK((pr = procs__get(ps, (uint32_t)child, 1)) && pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(pr->maps.n, par->maps.n);
+	CHECK_STR(pr->maps.maps[0].path, par->maps.maps[0].path);
+	CHECK(pr->exe_ino == par->exe_ino);
+	CHECK_EQ_INT(s->from_parent, 1);
+	CHECK_EQ_INT(s->maps_reads, 2);
 	paused_stop(kids, 3);
 	free(m);
 	procs__free(ps);

@@ -261,6 +261,38 @@ void procs__hold(struct procs *p, bool hold)
 			procs_gone(p, p->act[i]);
 }
 
+/* pr's image ended as its parent's (NOTICE_LIKE): the parent's maps, as
+ * if BPF had sent them, once the parent has its own (its wait for them
+ * ended here). Nothing if the parent has none: pr is then read, or gone. Before
+ * pr's snapshot or its retry (procs_read.c), which take it as BPF's. */
+static void take_like(struct procs *p, struct proc *pr)
+{
+	struct proc *par = lookup(p, pr->like_tgid, pr->like_pgen);
+
+	pr->like_tgid = 0;
+	if (!par || par == pr)
+		return;
+	if (par->image_wait)
+		procs_image_wait_end(p, par);
+	if (!par->snapshotted || !par->maps.n)
+		return;
+	struct procmap *m = calloc(par->maps.n, sizeof(*m));
+	size_t n = 0;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < par->maps.n; i++) {
+		m[n] = par->maps.maps[i];
+		if ((m[n].path = strdup(par->maps.maps[i].path ? par->maps.maps[i].path : "")))
+			n++;
+	}
+	pr->left.maps = m;
+	pr->left.n = n;
+	pr->left_cap = par->maps.n;
+	pr->left_exe = par->exe_ino;
+	p->st.from_parent++;
+}
+
 /* The waits for BPF's images that are over (all: every one), after the
  * log's retries: a process found gone here retries at the next settle,
  * once the notices written meanwhile are in. */
@@ -273,6 +305,8 @@ static void end_waits(struct procs *p, bool all)
 
 		if (!pr->image_wait)
 			continue;
+		if (pr->like_tgid && !pr->left.n)
+			take_like(p, pr);
 		if (all || pr->left.n || now >= pr->image_wait)
 			procs_image_wait_end(p, pr);
 		else if (!due || pr->image_wait < due)
@@ -284,9 +318,15 @@ static void end_waits(struct procs *p, bool all)
 void procs__settle(struct procs *p)
 {
 	log_stats(p);
-	for (size_t i = 0; i < p->nact; i++)
-		if (p->act[i]->log_wait)
-			procs_log_retry(p, p->act[i]);
+	for (size_t i = 0; i < p->nact; i++) {
+		struct proc *pr = p->act[i];
+
+		if (!pr->log_wait)
+			continue;
+		if (pr->like_tgid && !pr->left.n)
+			take_like(p, pr);
+		procs_log_retry(p, pr);
+	}
 	end_waits(p, false);
 }
 
@@ -405,6 +445,15 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 	}
 	if (n->kind == PMUBPF_NOTICE_MAP) {
 		image_mapping(p, pr, (const struct pmubpf_map_notice *)n, size);
+		return 0;
+	}
+	if (n->kind == PMUBPF_NOTICE_LIKE && size >= sizeof(struct pmubpf_like_notice)) {
+		const struct pmubpf_like_notice *l = (const struct pmubpf_like_notice *)n;
+
+		if (pr && !pr->snapshotted && l->like_tgid) { /* taken when its wait ends */
+			pr->like_tgid = l->like_tgid;
+			pr->like_pgen = l->like_pgen;
+		}
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LABEL && size >= sizeof(struct pmubpf_label_notice)) {

@@ -53,6 +53,9 @@ struct proc {
 	                           * (procs_images.c), if not read before */
 	size_t left_cap;
 	uint64_t left_exe;        /* the executable's inode, from BPF */
+	uint32_t like_tgid, like_pgen; /* its image ended as that process's
+	                           * (BPF's NOTICE_LIKE: a fork child in its
+	                           * parent's image); 0: no */
 	struct procmaps data_maps;/* --data-addr: every mapping, data ones
 	                           * too, merged across reads (datamaps.c) */
 	int64_t report_due;       /* re-read for them by then; 0: none */
@@ -96,6 +99,8 @@ struct procs_stats {
 	                            * before their maps were read */
 	uint64_t from_images;      /* images BPF sent as they ended (exit or
 	                            * exec): gone before their maps were read */
+	uint64_t from_parent;      /* of them, fork children whose image was
+	                            * their parent's (NOTICE_LIKE) */
 	uint64_t image_maps;       /* mappings BPF sent so */
 	uint64_t image_maps_unnamed; /* of them without a path (too deep or
 	                            * long, or its path was not kept) */

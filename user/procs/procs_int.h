@@ -155,6 +155,18 @@ static inline bool procs_publish_slot(struct procs *p, struct proc *pr, int fd, 
 	}
 	return true;
 }
+/* The object behind one of pr's mappings (its file, or the vDSO's image
+ * read out of the process), NULL if unreadable (counted). */
+struct elfobj *procs_open_obj(struct procs *p, const struct proc *pr, const struct procmap *m);
+/* When to read the maps of a live process again, after the n-th read
+ * (ns): a first sample often comes while ld.so is still mapping
+ * libraries, and dlopen can come at any time. Then every 10 s. */
+static inline int64_t procs_rescan_delay(int n)
+{
+	static const int64_t steps[] = { 20000000LL, 200000000LL, 2000000000LL };
+
+	return n < 3 ? steps[n] : 10000000000LL;
+}
 /* procs_read.c: reading a process. */
 /* The first read of pr, sampled at t (CLOCK_MONOTONIC; 0: unknown):
  * from /proc, or, gone or in another image, pr->log_wait is set for
@@ -165,6 +177,7 @@ void procs_log_retry(struct procs *p, struct proc *pr);
 /* pr's wait for BPF's image is over: its image if it came, else its
  * first read. */
 void procs_image_wait_end(struct procs *p, struct proc *pr);
+/* procs_rescan.c: reading a live process again. */
 /* Read pr's maps again and merge them (scheduled: the safety net,
  * advanced; else for mmap reports); found gone: procs_gone. */
 int procs_rescan(struct procs *p, struct proc *pr, bool scheduled);

@@ -282,8 +282,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 			   (unsigned long long)ps->live_from_log, (unsigned long long)ps->live_read,
 			   (unsigned long long)ps->live_read_moving, (unsigned long long)ps->gone_nomm);
 	if (ps->images)
-		pprof__add_comment(p, "images: sent by BPF as sampled processes ended (exit or exec; no mmap reports): %llu mappings, %llu images of processes gone before their maps were read, %llu mappings without a path, %llu mappings lost (ring buffer full)",
+		pprof__add_comment(p, "images: sent by BPF as sampled processes ended (exit or exec; no mmap reports): %llu mappings, %llu images of processes gone before their maps were read (%llu of them their parent's: fork children that exec'd before their first sample), %llu mappings without a path, %llu mappings lost (ring buffer full)",
 				   (unsigned long long)ps->image_maps, (unsigned long long)ps->from_images,
+				   (unsigned long long)ps->from_parent,
 				   (unsigned long long)ps->image_maps_unnamed, (unsigned long long)ps->image_maps_lost);
 }
 

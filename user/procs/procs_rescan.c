@@ -1,0 +1,158 @@
+/* procs_rescan.c — a live process's maps read again and merged into its
+ * snapshot (libraries mapped since: the 20 ms / 200 ms / 2 s / 10 s
+ * safety net, and mmap reports), and its maps made final once it is
+ * gone. Its first read is procs_read.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/clock.h"
+#include "procs.h"
+#include "procs_int.h"
+#include "procsyms.h"
+
+static bool same_mapping(const struct procmap *a, const struct procmap *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->inode == b->inode && !strcmp(a->path, b->path);
+}
+
+static int cmp_map_idx(const void *a, const void *b, void *ctx)
+{
+	const struct procmap *m = ctx;
+	uint64_t x = m[*(const size_t *)a].start, y = m[*(const size_t *)b].start;
+
+	return (x > y) - (x < y);
+}
+
+/* Merge a fresh read of the maps into the snapshot: new mappings are
+ * added (their files opened), mappings that are gone now are kept (old
+ * samples may point into a library since dlclose'd) unless a new
+ * mapping overlaps them. */
+static int merge_maps(struct procs *p, struct proc *pr, struct procmaps *fresh)
+{
+	size_t n = fresh->n + pr->maps.n, k = 0;
+	struct procmap *all = calloc(n ? n : 1, sizeof(*all));
+	struct elfobj **objs = calloc(n ? n : 1, sizeof(*objs));
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+
+	if (!all || !objs || !order) {
+		free(all), free(objs), free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < fresh->n; i++) {
+		const struct procmap *old = procmaps__find(&pr->maps, fresh->maps[i].start);
+
+		all[k] = fresh->maps[i];
+		objs[k] = old && same_mapping(old, &fresh->maps[i]) ? pr->objs[old - pr->maps.maps]
+								     : procs_open_obj(p, pr, &fresh->maps[i]);
+		k++;
+	}
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *o = &pr->maps.maps[i];
+		bool overlaps = false;
+
+		for (size_t j = 0; j < fresh->n && !overlaps; j++)
+			overlaps = o->start < fresh->maps[j].end && fresh->maps[j].start < o->end;
+		if (overlaps) {
+			free(o->path);
+			continue;
+		}
+		all[k] = *o;
+		objs[k++] = pr->objs[i];
+	}
+	/* Sort both arrays by start (procmaps__find binary-searches). */
+	for (size_t i = 0; i < k; i++)
+		order[i] = i;
+	qsort_r(order, k, sizeof(*order), cmp_map_idx, all);
+	struct procmap *sm = calloc(k ? k : 1, sizeof(*sm));
+	struct elfobj **so = calloc(k ? k : 1, sizeof(*so));
+	if (!sm || !so) {
+		free(sm), free(so), free(order), free(objs);
+		/* all[] holds the only copies of the paths now: keep them. */
+		free(pr->maps.maps);
+		free(pr->objs);
+		pr->maps.maps = all;
+		pr->maps.n = k;
+		pr->objs = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		sm[i] = all[order[i]];
+		so[i] = objs[order[i]];
+	}
+	free(pr->maps.maps); /* paths moved into sm */
+	free(pr->objs);
+	pr->maps.maps = sm;
+	pr->maps.n = k;
+	pr->objs = so;
+	free(fresh->maps); /* paths moved too */
+	fresh->maps = NULL;
+	fresh->n = 0;
+	free(all), free(objs), free(order);
+	return 0;
+}
+
+/* pr has exited or exec'd: its maps are final. The mappings the kernel
+ * reported since the last read go in as reported (their files opened by
+ * path, if still the same inode). */
+void procs_gone(struct procs *p, struct proc *pr)
+{
+	size_t n = pr->reported.n;
+	bool first = !pr->dead;
+
+	procs_set_dead(pr);
+	pr->next_rescan = INT64_MAX;
+	pr->report_due = 0;
+	if (n && merge_maps(p, pr, &pr->reported) == 0)
+		p->st.maps_from_reports += n;
+	procmaps__free(&pr->reported);
+	/* Once: what was held for it while it lived (its unwind slot) goes. */
+	if (first && pr->snapshotted && p->maps_hook)
+		p->maps_hook(p->maps_hook_ctx, pr);
+}
+
+/* Read pr's maps again and merge them. scheduled: the 20 ms / 200 ms /
+ * 2 s / 10 s safety net (advances it), else for mmap reports. */
+int procs_rescan(struct procs *p, struct proc *pr, bool scheduled)
+{
+	struct procmaps fresh = { 0 };
+	int err;
+
+	if (scheduled)
+		pr->next_rescan = mono_ns() + procs_rescan_delay(++pr->rescans);
+	pr->report_due = 0;
+	if (pr->dead || !procs_same_generation(p, pr)) {
+		procs_gone(p, pr);
+		return -ESRCH;
+	}
+	err = procmaps__read(pr->tgid, true, &fresh);
+	if (err) {
+		procs_gone(p, pr);
+		return err;
+	}
+	procmaps__free(&pr->reported); /* the fresh read has them */
+	if (p->data_maps)
+		procs_datamaps_read(pr);
+	procsyms__jit_refresh(pr);
+	procs_note_jit_refusal(p, pr);
+	if (merge_maps(p, pr, &fresh) == 0) {
+		p->st.rescans++;
+		if (p->maps_hook)
+			p->maps_hook(p->maps_hook_ctx, pr);
+		/* A library that uses labels may come late: a plugin or a
+		 * Python extension module dlopen()ed after the first sample. */
+		if (pr->label_state == LABELS_NONE)
+			procs_labels_find(p, pr);
+		procs_flabels_find(p, pr, true);
+	}
+	procmaps__free(&fresh);
+	return 0;
+}
+
+void procs__rescan_all(struct procs *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i]->snapshotted && !p->v[i]->dead)
+			procs_rescan(p, p->v[i], false);
+}
