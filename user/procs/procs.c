@@ -263,8 +263,9 @@ void procs__hold(struct procs *p, bool hold)
 
 /* pr's image ended as its parent's (NOTICE_LIKE): the parent's maps, as
  * if BPF had sent them, once the parent has its own (its wait for them
- * ended here). Nothing if the parent has none: pr is then read, or gone. Before
- * pr's snapshot or its retry (procs_read.c), which take it as BPF's. */
+ * ended here). Nothing if the parent has none: pr is then read, or gone.
+ * Called before pr's snapshot or its retry (procs_read.c), which take
+ * the maps as BPF's. */
 static void take_like(struct procs *p, struct proc *pr)
 {
 	struct proc *par = lookup(p, pr->like_tgid, pr->like_pgen);
