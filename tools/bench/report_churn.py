@@ -186,6 +186,28 @@ def churn_block(res):
                        "mappings from reports", "from BPF", "live from reports", "read from /proc",
                        "lost samples / user / kernel stacks / notices",
                        "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 10), ""]
+    brow = []
+    for tool in PMUBPF_TOOLS:
+        s = st.get(tool)
+        rs = [r for r in (s["runs"] if s else []) if r.get("bpf_progs") and r.get("bpf_progs_s")]
+        for name in sorted({n for r in rs for n in r["bpf_progs"]}):
+            per_run = [r["bpf_progs"][name][0] / r["bpf_progs"][name][1] / 1000 for r in rs
+                       if r["bpf_progs"].get(name, [0, 0])[1]]
+            rate = [r["bpf_progs"][name][1] / r["bpf_progs_s"] for r in rs if name in r["bpf_progs"]]
+            busy = [r["bpf_progs"][name][0] / 1e6 / r["bpf_progs_s"] for r in rs if name in r["bpf_progs"]]
+            if rate and max(rate) > 0:
+                brow.append([tool, "`%s`" % name, spread(per_run, 2) if per_run else "–", spread(rate, 0),
+                             spread(busy, 1)])
+        if rs:
+            total = [sum(v[0] for v in r["bpf_progs"].values()) / 1e6 / r["bpf_progs_s"] for r in rs]
+            brow.append([tool, "all", "–", "–", spread(total, 1)])
+    if brow:
+        out += ["pmubpf's BPF programs in the load's own time (`kernel.bpf_stats_enabled`, on for "
+                "pmubpf's runs only, read from `bpftool prog show` half a second before the "
+                "recording ends; median (min–max) over the runs): **µs per run**, **runs/s** "
+                "and **ms/s**, the share of a CPU each takes (on the sampled CPU, or in the process "
+                "that execs, exits or forks).", "",
+                table(["tool", "program", "µs per run", "runs/s", "ms/s"], brow, ["l", "l", "r", "r", "r"]), ""]
     out += [s for s in churn_sentences(st, secs, freq, cfg["workers"]) if s] + [""]
     return "\n".join(out), st
 
