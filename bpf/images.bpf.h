@@ -62,6 +62,12 @@ static __always_inline void image_count(__u32 k, __u64 n)
 		*v += n;
 }
 
+/* One notice sent (err 0) or lost (the ring buffer's error), counted. */
+static __always_inline void image_count_sent(long err)
+{
+	image_count(err ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+}
+
 /* One notice being put together, per CPU (too big for the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -235,11 +241,29 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 		n->ncomp = 0;
 		/* Counted here, not carried round the loop: a value that
 		 * changes at each turn keeps the verifier's states apart. */
-		image_count(image_output(n, vma, &key) ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+		image_count_sent(image_output(n, vma, &key));
 	}
 	bpf_iter_task_vma_destroy(&it);
 	image_count(PMUBPF_IMAGE_WALKS, 1);
 	return 1;
+}
+
+/* tgid's generation in `seen` if it is that of the process started at
+ * start (not one left by a process that had the pid before) and its
+ * image has not ended, else NULL. */
+static __always_inline struct pmubpf_seen *generation_of(__u32 tgid, __u64 start)
+{
+	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (!s || s->ended || (s->start && s->start != start))
+		return NULL;
+	return s;
+}
+
+/* The current process's own generation (generation_of). */
+static __always_inline struct pmubpf_seen *own_generation(__u32 tgid)
+{
+	return generation_of(tgid, process_start());
 }
 
 /* The image of tgid that ends now, if it was sampled (by this process:
@@ -247,18 +271,6 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
  * entry stays, marked, for the samples the exit still takes. false if
  * nothing was sent (not sampled; or, on a kernel that releases the
  * memory before the exit tracepoint, nothing left to walk). */
-/* tgid's generation in `seen` if it is the current process's own (not
- * one left by a process that had the pid before) and its image has not
- * ended, else NULL. */
-static __always_inline struct pmubpf_seen *own_generation(__u32 tgid)
-{
-	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
-
-	if (!s || s->ended || (s->start && s->start != process_start()))
-		return NULL;
-	return s;
-}
-
 static __always_inline bool image_ends(__u32 tgid, bool exit)
 {
 	struct pmubpf_seen *s = own_generation(tgid);
@@ -393,8 +405,8 @@ static __always_inline bool image_like_parent(__u32 tgid)
 	if (!mm || !pmm || BPF_CORE_READ(mm, exe_file) != BPF_CORE_READ(pmm, exe_file) ||
 	    BPF_CORE_READ(mm, map_count) != BPF_CORE_READ(pmm, map_count))
 		return false;
-	ps = bpf_map_lookup_elem(&seen, &ptgid);
-	if (!ps || ps->ended || (ps->start && ps->start != BPF_CORE_READ(parent, group_leader, start_time)))
+	ps = generation_of(ptgid, BPF_CORE_READ(parent, group_leader, start_time));
+	if (!ps)
 		return false;
 	v.tgid = ptgid;
 	v.pgen = ps->pgen;
@@ -424,8 +436,7 @@ static __always_inline void image_unstash(__u32 tgid)
 			ln.hdr.kind = PMUBPF_NOTICE_LIKE;
 			ln.like_tgid = like->tgid;
 			ln.like_pgen = like->pgen;
-			image_count(bpf_ringbuf_output(&notices, &ln, sizeof(ln), 1 /* BPF_RB_NO_WAKEUP */) ?
-					    PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+			image_count_sent(bpf_ringbuf_output(&notices, &ln, sizeof(ln), 1 /* BPF_RB_NO_WAKEUP */));
 		}
 		bpf_map_delete_elem(&image_likes, &tgid);
 		return;
@@ -448,7 +459,7 @@ static __always_inline void image_unstash(__u32 tgid)
 			n->ino = st->m[i].ino;
 			n->dev = st->m[i].dev;
 			n->flags = st->m[i].flags;
-			image_count(image_output_short(n) ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
+			image_count_sent(image_output_short(n));
 		}
 		image_count(PMUBPF_IMAGE_WALKS, 1);
 	}

@@ -261,15 +261,18 @@ void procs__hold(struct procs *p, bool hold)
 			procs_gone(p, p->act[i]);
 }
 
-/* pr's image ended as its parent's (NOTICE_LIKE): the parent's maps, as
- * if BPF had sent them, once the parent has its own (its wait for them
- * ended here). Nothing if the parent has none: pr is then read, or gone.
- * Called before pr's snapshot or its retry (procs_read.c), which take
- * the maps as BPF's. */
+/* If pr's image ended as its parent's (NOTICE_LIKE) and BPF sent no
+ * other: the parent's maps, as if BPF had sent them, once the parent has
+ * its own (its wait for them ended here). Nothing if the parent has
+ * none: pr is then read, or gone. Called before pr's snapshot or its
+ * retry (procs_read.c), which take the maps as BPF's. */
 static void take_like(struct procs *p, struct proc *pr)
 {
-	struct proc *par = lookup(p, pr->like_tgid, pr->like_pgen);
+	struct proc *par;
 
+	if (!pr->like_tgid || pr->left.n)
+		return;
+	par = lookup(p, pr->like_tgid, pr->like_pgen);
 	pr->like_tgid = 0;
 	if (!par || par == pr)
 		return;
@@ -306,8 +309,7 @@ static void end_waits(struct procs *p, bool all)
 
 		if (!pr->image_wait)
 			continue;
-		if (pr->like_tgid && !pr->left.n)
-			take_like(p, pr);
+		take_like(p, pr);
 		if (all || pr->left.n || now >= pr->image_wait)
 			procs_image_wait_end(p, pr);
 		else if (!due || pr->image_wait < due)
@@ -324,8 +326,7 @@ void procs__settle(struct procs *p)
 
 		if (!pr->log_wait)
 			continue;
-		if (pr->like_tgid && !pr->left.n)
-			take_like(p, pr);
+		take_like(p, pr);
 		procs_log_retry(p, pr);
 	}
 	end_waits(p, false);

@@ -27,9 +27,9 @@ struct report_maps {
  * drop counters added, so several windows drained into one d make one
  * profile of them all. With m->empty the counts, data and stacks maps
  * are left empty (the drops slots are not). Returns 0, or -errno with a
- * one-line reason in err: a map that cannot be read fully is an error, never a
- * silent zero. A stack the stacks map does not have is left out of d
- * (its samples get a [lost: ... (walk failed)] frame). */
+ * one-line reason in err: a map that cannot be read fully is an error,
+ * never a silent zero. A stack the stacks map does not have is left out
+ * of d (its samples get a [lost: ... (walk failed)] frame). */
 int report__drain(const struct report_maps *m, struct report_data *d, char *err, size_t errlen);
 
 #endif
