@@ -43,13 +43,11 @@ need_root() {
 	fi
 }
 
-# has_pmu: true if this machine can count hardware cycles (asked of perf,
-# not of pmubpf, so the two can disagree only if pmubpf is wrong).
-has_pmu() {
-	local out
-	out=$(perf stat -e cycles -x, true 2>&1) || return 1
-	! grep -q -e 'not supported' -e 'not counted' <<<"$out"
-}
+# has_pmu: true if this machine can count hardware cycles. Asked of
+# hwcycles (a bare perf_event_open), not of pmubpf, so the two can
+# disagree only if pmubpf is wrong; not of perf, which a machine with a
+# PMU may lack.
+has_pmu() { "$B/hwcycles" >/dev/null; }
 
 # valid_profile FILE: go tool pprof -raw reads it with no warning.
 valid_profile() {
