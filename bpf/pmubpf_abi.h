@@ -14,6 +14,13 @@
 #define PMUBPF_MAX_EVENTS 16 /* -e may be given this many times */
 #define PMUBPF_COMM_LEN 16   /* TASK_COMM_LEN */
 
+/* Kernel symbol names asked of the kernel (bpf/ksymnames.bpf.c): the
+ * addresses one run of its program names, and the room for each name as
+ * %pS writes it ("name+0xoff/0xsize [module]"; KSYM_NAME_LEN is 512, but
+ * a name that long is a Rust symbol, and a cut one is left unnamed). */
+#define PMUBPF_KSYM_BATCH 256
+#define PMUBPF_KSYM_LEN 256
+
 /* Aggregation key of the counts map: one entry per distinct
  * (event, thread, process generation, stacks, label set). */
 struct pmubpf_key {

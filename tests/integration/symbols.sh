@@ -9,11 +9,13 @@
 # mount namespace are named, and so is JIT code (perf map) there and
 # here; the vDSO is named; C++ is demangled with the mangled name kept;
 # --no-symbol writes addresses only and go tool pprof re-symbolizes them.
+# Kernel frames are named as /proc/kallsyms names them, whether the names
+# are asked of the kernel (the default) or read from kallsyms.
 source "$(dirname "$0")/lib.sh"
 CHECKS="inline_frames inline_valid inline_start_line inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
  stripped_build_id_dir debuglink_dot_debug debuglink_usr_lib_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
- no_symbol_resymbolize debuginfod"
+ no_symbol_resymbolize debuginfod kernel_named kernel_named_kallsyms"
 need_root $CHECKS
 SYM=$ROOT/tests/symbols
 SYMCHECK="python3 $ROOT/tests/integration/symcheck.py"
@@ -239,3 +241,27 @@ EOF
 	*) fail debuginfod "pmubpf failed: $(tail -n1 "$TMP/dinfod.err" 2>/dev/null)" ;;
 	esac
 fi
+
+# --- kernel frames: asked of the kernel, or from /proc/kallsyms ----------
+# Process churn (fork, exec, exit: thousands of kernel addresses, many
+# batches of the kernel's naming) beside a whole-machine recording: every
+# kernel location named as kallsyms names it (the names are asked of the
+# kernel only for the addresses the profile holds: bpf/ksymnames.bpf.c),
+# and -v says which source was used.
+kernel_named() { # NAME SOURCE [ENV...]
+	local name=$1 src=$2
+	shift 2
+	"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 3 2 "$TMP/$name.churn" & local w=$!
+	if env "$@" "$PMUBPF" -v -a -F 4999 -d 1.5 -o "$TMP/$name.pb.gz" >/dev/null 2>"$TMP/$name.err"; then
+		if ! grep -q "kernel symbols $src" "$TMP/$name.err"; then
+			fail "$name" "pmubpf -v does not say 'kernel symbols $src': $(grep -m1 'kernel symbols' "$TMP/$name.err")"
+		else
+			check "$name" $SYMCHECK kernel "$TMP/$name.pb.gz" --min 600
+		fi
+	else
+		fail "$name" "pmubpf failed: $(tail -n1 "$TMP/$name.err")"
+	fi
+	wait $w
+}
+kernel_named kernel_named "asked of the kernel"
+kernel_named kernel_named_kallsyms "from /proc/kallsyms" PMUBPF_KALLSYMS=1

@@ -15,8 +15,14 @@ the reason on the last line. Subcommands:
   nosym PROFILE --build-id FILE=ID...
       No location outside mapping 0 (synthetic frames) has a line; no
       mapping claims has_functions; each FILE's mapping has build-id ID.
+  kernel PROFILE [--min N]
+      Every kernel location (at least N) is named as /proc/kallsyms names
+      its address or the address - 1 (a caller's frame holds its return
+      address): one of the names at the start of the text symbol that
+      covers it (aliases share a start), with the module as its file.
+      BPF code ([bpf]) may be gone from kallsyms by now: left out.
 """
-import argparse, json, os, sys
+import argparse, bisect, json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check import load  # one reader of profiles for both checkers
@@ -106,6 +112,51 @@ def cmd_nosym(a):
     print("ok: addresses only, %d mappings" % len(prof["mappings"]))
 
 
+def kallsyms_text():
+    """(sorted starts, start -> ({names}, module)) of kallsyms' text."""
+    by = {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            p = line.split()
+            if len(p) < 3 or p[1] not in "tTwW":
+                continue
+            a = int(p[0], 16)
+            mod = p[3].strip("[]") if len(p) > 3 else ""
+            by.setdefault(a, (set(), mod))[0].add(p[2])
+    if not by or max(by) == 0:
+        sys.exit("/proc/kallsyms gives no addresses (not root? kptr_restrict?)")
+    return sorted(by), by
+
+
+def cmd_kernel(a):
+    prof = load(a.profile)
+    starts, by = kallsyms_text()
+    kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    n, errs = 0, []
+    for loc, _ in locations(prof):
+        if loc["mapping"] not in kmaps:
+            continue
+        f = loc["frames"][0] if loc["frames"] else {"func": "", "file": ""}
+        if f["file"] == "[bpf]":
+            continue
+        n += 1
+        ok = False
+        for addr in (loc["addr"], loc["addr"] - 1):
+            i = bisect.bisect_right(starts, addr) - 1
+            if i >= 0:
+                names, mod = by[starts[i]]
+                ok = ok or (f["func"] in names and f["file"] == ("[%s]" % mod if mod else ""))
+        if not ok:
+            i = bisect.bisect_right(starts, loc["addr"]) - 1
+            errs.append("0x%x is %r (%s), kallsyms: %s" % (loc["addr"], f["func"], f["file"],
+                                                          sorted(by[starts[i]][0]) if i >= 0 else "none"))
+    if errs:
+        sys.exit("%d of %d kernel locations misnamed: %s" % (len(errs), n, "; ".join(errs[:4])))
+    if n < a.min:
+        sys.exit("only %d kernel locations (want %d)" % (n, a.min))
+    print("ok: %d kernel locations named as kallsyms names them" % n)
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -127,6 +178,10 @@ def main():
     p.add_argument("profile")
     p.add_argument("--build-id", action="append")
     p.set_defaults(fn=cmd_nosym)
+    p = sub.add_parser("kernel")
+    p.add_argument("profile")
+    p.add_argument("--min", type=int, default=1)
+    p.set_defaults(fn=cmd_kernel)
     a = ap.parse_args()
     a.fn(a)
 

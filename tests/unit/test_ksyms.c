@@ -1,12 +1,18 @@
-/* test_ksyms.c — unit tests of user/ksyms.c.
+/* test_ksyms.c — unit tests of user/symbols/ksyms.c and
+ * user/record/ksymnames.c.
  *
  * A small file in /proc/kallsyms format (unsorted, with module symbols,
  * data symbols and junk) checks parsing and lookup boundaries; an
  * all-zero file checks the kptr_restrict case; then, as root, the real
- * /proc/kallsyms must name the address of "schedule".
+ * /proc/kallsyms must name the address of "schedule". The kernel's %pS
+ * names are parsed, put into a table bounded by their sizes, and, as
+ * root, asked of the kernel for "schedule" and its neighbours.
  */
 #include "symbols/ksyms.h"
+#include "record/ksymnames.h"
 #include "testing.h"
+
+#include <sys/utsname.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -144,6 +150,23 @@ static uint64_t kallsyms_addr_of(const char *want)
 	return found;
 }
 
+/* The first n distinct addresses of core kernel text symbols. */
+static size_t kallsyms_text_addrs(uint64_t *v, size_t n)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], type;
+	unsigned long long addr;
+	size_t k = 0;
+
+	while (f && k < n && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && (type == 'T' || type == 't') &&
+		    !strchr(line, '[') && (!k || v[k - 1] < addr))
+			v[k++] = addr;
+	if (f)
+		fclose(f);
+	return k;
+}
+
 static bool real_kallsyms(void)
 {
 	if (geteuid() != 0)
@@ -168,8 +191,120 @@ static bool real_kallsyms(void)
 	return true;
 }
 
+static bool parse_symbolic(void)
+{
+	struct ksym_text t;
+
+	CHECK(ksyms__parse_symbolic("do_syscall_64+0x82/0x190", 0xffffffff81a00082, &t));
+	CHECK(t.start == 0xffffffff81a00000 && t.size == 0x190 && !t.module);
+	CHECK(t.name_len == 13 && !strncmp(t.name, "do_syscall_64", t.name_len));
+	CHECK(ksyms__parse_symbolic("xfs_fs_fill_super+0x0/0x6f0 [xfs]", 0xffffffffc0a01000, &t));
+	CHECK(t.start == 0xffffffffc0a01000 && t.size == 0x6f0);
+	CHECK(t.module && t.mod_len == 3 && !strncmp(t.module, "xfs", 3));
+	CHECK(ksyms__parse_symbolic("vms_clear_ptes.part.0+0x1a/0x40", 0x101a, &t));
+	CHECK(t.start == 0x1000 && t.name_len == 21);
+	/* no symbol there: the kernel prints the address */
+	CHECK(!ksyms__parse_symbolic("0xffffffff81000000", 0xffffffff81000000, &t));
+	CHECK(!ksyms__parse_symbolic("", 0x1000, &t));
+	CHECK(!ksyms__parse_symbolic("name_cut_short+0x1", 0x1001, &t)); /* no size */
+	CHECK(!ksyms__parse_symbolic("+0x1/0x10", 0x1001, &t));           /* no name */
+	CHECK(!ksyms__parse_symbolic("f+0x10/0x10", 0x1010, &t));         /* off >= size */
+	CHECK(!ksyms__parse_symbolic("f+0x10/0x0", 0x1010, &t));
+	CHECK(!ksyms__parse_symbolic("f+0x20/0x40", 0x10, &t));           /* below 0 */
+	CHECK(!ksyms__parse_symbolic("f+0x1/0x40 [xfs", 0x1001, &t));     /* cut in the module */
+	CHECK(!ksyms__parse_symbolic("f+0x1/0x40 []", 0x1001, &t));
+	CHECK(!ksyms__parse_symbolic("f+0x1/0x40 [m] x", 0x1001, &t));
+	CHECK(!ksyms__parse_symbolic("f+1/0x40", 0x1001, &t));
+	return true;
+}
+
+static bool add_text(struct ksyms_builder *b, const char *text, uint64_t addr)
+{
+	struct ksym_text t;
+
+	return ksyms__parse_symbolic(text, addr, &t) && ksyms__builder_add(b, &t) == 0;
+}
+
+/* A table of %pS names: in any order, the same symbol many times, and
+ * bounded by sizes (a gap between two symbols names nothing). */
+static bool built_table(void)
+{
+	struct ksyms_builder *b = ksyms__builder();
+
+	CHECK(b != NULL);
+	CHECK(add_text(b, "second+0x8/0x10 [mod]", 0x2008));
+	CHECK(add_text(b, "first+0x4/0x20", 0x1004));
+	CHECK(add_text(b, "first+0x1f/0x20", 0x101f));
+	CHECK(add_text(b, "second+0x0/0x10 [mod]", 0x2000));
+	struct ksyms *k = ksyms__build(b);
+	CHECK(k != NULL);
+	CHECK_EQ_INT(ksyms__count(k), 2);
+	CHECK(ksyms__lookup(k, 0xfff) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0x1000)->name, "first");
+	CHECK(ksyms__lookup(k, 0x1000)->module == NULL);
+	CHECK(ksyms__lookup(k, 0x1000)->size == 0x20);
+	CHECK_STR(ksyms__lookup(k, 0x101f)->name, "first");
+	CHECK(ksyms__lookup(k, 0x1020) == NULL); /* past first's end */
+	CHECK(ksyms__lookup(k, 0x1fff) == NULL);
+	CHECK_STR(ksyms__lookup(k, 0x200f)->name, "second");
+	CHECK_STR(ksyms__lookup(k, 0x200f)->module, "mod");
+	CHECK(ksyms__lookup(k, 0x2010) == NULL);
+	ksyms__free(k);
+	errno = 0;
+	CHECK(ksyms__build(ksyms__builder()) == NULL);
+	CHECK_EQ_INT(errno, ENODATA);
+	return true;
+}
+
+/* The kernel names "schedule", an address inside it, a caller's return
+ * address - 1 past its start, and leaves out an address with no symbol. */
+static bool kernel_names(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (geteuid() != 0)
+		SKIP("not root");
+	uint64_t sched = kallsyms_addr_of("schedule");
+	if (!sched)
+		SKIP("no nonzero address for schedule in /proc/kallsyms (kptr_restrict?)");
+	struct ksymnames *kn = ksymnames__open();
+	if (!kn) {
+		/* Syscall programs and bpf_snprintf's %pS came in 5.14. */
+		CHECK(uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2);
+		if (major < 5 || (major == 5 && minor < 14))
+			SKIP("kernel before 5.14: no BPF syscall programs");
+		CHECK(kn != NULL);
+	}
+	uint64_t addrs[] = { sched, sched + 5, 0x1000 };
+	struct ksyms *k = ksymnames__table(kn, addrs, 3);
+	CHECK(k != NULL);
+	CHECK_EQ_INT(ksyms__count(k), 1);
+	const struct ksym *s = ksyms__lookup(k, sched + 5);
+	CHECK(s && s->addr == sched && s->size > 5);
+	CHECK_STR(s->name, "schedule");
+	CHECK(s->module == NULL);
+	CHECK(ksyms__lookup(k, 0x1000) == NULL);
+	ksyms__free(k);
+	/* More than two batches: 600 symbols of kallsyms, each named (a
+	 * few kallsyms text symbols are aliases or have no size). */
+	static uint64_t many[600];
+	size_t n = kallsyms_text_addrs(many, 600);
+	CHECK(n == 600);
+	k = ksymnames__table(kn, many, n);
+	CHECK(k != NULL);
+	CHECK(ksyms__count(k) >= 550);
+	CHECK(ksyms__lookup(k, many[599]) != NULL);
+	ksyms__free(k);
+	ksymnames__close(kn);
+	return true;
+}
+
 TEST_MAIN("ksyms",
 	  TEST(parse_sample),
 	  TEST(restricted_is_eperm),
 	  TEST(missing_and_empty),
-	  TEST(real_kallsyms))
+	  TEST(real_kallsyms),
+	  TEST(parse_symbolic),
+	  TEST(built_table),
+	  TEST(kernel_names))

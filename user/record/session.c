@@ -30,6 +30,7 @@
 #include "report/entries.h"
 #include "report/report.h"
 #include "session.h"
+#include "ksymnames.h"
 #include "session_int.h"
 #include "report/symbolize.h"
 #include "status.h"
@@ -175,14 +176,16 @@ int session__start(struct session *s)
 		s->next_drain = s->t0 + (int64_t)(s->window * 1e9);
 	if (s->cmd.pid && release_command(s))
 		return -1;
-	/* Kernel symbols while sampling goes on. */
-	if (!cfg->no_kernel)
+	/* Kernel symbols: asked of the kernel as profiles are built, else
+	 * all of kallsyms, read while sampling goes on. */
+	if (!cfg->no_kernel && !(s->kn = ksymnames__open()))
 		s->kload = ksyms__load_async("/proc/kallsyms");
 	if (cfg->verbose)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts%s; "
-			"process maps read by %s\n",
+			"process maps read by %s; kernel symbols %s\n",
 			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries,
-			s->next_drain ? ", drained each window" : "", procmaps__reader());
+			s->next_drain ? ", drained each window" : "", procmaps__reader(),
+			s->kn ? "asked of the kernel" : "from /proc/kallsyms");
 	return 0;
 }
 
@@ -447,6 +450,7 @@ void session__free(struct session *s)
 	unwind__free(s->uw);
 	symcache__free(s->sc);
 	debuginfo__free(s->dbg); /* after the objects it noted */
+	ksymnames__close(s->kn);
 	if (s->kload) /* a failed start's */
 		ksyms__free(ksyms__join(s->kload));
 	ksyms__free(s->ks);

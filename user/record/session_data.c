@@ -23,6 +23,7 @@
 #include "report/report.h"
 #include "session.h"
 #include "images.h"
+#include "ksymnames.h"
 #include "session_int.h"
 #include "offcpu.h"
 #include "windows.h"
@@ -66,7 +67,9 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		.cfg = cfg,
 		.data = s->win.data,
 		.procs = s->procs,
-		.ksyms = kernel_symbols(s),
+		.ksyms = s->kn ? NULL : kernel_symbols(s),
+		.kname = s->kn ? ksymnames__table : NULL,
+		.kname_ctx = s->kn,
 		.time_nanos = span->start_wall,
 		.duration_nanos = span->duration,
 		.stack_map_size = s->stack_entries,

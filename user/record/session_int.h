@@ -51,6 +51,8 @@ struct session {
 	struct perfev *pev;
 	struct timekeeper *tk;
 	struct timekeeper_stats tk_st;
+	struct ksymnames *kn;        /* kernel names asked as profiles are
+	                              * built; NULL: kallsyms (kload) */
 	struct ksyms_loader *kload;
 	struct ksyms *ks;            /* joined from kload when first needed */
 	int64_t ks_loaded;           /* when (mono ns) */

@@ -49,7 +49,7 @@ static int kskip_count(struct kskips *sk, const struct ksyms *ks, uint64_t key,
 	uint32_t i = 0;
 
 	while (ks && i < f->nr) {
-		const struct ksym *k = ksyms__lookup(ks, f->ips[i]);
+		const struct ksym *k = ksyms__lookup(ks, i ? f->ips[i] - 1 : f->ips[i]);
 
 		if (!k || strncmp(k->name, "__traceiter_", 12))
 			break;
@@ -463,16 +463,40 @@ fail:
 	return ret;
 }
 
+/* The kernel's names of the addresses d's profile needs (in->kname). */
+static struct ksyms *kernel_names(const struct report_in *in, const struct report_data *d)
+{
+	struct ksyms *ks = NULL;
+	uint64_t *addrs;
+	size_t n;
+
+	if (in->cfg->no_kernel || report_data__kernel_addrs(d, &addrs, &n))
+		return NULL;
+	if (n)
+		ks = in->kname(in->kname_ctx, addrs, n);
+	free(addrs);
+	return ks;
+}
+
 int report__build(const struct report_in *in, const struct report_data *d, int ev,
 		  struct top *top, struct report_built *out, char *err, size_t errlen)
 {
+	struct report_in named;
+	int ret;
+
 	/* The builder keeps pointers into processes' maps (mainexe's
 	 * candidates, the frames being named) while in->tick takes in
 	 * notices and mmap reports: nothing of a process is replaced until
 	 * it is done. */
 	procs__hold(in->procs, true);
-	int ret = build(in, d, ev, top, out, err, errlen);
-
+	if (in->kname) {
+		named = *in;
+		named.ksyms = kernel_names(in, d);
+		ret = build(&named, d, ev, top, out, err, errlen);
+		ksyms__free(named.ksyms);
+	} else {
+		ret = build(in, d, ev, top, out, err, errlen);
+	}
 	procs__hold(in->procs, false);
 	return ret;
 }

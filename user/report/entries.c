@@ -190,3 +190,45 @@ int report_data__merge(struct report_data *dst, const struct report_data *src)
 	}
 	return 0;
 }
+
+struct addr_set {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static bool addr_eq(const void *key, uint64_t idx, void *ctx)
+{
+	return ((struct addr_set *)ctx)->v[idx] == *(const uint64_t *)key;
+}
+
+int report_data__kernel_addrs(const struct report_data *d, uint64_t **out, size_t *n)
+{
+	struct addr_set set = { 0 };
+	struct hashtab *h = hashtab__new(addr_eq, &set);
+	int err = h ? 0 : -ENOMEM;
+
+	for (size_t off = 0; !err && off < d->npool; off += 2 + d->pool[off + 1]) {
+		const uint64_t nr = d->pool[off + 1], *ips = &d->pool[off + 2];
+
+		if (!nr || !(ips[0] >> 63))
+			continue; /* a user stack */
+		for (uint64_t i = 0; !err && i < nr; i++) {
+			uint64_t a = i ? ips[i] - 1 : ips[i], hash = hashtab__hash_u64(a);
+
+			if (hashtab__find(h, hash, &a, NULL))
+				continue;
+			if (GROW(set.v, set.cap, set.n, 1) || hashtab__insert(h, hash, set.n))
+				err = -ENOMEM;
+			else
+				set.v[set.n++] = a;
+		}
+	}
+	hashtab__free(h);
+	if (err) {
+		free(set.v);
+		return err;
+	}
+	*out = set.v;
+	*n = set.n;
+	return 0;
+}

@@ -67,6 +67,12 @@ struct report_stack {
 /* The frames of stack `key`, or NULL if none was added; valid until the
  * next add to d. */
 const struct report_stack *report_data__stack(const struct report_data *d, uint64_t key);
+/* The addresses a profile of d looks kernel symbols up by: of each
+ * kernel stack (kernel addresses have the top bit set), the leaf's own
+ * and each caller's return address - 1 (the call, which may be a
+ * function's last instruction). Distinct, in no order, in *out (the
+ * caller frees it). 0 or -ENOMEM. */
+int report_data__kernel_addrs(const struct report_data *d, uint64_t **out, size_t *n);
 /* Add src (one window drained) to dst (what a longer span has so far):
  * an entry whose key dst holds gets src's count and period added, the
  * others are appended; src's stacks dst lacks are copied (stack keys are

@@ -28,6 +28,12 @@ struct report_in {
 	bool data;                    /* --data-addr: data profiles too */
 	struct procs *procs;
 	struct ksyms *ksyms;          /* NULL: kernel frames unsymbolized */
+	/* if set, in place of ksyms: the table of the kernel symbols of
+	 * addrs (each looked up as given), asked as each profile is built
+	 * and freed after it; NULL + errno if it could not be made
+	 * (kernel frames unnamed, counted) */
+	struct ksyms *(*kname)(void *ctx, const uint64_t *addrs, size_t n);
+	void *kname_ctx;
 	int64_t time_nanos;           /* wall clock at start */
 	int64_t duration_nanos;
 	uint64_t enabled[PMUBPF_MAX_EVENTS], running[PMUBPF_MAX_EVENTS];

@@ -33,27 +33,92 @@ struct ksyms {
 #define NO_MOD UINT32_MAX
 struct kent {
 	uint64_t addr;
+	uint64_t size;     /* 0: unknown */
 	uint32_t name_off;
-	uint32_t mod_off; /* NO_MOD: core kernel */
-	uint32_t seq;     /* input order, for a deterministic sort */
-	bool global;      /* 'T' / 'W' */
+	uint32_t mod_off;  /* NO_MOD: core kernel */
+	uint32_t seq;      /* input order, for a deterministic sort */
+	bool global;       /* 'T' / 'W' */
 };
 _Static_assert(sizeof(struct kent) == sizeof(struct ksym), "kent becomes ksym in place");
 
-struct arena {
+/* A table being put together, from either source: symbols in any order,
+ * names and module names in one arena (module names interned, since both
+ * sources give each module's symbols together). */
+struct ksyms_builder {
 	char *buf;
 	size_t len, cap;
+	struct kent *ents;
+	size_t n, cap_ents;
+	uint32_t seq, last_mod_off;
+	char *last_mod; /* copy of the last module name, for interning */
+	size_t last_mod_len;
+	bool unsorted;
 };
 
-static bool arena_add(struct arena *a, const char *s, size_t len, uint32_t *off)
+static bool arena_add(struct ksyms_builder *b, const char *s, size_t len, uint32_t *off)
 {
-	if (a->len + len + 1 > UINT32_MAX || GROW(a->buf, a->cap, a->len, len + 1))
+	if (b->len + len + 1 > UINT32_MAX || GROW(b->buf, b->cap, b->len, len + 1))
 		return false;
-	memcpy(a->buf + a->len, s, len);
-	a->buf[a->len + len] = '\0';
-	*off = a->len;
-	a->len += len + 1;
+	memcpy(b->buf + b->len, s, len);
+	b->buf[b->len + len] = '\0';
+	*off = (uint32_t)b->len;
+	b->len += len + 1;
 	return true;
+}
+
+struct ksyms_builder *ksyms__builder(void)
+{
+	struct ksyms_builder *b = calloc(1, sizeof(*b));
+
+	if (b)
+		b->last_mod_off = NO_MOD;
+	return b;
+}
+
+void ksyms__builder_free(struct ksyms_builder *b)
+{
+	if (!b)
+		return;
+	free(b->buf);
+	free(b->ents);
+	free(b->last_mod);
+	free(b);
+}
+
+/* 0 or -ENOMEM. */
+static int builder_add(struct ksyms_builder *b, uint64_t addr, uint64_t size, bool global,
+		       const char *name, size_t name_len, const char *mod, size_t mod_len)
+{
+	struct kent *e;
+
+	if (GROW(b->ents, b->cap_ents, b->n, 1))
+		return -ENOMEM;
+	e = &b->ents[b->n];
+	e->addr = addr;
+	e->size = size;
+	e->seq = b->seq++;
+	e->global = global;
+	if (!arena_add(b, name, name_len, &e->name_off))
+		return -ENOMEM;
+	e->mod_off = NO_MOD;
+	if (mod) {
+		if (!b->last_mod || mod_len != b->last_mod_len || memcmp(mod, b->last_mod, mod_len)) {
+			char *copy = strndup(mod, mod_len);
+
+			if (!copy || !arena_add(b, mod, mod_len, &b->last_mod_off)) {
+				free(copy);
+				return -ENOMEM;
+			}
+			free(b->last_mod);
+			b->last_mod = copy;
+			b->last_mod_len = mod_len;
+		}
+		e->mod_off = b->last_mod_off;
+	}
+	if (b->n && b->ents[b->n - 1].addr > addr)
+		b->unsorted = true;
+	b->n++;
+	return 0;
 }
 
 static bool is_text_type(char t)
@@ -96,6 +161,45 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name,
 	return true;
 }
 
+/* "NAME+0xOFF/0xSIZE[ [MODULE]]", as the kernel's %pS prints a symbol;
+ * any other text (the address itself: no symbol there) is not one. */
+bool ksyms__parse_symbolic(const char *text, uint64_t addr, struct ksym_text *out)
+{
+	const char *plus = NULL, *q;
+	uint64_t off, size;
+
+	/* The last '+' before the offset: a name may hold '+' itself? No
+	 * (C and Rust symbols do not), but '.' and '$' are common. */
+	for (q = text; *q && *q != ' '; q++)
+		if (*q == '+')
+			plus = q;
+	if (!plus || plus == text || strncmp(plus + 1, "0x", 2))
+		return false;
+	q = plus + 3;
+	if (!hex_parse(&q, &off) || strncmp(q, "/0x", 3))
+		return false;
+	q += 3;
+	if (!hex_parse(&q, &size) || !size || off >= size || off > addr)
+		return false;
+	*out = (struct ksym_text){ .start = addr - off, .size = size, .name = text,
+				   .name_len = (size_t)(plus - text) };
+	if (*q == '\0')
+		return true;
+	if (q[0] != ' ' || q[1] != '[')
+		return false;
+	const char *close = strchr(q + 2, ']');
+	if (!close || close == q + 2 || close[1])
+		return false;
+	out->module = q + 2;
+	out->mod_len = (size_t)(close - (q + 2));
+	return true;
+}
+
+int ksyms__builder_add(struct ksyms_builder *b, const struct ksym_text *t)
+{
+	return builder_add(b, t->start, t->size, true, t->name, t->name_len, t->module, t->mod_len);
+}
+
 static int cmp_kent(const void *a, const void *b)
 {
 	const struct kent *x = a, *y = b;
@@ -120,23 +224,65 @@ static size_t dedup(struct kent *e, size_t n)
 	return out;
 }
 
+struct ksyms *ksyms__build(struct ksyms_builder *b)
+{
+	struct ksyms *k = NULL;
+	size_t n = b->n;
+
+	if (!n) {
+		errno = ENODATA;
+		goto out;
+	}
+	if (b->unsorted)
+		qsort(b->ents, n, sizeof(*b->ents), cmp_kent);
+	n = dedup(b->ents, n);
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		errno = ENOMEM;
+		goto out;
+	}
+	/* Both at their size: a recording may keep them to its end. */
+	char *buf = realloc(b->buf, b->len);
+	if (buf)
+		b->buf = buf;
+	struct kent *fit = realloc(b->ents, n * sizeof(*b->ents));
+	if (fit)
+		b->ents = fit;
+	for (size_t i = 0; i < n; i++) {
+		struct kent e = b->ents[i];
+		struct ksym sym = {
+			.addr = e.addr,
+			.size = e.size,
+			.name = b->buf + e.name_off,
+			.module = e.mod_off == NO_MOD ? NULL : b->buf + e.mod_off,
+		};
+
+		memcpy(&b->ents[i], &sym, sizeof(sym));
+	}
+	k->syms = (struct ksym *)b->ents;
+	k->n = n;
+	k->arena = b->buf;
+	b->ents = NULL;
+	b->buf = NULL;
+out:
+	ksyms__builder_free(b);
+	return k;
+}
+
 struct ksyms *ksyms__load(const char *path)
 {
-	struct arena ar = { 0 };
-	struct kent *ents = NULL;
-	size_t n = 0, cap = 0, parsed = 0;
-	uint32_t seq = 0, last_mod_off = NO_MOD;
-	char *last_mod = NULL; /* copy of the last module name, for interning */
-	size_t last_mod_len = 0;
-	bool any_nonzero = false, sorted = true;
+	struct ksyms_builder *b = ksyms__builder();
+	size_t parsed = 0;
+	bool any_nonzero = false;
 	char *line = NULL;
 	size_t line_cap = 0;
-	struct ksyms *k = NULL;
 	int err = ENOMEM;
-	FILE *f = fopen(path, "re");
+	FILE *f = b ? fopen(path, "re") : NULL;
 
-	if (!f)
-		return NULL;
+	if (!f) {
+		err = b ? errno : ENOMEM;
+		goto fail;
+	}
 	errno = 0;
 	while (getline(&line, &line_cap, f) > 0) {
 		uint64_t addr;
@@ -151,84 +297,27 @@ struct ksyms *ksyms__load(const char *path)
 			any_nonzero = true;
 		if (!is_text_type(type))
 			continue;
-		if (GROW(ents, cap, n, 1))
-			goto out;
-		struct kent *e = &ents[n];
-		e->addr = addr;
-		e->seq = seq++;
-		e->global = type == 'T' || type == 'W';
-		if (!arena_add(&ar, name, name_len, &e->name_off))
-			goto out;
-		e->mod_off = NO_MOD;
-		if (mod) {
-			if (!last_mod || mod_len != last_mod_len ||
-			    memcmp(mod, last_mod, mod_len)) {
-				char *copy = strndup(mod, mod_len);
-				if (!copy || !arena_add(&ar, mod, mod_len, &last_mod_off)) {
-					free(copy);
-					goto out;
-				}
-				free(last_mod);
-				last_mod = copy;
-				last_mod_len = mod_len;
-			}
-			e->mod_off = last_mod_off;
-		}
-		if (n && ents[n - 1].addr > addr)
-			sorted = false;
-		n++;
+		if (builder_add(b, addr, 0, type == 'T' || type == 'W', name, name_len, mod, mod_len))
+			goto fail;
 	}
 	if (ferror(f)) {
 		err = errno ? errno : EIO;
-		goto out;
+		goto fail;
 	}
 	if (parsed && !any_nonzero) {
 		err = EPERM; /* kptr_restrict hides every address */
-		goto out;
+		goto fail;
 	}
-	if (!n) {
-		err = ENODATA;
-		goto out;
-	}
-	if (!sorted)
-		qsort(ents, n, sizeof(*ents), cmp_kent);
-	n = dedup(ents, n);
-
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		goto out;
-	/* Both at their size: they are kept for the whole recording. */
-	char *buf = realloc(ar.buf, ar.len);
-	if (buf)
-		ar.buf = buf;
-	struct kent *fit = realloc(ents, n * sizeof(*ents));
-	if (fit)
-		ents = fit;
-	for (size_t i = 0; i < n; i++) {
-		struct kent e = ents[i];
-		struct ksym sym = {
-			.addr = e.addr,
-			.name = ar.buf + e.name_off,
-			.module = e.mod_off == NO_MOD ? NULL : ar.buf + e.mod_off,
-		};
-
-		memcpy(&ents[i], &sym, sizeof(sym));
-	}
-	k->syms = (struct ksym *)ents;
-	ents = NULL;
-	k->n = n;
-	k->arena = ar.buf;
-	ar.buf = NULL;
-	err = 0;
-out:
 	fclose(f);
 	free(line);
-	free(last_mod);
-	free(ents);
-	free(ar.buf);
-	if (!k)
-		errno = err;
-	return k;
+	return ksyms__build(b); /* ENODATA if it had no text symbol */
+fail:
+	if (f)
+		fclose(f);
+	free(line);
+	ksyms__builder_free(b);
+	errno = err;
+	return NULL;
 }
 
 const struct ksym *ksyms__lookup(const struct ksyms *k, uint64_t addr)
@@ -238,7 +327,9 @@ const struct ksym *ksyms__lookup(const struct ksyms *k, uint64_t addr)
 	if (!k)
 		return NULL;
 	i = UPPER_BOUND(k->syms, k->n, addr, addr);
-	return i ? &k->syms[i - 1] : NULL;
+	if (!i || (k->syms[i - 1].size && addr - k->syms[i - 1].addr >= k->syms[i - 1].size))
+		return NULL;
+	return &k->syms[i - 1];
 }
 
 size_t ksyms__count(const struct ksyms *k)
