@@ -29,6 +29,18 @@ extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struc
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
 extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
 
+/* A kernel object seen through an untrusted pointer: its fields are read
+ * by plain loads that the kernel's fault handler guards (a cast the
+ * verifier turns into a move). The trusted pointers these programs start
+ * from (the current task, the iterator's VMAs) would give trusted ones
+ * at each pointer field, and the verifier decides which by looking a
+ * name up in the kernel's BTF, one by one over its ~100k types: 26 ms of
+ * start-up for on_prepare_exec and on_exit_images (btf_find_by_name_kind
+ * was 8% of pmubpf's start), where the reads themselves needed no trust.
+ * BPF_CORE_READ would avoid it too, at a helper call per field. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+#define image_view(p, type) ((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
+
 #define VM_EXEC 0x4UL
 
 /* Set by the loader with on_exit_images and on_prepare_exec. */
@@ -149,12 +161,14 @@ __noinline int image_path(__u64 file)
  * mapping (*key), PMUBPF_MAP_F_PATH if the loader lacks its path. */
 static __always_inline int image_vma(struct vm_area_struct *vma, void *vdso, struct image_file *key)
 {
-	struct file *f = vma->vm_file;
+	struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
+	struct file *f;
 
-	if (!(vma->vm_flags & VM_EXEC))
+	if (!(v->vm_flags & VM_EXEC))
 		return -1;
+	f = v->vm_file;
 	if (!f)
-		return (void *)vma->vm_start == vdso ? PMUBPF_MAP_F_VDSO : -1;
+		return (void *)v->vm_start == vdso ? PMUBPF_MAP_F_VDSO : -1;
 	key->ino = f->f_inode->i_ino;
 	key->dev = f->f_inode->i_sb->s_dev;
 	return bpf_map_lookup_elem(&image_files, key) ? 0 : PMUBPF_MAP_F_PATH;
@@ -208,23 +222,25 @@ static __always_inline long image_output(struct pmubpf_map_notice *n, struct vm_
 static __noinline int image_send(__u32 tgid, __u32 pgen)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *t = image_view(task, struct task_struct);
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
+	struct mm_struct *mm = t->mm;
 	struct file *exe;
 	void *vdso;
 
 	if (!n)
 		return 0;
-	if (!task->mm) {
+	if (!mm) {
 		image_count(PMUBPF_IMAGE_NOMM, 1);
 		return 0;
 	}
-	vdso = task->mm->context.vdso;
-	exe = task->mm->exe_file;
+	vdso = mm->context.vdso;
+	exe = mm->exe_file;
 	n->exe_ino = exe ? exe->f_inode->i_ino : 0;
-	image_header(&n->hdr, tgid, pgen, BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum));
+	image_header(&n->hdr, tgid, pgen, t->nsproxy->mnt_ns->ns.inum);
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct image_file key = {};
@@ -232,9 +248,9 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 
 		if (flags < 0)
 			continue;
-		n->start = vma->vm_start;
-		n->end = vma->vm_end;
-		n->pgoff = vma->vm_pgoff;
+		n->start = image_view(vma, struct vm_area_struct)->vm_start;
+		n->end = image_view(vma, struct vm_area_struct)->vm_end;
+		n->pgoff = image_view(vma, struct vm_area_struct)->vm_pgoff;
 		n->ino = key.ino;
 		n->dev = key.dev;
 		n->flags = flags;
@@ -329,20 +345,22 @@ static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct 
 static __noinline int image_stash(__u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *t = image_view(task, struct task_struct);
 	__u32 zero = 0;
 	struct image_stash *st = bpf_map_lookup_elem(&stash_scratch, &zero);
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
+	struct mm_struct *mm = t->mm;
 	struct file *exe;
 	void *vdso;
 
-	if (!st || !n || !task->mm)
+	if (!st || !n || !mm)
 		return 0;
-	vdso = task->mm->context.vdso;
-	exe = task->mm->exe_file;
+	vdso = mm->context.vdso;
+	exe = mm->exe_file;
 	st->exe_ino = exe ? exe->f_inode->i_ino : 0;
-	st->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+	st->mntns = t->nsproxy->mnt_ns->ns.inum;
 	st->n = 0;
 	image_header(&n->hdr, tgid, 0, st->mntns); /* paths alone */
 	n->exe_ino = 0;
@@ -360,9 +378,9 @@ static __noinline int image_stash(__u32 tgid)
 		}
 		if (k >= IMAGE_STASH_MAPS)
 			continue;
-		st->m[k].start = vma->vm_start;
-		st->m[k].end = vma->vm_end;
-		st->m[k].pgoff = vma->vm_pgoff;
+		st->m[k].start = image_view(vma, struct vm_area_struct)->vm_start;
+		st->m[k].end = image_view(vma, struct vm_area_struct)->vm_end;
+		st->m[k].pgoff = image_view(vma, struct vm_area_struct)->vm_pgoff;
 		st->m[k].ino = key.ino;
 		st->m[k].dev = key.dev;
 		st->m[k].flags = flags;
@@ -395,17 +413,16 @@ struct {
 /* tgid's image is its parent's (see image_likes): noted, true. */
 static __always_inline bool image_like_parent(__u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_struct *parent = BPF_CORE_READ(task, real_parent);
-	struct mm_struct *mm = BPF_CORE_READ(task, mm), *pmm = BPF_CORE_READ(parent, mm);
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct task_struct *task = image_view(bpf_get_current_task_btf(), struct task_struct);
+	struct task_struct *parent = task->real_parent;
+	struct mm_struct *mm = task->mm, *pmm = parent->mm;
+	__u32 ptgid = parent->tgid;
 	struct pmubpf_seen *ps;
 	struct image_like v;
 
-	if (!mm || !pmm || BPF_CORE_READ(mm, exe_file) != BPF_CORE_READ(pmm, exe_file) ||
-	    BPF_CORE_READ(mm, map_count) != BPF_CORE_READ(pmm, map_count))
+	if (!mm || !pmm || mm->exe_file != pmm->exe_file || mm->map_count != pmm->map_count)
 		return false;
-	ps = generation_of(ptgid, BPF_CORE_READ(parent, group_leader, start_time));
+	ps = generation_of(ptgid, parent->group_leader->start_time);
 	if (!ps)
 		return false;
 	v.tgid = ptgid;
