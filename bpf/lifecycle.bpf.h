@@ -9,6 +9,15 @@
 #ifndef PMUBPF_LIFECYCLE_BPF_H
 #define PMUBPF_LIFECYCLE_BPF_H
 
+/* Delete key from map if there. Most execs and exits are of processes
+ * never sampled, never labeled: a lookup (lock-free) finds nothing
+ * where a delete would take the bucket's lock to find nothing. */
+#define forget(map, key)                                  \
+	do {                                              \
+		if (bpf_map_lookup_elem(map, key))        \
+			bpf_map_delete_elem(map, key);    \
+	} while (0)
+
 /* exec: new address space. Forget the snapshot generation and the label
  * slot (both belong to the old image); arm a `-- command` target. */
 SEC("tp_btf/sched_process_exec")
@@ -19,12 +28,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 *state, active = PMUBPF_TARGET_ACTIVE;
 
 	image_unstash(tgid); /* before its generation goes */
-	bpf_map_delete_elem(&seen, &tgid);
-	bpf_map_delete_elem(&label_slots, &tgid);
-	bpf_map_delete_elem(&go_slots, &tgid);
-	bpf_map_delete_elem(&custom_slots, &tgid);
-	bpf_map_delete_elem(&otel_slots, &tgid);
-	bpf_map_delete_elem(&unwind_pids, &tgid); /* the old image's tables */
+	forget(&seen, &tgid);
+	forget(&label_slots, &tgid);
+	forget(&go_slots, &tgid);
+	forget(&custom_slots, &tgid);
+	forget(&otel_slots, &tgid);
+	forget(&unwind_pids, &tgid); /* the old image's tables */
 	state = bpf_map_lookup_elem(&targets, &t);
 	if (state && *state == PMUBPF_TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
@@ -60,11 +69,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * which must get a new generation and no inherited slot. */
 static __always_inline void forget_process(__u32 tgid)
 {
-	bpf_map_delete_elem(&label_slots, &tgid);
-	bpf_map_delete_elem(&go_slots, &tgid);
-	bpf_map_delete_elem(&custom_slots, &tgid);
-	bpf_map_delete_elem(&otel_slots, &tgid);
-	bpf_map_delete_elem(&unwind_pids, &tgid);
+	forget(&label_slots, &tgid);
+	forget(&go_slots, &tgid);
+	forget(&custom_slots, &tgid);
+	forget(&otel_slots, &tgid);
+	forget(&unwind_pids, &tgid);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -73,7 +82,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 
 	if (pid == tgid) {
-		bpf_map_delete_elem(&seen, &tgid);
+		forget(&seen, &tgid);
 		forget_process(tgid);
 	}
 	return 0;
@@ -90,7 +99,7 @@ int BPF_PROG(on_exit_images, struct task_struct *p)
 	if (pid != tgid)
 		return 0;
 	if (!image_ends(tgid, true)) /* as on_exit: nothing sent, nothing kept */
-		bpf_map_delete_elem(&seen, &tgid);
+		forget(&seen, &tgid);
 	forget_process(tgid);
 	return 0;
 }

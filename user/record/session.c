@@ -182,10 +182,12 @@ int session__start(struct session *s)
 		s->kload = ksyms__load_async("/proc/kallsyms");
 	if (cfg->verbose)
 		fprintf(stderr, "pmubpf: recording %d event(s) on %d CPU(s); maps: %u stacks, %u counts%s; "
-			"process maps read by %s; kernel symbols %s\n",
+			"process maps read by %s\n",
 			cfg->nevents, s->ncpus, s->stack_entries, s->count_entries,
-			s->next_drain ? ", drained each window" : "", procmaps__reader(),
-			s->kn ? "asked of the kernel" : "from /proc/kallsyms");
+			s->next_drain ? ", drained each window" : "", procmaps__reader());
+	if (cfg->verbose && !cfg->no_kernel)
+		fprintf(stderr, "pmubpf: kernel symbols %s\n",
+			s->kn ? "asked of the kernel as profiles are built" : "from /proc/kallsyms");
 	return 0;
 }
 
