@@ -65,8 +65,13 @@ if (cd "$TMP/cwd1" && "$PMUBPF" -F 99 -d 0.3 2>"$TMP/def.err"); then
 else
 	fail default_output "pmubpf failed: $(tail -n1 "$TMP/def.err")"
 fi
+# A busy program beside them: on an idle machine 0.3 s at 99 Hz can
+# take no sample but idle ones (left out), and an empty profile says
+# nothing of its event.
+"$B/serial" 2 /dev/null & spin=$!
 if (cd "$TMP/cwd2" && "$PMUBPF" -e cpu-clock,task-clock -F 99 -d 0.3 2>"$TMP/defe.err") &&
 	"$PMUBPF" -e cpu-clock -e task-clock -F 99 -d 0.3 -o "$TMP/named.pb.gz" 2>"$TMP/named.err"; then
+	wait $spin
 	events_named() { # PREFIX: PREFIX.cpu-clock.pb.gz and PREFIX.task-clock.pb.gz, each its event
 		local ev
 		for ev in cpu-clock task-clock; do
@@ -85,6 +90,7 @@ if (cd "$TMP/cwd2" && "$PMUBPF" -e cpu-clock,task-clock -F 99 -d 0.3 2>"$TMP/def
 	}
 	check output_events output_events
 else
+	wait $spin
 	fail default_output_events "pmubpf failed: $(tail -n1 "$TMP/defe.err" "$TMP/named.err")"
 	fail output_events "pmubpf failed"
 fi
