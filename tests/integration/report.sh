@@ -5,9 +5,12 @@
 # first; frames no symbol names keep a name (FILE+0xOFFSET) so viewers
 # that drop nameless frames (speedscope) keep them; --top prints pprof's
 # units. The -a rule (most samples) is checked by tests/unit/test_report.c:
-# on this shared machine another process may well have the most.
+# on this shared machine another process may well have the most. Under
+# process churn a library every process maps is one mapping, and the
+# same code in all of them one location (shared_layout).
 source "$(dirname "$0")/lib.sh"
-CHECKS="file_is_command file_is_pid unnamed_named unnamed_offsets unnamed_pprof top_units"
+CHECKS="file_is_command file_is_pid unnamed_named unnamed_offsets unnamed_pprof top_units
+ shared_layout shared_layout_pprof"
 need_root $CHECKS
 export HOME=${HOME:-/root} GOCACHE=$TMP/gocache GOFLAGS=
 
@@ -100,3 +103,20 @@ if "$PMUBPF" -F 999 --top 5 -o "$TMP/top.pb.gz" -- "$B/nofp_qsort" 1 >"$TMP/top.
 else
 	fail top_units "pmubpf failed: $(tail -n1 "$TMP/top.err")"
 fi
+
+# --- one layout per file across processes -------------------------------
+# Short-lived processes (churn_work: /bin/true and env, each its own ASLR'd
+# ld.so and libc) beside a whole-machine recording: each library is one
+# mapping per part of the file mapped, whatever the process (its start and
+# offset the file offset), every location inside its mapping, and no two
+# locations at the same offset of the same file (the same code in many
+# processes is one location); go tool pprof reads it without a warning.
+"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 3 2 "$TMP/churn.progress" & w=$!
+if "$PMUBPF" -a -F 999 -d 1.5 -o "$TMP/layout.pb.gz" 2>"$TMP/layout.err"; then
+	check shared_layout python3 "$ROOT/tests/integration/symcheck.py" layout "$TMP/layout.pb.gz" --lib /libc.so --min 100
+	check shared_layout_pprof valid_profile "$TMP/layout.pb.gz"
+else
+	fail shared_layout "pmubpf failed: $(tail -n1 "$TMP/layout.err")"
+	fail shared_layout_pprof "pmubpf failed"
+fi
+wait $w

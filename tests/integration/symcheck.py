@@ -21,8 +21,14 @@ the reason on the last line. Subcommands:
       address): one of the names at the start of the text symbol that
       covers it (aliases share a start), with the module as its file.
       BPF code ([bpf]) may be gone from kallsyms by now: left out.
+  layout PROFILE --lib SUBSTR [--min N]
+      One layout per file across processes: the file matching SUBSTR is
+      at most 4 mappings (the parts of it mapped), every location of a
+      file lies inside its mapping, no two locations are at the same
+      offset of the same file and build, and at least N frames are in
+      files.
 """
-import argparse, bisect, json, os, sys
+import argparse, bisect, collections, json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check import load  # one reader of profiles for both checkers
@@ -157,6 +163,33 @@ def cmd_kernel(a):
     print("ok: %d kernel locations named as kallsyms names them" % n)
 
 
+def cmd_layout(a):
+    prof = load(a.profile)
+    maps = {m["id"]: m for m in prof["mappings"]}
+    libs = collections.Counter((m["file"], m["build_id"]) for m in maps.values()
+                               if m["file"].startswith("/") and a.lib in m["file"])
+    if not libs:
+        sys.exit("no mapping of %s in the profile" % a.lib)
+    if max(libs.values()) > 4:
+        sys.exit("%s is %d mappings (one per process?)" % (a.lib, max(libs.values())))
+    seen, n = {}, 0
+    for s in prof["samples"]:
+        for loc in s["stack"]:
+            m = maps.get(loc["mapping"])
+            if not m or not m["file"].startswith("/"):
+                continue
+            if not m["start"] <= loc["addr"] < m["limit"]:
+                sys.exit("location %#x outside its mapping [%#x, %#x) of %s" %
+                         (loc["addr"], m["start"], m["limit"], m["file"]))
+            key = (m["file"], m["build_id"], loc["addr"] - m["start"] + m["offset"])
+            n += 1
+            if seen.setdefault(key, (loc["mapping"], loc["addr"])) != (loc["mapping"], loc["addr"]):
+                sys.exit("two locations at %s+%#x" % (key[0], key[2]))
+    if n < a.min:
+        sys.exit("only %d frames in files (want %d)" % (n, a.min))
+    print("ok: %d mappings, %d locations in files, %d frames" % (len(maps), len(seen), n))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -178,6 +211,11 @@ def main():
     p.add_argument("profile")
     p.add_argument("--build-id", action="append")
     p.set_defaults(fn=cmd_nosym)
+    p = sub.add_parser("layout")
+    p.add_argument("profile")
+    p.add_argument("--lib", required=True)
+    p.add_argument("--min", type=int, default=1)
+    p.set_defaults(fn=cmd_layout)
     p = sub.add_parser("kernel")
     p.add_argument("profile")
     p.add_argument("--min", type=int, default=1)

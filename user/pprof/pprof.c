@@ -28,7 +28,7 @@
 #include "lib/hashtab.h"
 #include "lib/grow.h"
 
-struct map_key { uint64_t start, limit, offset; const char *filename; };
+struct map_key { uint64_t start, limit, offset; const char *filename, *build_id; };
 struct func_key { int64_t name, system_name, filename; };
 
 /* Make room for `extra` more elements after the first n of array f. */
@@ -47,7 +47,9 @@ static bool map_eq(const void *key, uint64_t v, void *ctx)
 	const struct pprof *p = ctx;
 	const struct pprof_mapping *m = &p->maps[v];
 	return m->memory_start == k->start && m->memory_limit == k->limit &&
-	       m->file_offset == k->offset && !strcmp(p->strs[m->filename], k->filename);
+	       m->file_offset == k->offset && !strcmp(p->strs[m->filename], k->filename) &&
+	       (!k->build_id || !*k->build_id || !m->build_id ||
+		!strcmp(p->strs[m->build_id], k->build_id));
 }
 
 static bool func_eq(const void *key, uint64_t v, void *ctx)
@@ -265,15 +267,17 @@ static uint64_t mapping_again(struct pprof *p, uint64_t v, const char *build_id,
 	return v + 1;
 }
 
-/* Mappings are deduplicated on (start, limit, offset, filename). A repeat
- * add can only add information: has_functions is OR-ed in and a missing
- * build id is filled in. Frames come in runs of one mapping (every
+/* Mappings are deduplicated on (start, limit, offset, filename) and the
+ * build id where both have one (two builds of a file at one path, as
+ * symb__place's shared mappings of many processes can be, stay apart). A
+ * repeat add can only add information: has_functions is OR-ed in and a
+ * missing build id is filled in. Frames come in runs of one mapping (every
  * kernel frame is in one): the last answer is tried before the index. */
 uint64_t pprof__add_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 			    uint64_t offset, const char *filename,
 			    const char *build_id, bool has_functions)
 {
-	struct map_key k = { start, limit, offset, filename ? filename : "" };
+	struct map_key k = { start, limit, offset, filename ? filename : "", build_id };
 	int64_t file, bid;
 	uint64_t h, v;
 

@@ -112,6 +112,7 @@ struct pending {
 	uint64_t ip, mid;
 	uint64_t off; /* in the object's file: its units in turn (dwarf.h) */
 	bool leaf;
+	uint64_t addr; /* ip's address in the profile's mapping mid */
 };
 
 struct naming {
@@ -124,7 +125,7 @@ static bool pending_eq(const void *key, uint64_t idx, void *ctx)
 {
 	const struct pending *k = key, *e = &((struct naming *)ctx)->v[idx];
 
-	return e->mid == k->mid && e->ip == k->ip;
+	return e->mid == k->mid && e->addr == k->addr;
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -135,7 +136,7 @@ static int cmp_pending(const void *a, const void *b)
 		return (uintptr_t)x->obj < (uintptr_t)y->obj ? -1 : 1;
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
-	return x->ip < y->ip ? -1 : x->ip > y->ip; /* (mid, ip) are distinct */
+	return x->ip < y->ip ? -1 : x->ip > y->ip; /* (mid, addr) are distinct */
 }
 
 /* Queue entry en's user frames that need naming (n: locations before
@@ -151,15 +152,15 @@ static int queue_user(struct pprof *p, struct naming *nm, const struct report_da
 	for (uint32_t i = 0; i < f->nr; i++) {
 		const struct procmap *m;
 		struct elfobj *obj = symb__object(pr, f->ips[i], &m);
-		struct pending q = { obj, pr, f->ips[i], 0, 0, n == 0 && i == 0 };
+		struct pending q = { obj, pr, f->ips[i], 0, 0, n == 0 && i == 0, 0 };
 
 		if (!obj)
 			continue; /* no debug info to load: named with the samples */
 		q.off = q.ip - m->start + m->pgoff;
-		if (!(q.mid = symb__mapping(p, pr, m)))
+		if (!(q.mid = symb__place(p, pr, m, q.ip, &q.addr)))
 			return -ENOMEM;
-		uint64_t h = hashtab__hash_mix(q.mid, q.ip);
-		if (pprof__find_location(p, q.mid, q.ip) || hashtab__find(nm->seen, h, &q, NULL))
+		uint64_t h = hashtab__hash_mix(q.mid, q.addr);
+		if (pprof__find_location(p, q.mid, q.addr) || hashtab__find(nm->seen, h, &q, NULL))
 			continue;
 		if (GROW(nm->v, nm->cap, nm->n, 1) || hashtab__insert(nm->seen, h, nm->n))
 			return -ENOMEM;

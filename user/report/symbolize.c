@@ -65,13 +65,36 @@ static uint64_t jit_location(struct pprof *p, struct proc *pr, const struct proc
 	return pprof__add_location(p, mid, ip, &line, 1);
 }
 
-uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m)
+/* Is m's file loaded away from where it was linked (a PIE or a shared
+ * library, ASLR'd), so that each process has it at its own addresses? */
+static bool relocated(const struct elfobj *obj, const struct procmap *m)
+{
+	uint64_t vaddr;
+
+	return !elfobj__mapping_vaddr(obj, m->pgoff, m->end - m->start, &vaddr) && vaddr != m->start;
+}
+
+uint64_t symb__place(struct pprof *p, struct proc *pr, const struct procmap *m, uint64_t ip,
+		     uint64_t *addr)
 {
 	struct elfobj *obj = pr->objs ? pr->objs[m - pr->maps.maps] : NULL;
+	const char *bid = obj ? elfobj__build_id(obj) : NULL;
 
-	return pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path,
-				  obj ? elfobj__build_id(obj) : NULL,
+	if (!opts.no_symbol && bid && *bid && m->path[0] == '/' && relocated(obj, m)) {
+		*addr = ip - m->start + m->pgoff;
+		return pprof__add_mapping(p, m->pgoff, m->pgoff + (m->end - m->start), m->pgoff,
+					  m->path, bid, true);
+	}
+	*addr = ip;
+	return pprof__add_mapping(p, m->start, m->end, m->pgoff, m->path, bid,
 				  obj != NULL && !opts.no_symbol);
+}
+
+uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m)
+{
+	uint64_t addr;
+
+	return symb__place(p, pr, m, m->start, &addr);
 }
 
 /* A name for a frame no symbol covers, so that viewers which drop
@@ -176,7 +199,7 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 {
 	const struct procmap *m;
 	struct elfobj *obj = symb__object(pr, ip, &m);
-	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1;
+	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1, addr = ip;
 	const struct elfsym *sym = NULL;
 	struct dwarf_frame frames[DWARF_MAX_FRAMES];
 	struct pprof_line lines[DWARF_MAX_FRAMES];
@@ -193,20 +216,20 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 			return jit_location(p, pr, m, ip, js, st);
 	}
 	if (m)
-		mid = symb__mapping(p, pr, m);
-	loc = pprof__find_location(p, mid, ip);
+		mid = symb__place(p, pr, m, ip, &addr);
+	loc = pprof__find_location(p, mid, addr);
 	if (loc)
 		return loc;
 	st->user_frames++;
 	if (opts.no_symbol)
-		return pprof__add_location(p, mid, ip, NULL, 0);
+		return pprof__add_location(p, mid, addr, NULL, 0);
 	if (obj) {
 		uint64_t off = pc - m->start + m->pgoff;
 
 		if (!elfobj__offset_to_vaddr(obj, off, &vaddr)) {
 			const struct memo_ent *like = memo_find(st, obj, vaddr);
 
-			if (like && (loc = pprof__add_location_like(p, mid, ip, like->loc))) {
+			if (like && (loc = pprof__add_location_like(p, mid, addr, like->loc))) {
 				st->user_same++;
 				st->user_lines += like->line;
 				st->user_inlined += like->inlined;
@@ -236,7 +259,7 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		lines[0] = (struct pprof_line){ .function = anon };
 		nlines = 1;
 	}
-	loc = pprof__add_location(p, mid, ip, lines, nlines);
+	loc = pprof__add_location(p, mid, addr, lines, nlines);
 	for (int i = 0; i < DWARF_MAX_FRAMES; i++)
 		free(owned[i]);
 	if (loc && obj && lines[0].function != anon)

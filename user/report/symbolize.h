@@ -47,7 +47,18 @@ struct symb_options {
 void symb__set_options(const struct symb_options *o);
 
 /* The pprof mapping of pr's mapping m (with its build-id), as user
- * frames in it get: 0 + errno on ENOMEM. */
+ * frames in it get, and in *addr the address a frame at ip has there:
+ * 0 + errno on ENOMEM. A file loaded away from its link address (a PIE,
+ * a shared library: ASLR'd) that has a build-id gets one mapping for
+ * every process that maps the same part of it, its addresses file
+ * offsets (start = offset = m's file offset), so that the same code in
+ * many processes is one location; anything else (a non-PIE executable,
+ * already at the same addresses everywhere; no build-id; anonymous or
+ * special mappings; --no-symbol, whose mappings offline symbolizers
+ * read) keeps the process's own mapping and addresses. */
+uint64_t symb__place(struct pprof *p, struct proc *pr, const struct procmap *m, uint64_t ip,
+		     uint64_t *addr);
+/* symb__place's mapping alone. */
 uint64_t symb__mapping(struct pprof *p, struct proc *pr, const struct procmap *m);
 /* The ELF object a user address of pr lies in (NULL: none, or no file
  * read), and its mapping in *m if m is not NULL (NULL: none). */
