@@ -156,12 +156,12 @@ __noinline int image_path(__u64 file)
 	return 0;
 }
 
-/* What a VMA is to an image: -1 nothing (not executable; anonymous code,
- * a JIT's, which perf maps name), PMUBPF_MAP_F_VDSO, or a file's
- * mapping (*key), PMUBPF_MAP_F_PATH if the loader lacks its path. */
-static __always_inline int image_vma(struct vm_area_struct *vma, void *vdso, struct image_file *key)
+/* What a VMA (seen through image_view) is to an image: -1 nothing (not
+ * executable; anonymous code, a JIT's, which perf maps name),
+ * PMUBPF_MAP_F_VDSO, or a file's mapping (*key), PMUBPF_MAP_F_PATH if
+ * the loader lacks its path. */
+static __always_inline int image_vma(struct vm_area_struct *v, void *vdso, struct image_file *key)
 {
-	struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
 	struct file *f;
 
 	if (!(v->vm_flags & VM_EXEC))
@@ -243,14 +243,15 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	image_header(&n->hdr, tgid, pgen, t->nsproxy->mnt_ns->ns.inum);
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
 		struct image_file key = {};
-		int flags = image_vma(vma, vdso, &key);
+		int flags = image_vma(v, vdso, &key);
 
 		if (flags < 0)
 			continue;
-		n->start = image_view(vma, struct vm_area_struct)->vm_start;
-		n->end = image_view(vma, struct vm_area_struct)->vm_end;
-		n->pgoff = image_view(vma, struct vm_area_struct)->vm_pgoff;
+		n->start = v->vm_start;
+		n->end = v->vm_end;
+		n->pgoff = v->vm_pgoff;
 		n->ino = key.ino;
 		n->dev = key.dev;
 		n->flags = flags;
@@ -366,9 +367,10 @@ static __noinline int image_stash(__u32 tgid)
 	n->exe_ino = 0;
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
 		struct image_file key = {};
 		__u32 k = st->n; /* from memory: not carried round the loop */
-		int flags = image_vma(vma, vdso, &key);
+		int flags = image_vma(v, vdso, &key);
 
 		if (flags < 0)
 			continue;
@@ -378,9 +380,9 @@ static __noinline int image_stash(__u32 tgid)
 		}
 		if (k >= IMAGE_STASH_MAPS)
 			continue;
-		st->m[k].start = image_view(vma, struct vm_area_struct)->vm_start;
-		st->m[k].end = image_view(vma, struct vm_area_struct)->vm_end;
-		st->m[k].pgoff = image_view(vma, struct vm_area_struct)->vm_pgoff;
+		st->m[k].start = v->vm_start;
+		st->m[k].end = v->vm_end;
+		st->m[k].pgoff = v->vm_pgoff;
 		st->m[k].ino = key.ino;
 		st->m[k].dev = key.dev;
 		st->m[k].flags = flags;

@@ -18,6 +18,19 @@
 			bpf_map_delete_elem(map, key);    \
 	} while (0)
 
+/* A process's per-image slots (labels of each writer, the unwinder's
+ * tables), at its exec (they belong to the old image) and its leader's
+ * exit (its pid may be reused by another process, which must get a new
+ * generation and no inherited slot). */
+static __always_inline void forget_process(__u32 tgid)
+{
+	forget(&label_slots, &tgid);
+	forget(&go_slots, &tgid);
+	forget(&custom_slots, &tgid);
+	forget(&otel_slots, &tgid);
+	forget(&unwind_pids, &tgid);
+}
+
 /* exec: new address space. Forget the snapshot generation and the label
  * slot (both belong to the old image); arm a `-- command` target. */
 SEC("tp_btf/sched_process_exec")
@@ -29,11 +42,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	image_unstash(tgid); /* before its generation goes */
 	forget(&seen, &tgid);
-	forget(&label_slots, &tgid);
-	forget(&go_slots, &tgid);
-	forget(&custom_slots, &tgid);
-	forget(&otel_slots, &tgid);
-	forget(&unwind_pids, &tgid); /* the old image's tables */
+	forget_process(tgid); /* the old image's slots and tables */
 	state = bpf_map_lookup_elem(&targets, &t);
 	if (state && *state == PMUBPF_TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &t, &active, BPF_EXIST);
@@ -63,17 +72,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_map_update_elem(&targets, &t, state, BPF_ANY);
 	}
 	return 0;
-}
-
-/* exit of a process's leader: its pid may be reused by another process,
- * which must get a new generation and no inherited slot. */
-static __always_inline void forget_process(__u32 tgid)
-{
-	forget(&label_slots, &tgid);
-	forget(&go_slots, &tgid);
-	forget(&custom_slots, &tgid);
-	forget(&otel_slots, &tgid);
-	forget(&unwind_pids, &tgid);
 }
 
 SEC("tp_btf/sched_process_exit")

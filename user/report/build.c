@@ -464,8 +464,7 @@ fail:
 	return ret;
 }
 
-/* The kernel's names of the addresses d's profile needs (in->kname). */
-static struct ksyms *kernel_names(const struct report_in *in, const struct report_data *d)
+struct ksyms *report__kernel_names(const struct report_in *in, const struct report_data *d)
 {
 	struct ksyms *ks = NULL;
 	uint64_t *addrs;
@@ -492,7 +491,8 @@ int report__build(const struct report_in *in, const struct report_data *d, int e
 	procs__hold(in->procs, true);
 	if (in->kname) {
 		named = *in;
-		named.ksyms = kernel_names(in, d);
+		named.ksyms = report__kernel_names(in, d);
+		named.kname = NULL;
 		ret = build(&named, d, ev, top, out, err, errlen);
 		ksyms__free(named.ksyms);
 	} else {

@@ -31,5 +31,11 @@ struct report_built {
  * -errno with a one-line reason in err. */
 int report__build(const struct report_in *in, const struct report_data *d, int ev,
 		  struct top *top, struct report_built *out, char *err, size_t errlen);
+/* in->kname's table of the kernel symbols d's profiles look up (each
+ * kernel stack's leaf, each caller's return address - 1), for
+ * report_in.ksyms: NULL if it could not be made (frames unnamed,
+ * counted). report__build asks for it itself when given in->kname; a
+ * caller building several profiles of d asks once and passes it. */
+struct ksyms *report__kernel_names(const struct report_in *in, const struct report_data *d);
 
 #endif

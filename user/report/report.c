@@ -132,8 +132,13 @@ int report__write_data(const struct report_in *in, const struct report_data *d,
 		       FILE *say, FILE *top_out, char *err, size_t errlen)
 {
 	int ret = 0, nev = in->cfg->nevents;
-	struct report_in code = *in, din = *in;
+	struct report_in code = *in, din;
 
+	if (in->kname) { /* asked once for every profile of d */
+		code.ksyms = report__kernel_names(in, d);
+		code.kname = NULL;
+	}
+	din = code;
 	din.data_profile = true;
 	for (int ev = 0; !ret && ev < nev; ev++) {
 		/* --data-addr: each sampling event's data profile beside it. */
@@ -147,5 +152,7 @@ int report__write_data(const struct report_in *in, const struct report_data *d,
 		if (!ret && data)
 			ret = write_event(&din, d, ev, say, top_out, err, errlen);
 	}
+	if (in->kname)
+		ksyms__free(code.ksyms);
 	return ret;
 }
