@@ -163,8 +163,23 @@ static __always_inline int send_union_notice(__u32 tgid, __u32 tid, __u32 pgen, 
 	return 0;
 }
 
+/* Each source's reader as a global function, verified once by itself:
+ * inlined, the verifier walked every combination of the four sources'
+ * outcomes (each returns 0 on a dozen paths), half of on_sample's
+ * verification. Five arguments at most: packed, tgid:tid, pgen:es. */
+#define LABEL_SOURCE(name, reader)                                                        \
+	__noinline __u64 name(__u64 tgid_tid, __u64 pgen_es, __u64 period, __u64 tp)     \
+	{                                                                                 \
+		return reader((__u32)pgen_es, tgid_tid >> 32, (__u32)tgid_tid, pgen_es >> 32, \
+			      period, tp);                                                \
+	}
+LABEL_SOURCE(pmubpf_own_label, own_label_id)
+LABEL_SOURCE(pmubpf_go_label, go_label_id)
+LABEL_SOURCE(pmubpf_custom_label, custom_label_id)
+LABEL_SOURCE(pmubpf_otel_label, otel_label_id)
+
 /* The sample's label key: every source's set id, as one u64. */
-static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
+__noinline __u64 pmubpf_label_key(__u32 es, __u32 tgid, __u32 tid,
 				       __u32 pgen, __u64 period)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -176,10 +191,12 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 #else
 	tp = BPF_CORE_READ(task, thread.uw.tp_value);
 #endif
-	ids[PMUBPF_LSRC_OURS] = own_label_id(es, tgid, tid, pgen, period, tp);
-	ids[PMUBPF_LSRC_GO] = go_label_id(es, tgid, tid, pgen, period, tp);
-	ids[PMUBPF_LSRC_CUSTOM] = custom_label_id(es, tgid, tid, pgen, period, tp);
-	ids[PMUBPF_LSRC_OTEL] = otel_label_id(es, tgid, tid, pgen, period, tp);
+	__u64 tt = (__u64)tgid << 32 | tid, pe = (__u64)pgen << 32 | es;
+
+	ids[PMUBPF_LSRC_OURS] = pmubpf_own_label(tt, pe, period, tp);
+	ids[PMUBPF_LSRC_GO] = pmubpf_go_label(tt, pe, period, tp);
+	ids[PMUBPF_LSRC_CUSTOM] = pmubpf_custom_label(tt, pe, period, tp);
+	ids[PMUBPF_LSRC_OTEL] = pmubpf_otel_label(tt, pe, period, tp);
 #pragma unroll
 	for (int i = 1; i < PMUBPF_LSRC__MAX; i++)
 		foreign |= ids[i];

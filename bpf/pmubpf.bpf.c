@@ -373,6 +373,17 @@ static __always_inline __u64 store_stack(struct pmubpf_stack *st, __u32 es,
 	return h;
 }
 
+/* store_stack of the per-CPU scratch stack, as a global function: the
+ * verifier checks its hash loop (up to PMUBPF_MAX_DEPTH turns) once, not
+ * at each of its callers in each of their states. */
+__noinline __u64 pmubpf_store_scratch(__u32 es, __u32 reason, __u64 period)
+{
+	__u32 zero = 0;
+	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+
+	return st ? store_stack(st, es, reason, period) : PMUBPF_STACK_ERROR;
+}
+
 /* Walk one stack (user or kernel) into st. PMUBPF_STACK_WALKED if st
  * now holds its frames, else the status to record in their place. */
 #define PMUBPF_STACK_WALKED PMUBPF_STACK_KEY_MIN
@@ -404,7 +415,7 @@ static __always_inline __u64 stack_key(void *ctx, __u32 es, __u64 flags,
 	if (!st)
 		return PMUBPF_STACK_ERROR;
 	r = walk_stack(ctx, st, es, flags, reason, period);
-	return r == PMUBPF_STACK_WALKED ? store_stack(st, es, reason, period) : r;
+	return r == PMUBPF_STACK_WALKED ? pmubpf_store_scratch(es, reason, period) : r;
 }
 
 #include "unwind.bpf.h"
@@ -471,7 +482,7 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 	key.tid = tid;
 	if (tgid) { /* first: the DWARF unwinder checks the generation */
 		key.pgen = process_gen(es, tgid, tid, period);
-		key.label = label_key(es, tgid, tid, key.pgen, period);
+		key.label = pmubpf_label_key(es, tgid, tid, key.pgen, period);
 	}
 	if (want_user && call_graph_dwarf && tgid)
 		key.ustack = dwarf_ustack_key(ctx, regs, es, tgid, key.pgen, period);

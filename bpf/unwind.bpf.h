@@ -183,7 +183,7 @@ static __always_inline long uw_stop(struct uw_ctx *c, __u32 reason)
 }
 
 /* One frame: record c->pc, then step to its caller. 0: go on, 1: stop. */
-static long uw_step(__u64 i, void *data)
+__noinline int pmubpf_uw_step(void)
 {
 	struct uw_ctx *c;
 	struct pmubpf_stack *st;
@@ -295,6 +295,11 @@ static long uw_step(__u64 i, void *data)
 	return 0;
 }
 
+static long uw_step(__u64 i, void *data)
+{
+	return pmubpf_uw_step() ? 1 : 0;
+}
+
 /* The user stack of the current task by DWARF CFI, stored like
  * stack_key's. Falls back to the frame-pointer walk (counted) while the
  * process has no tables. */
@@ -378,11 +383,7 @@ static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *reg
 					      __u32 tgid, __u32 pgen, __u64 period)
 {
 	__u64 r = dwarf_ustack_walk(ctx, regs, es, tgid, pgen, period);
-	__u32 zero = 0;
-	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
 
-	if (r != PMUBPF_STACK_WALKED)
-		return r;
-	return st ? store_stack(st, es, PMUBPF_DROP_USTACK, period) : PMUBPF_STACK_ERROR;
+	return r == PMUBPF_STACK_WALKED ? pmubpf_store_scratch(es, PMUBPF_DROP_USTACK, period) : r;
 }
 #endif
