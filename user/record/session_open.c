@@ -248,6 +248,26 @@ static int size_data_maps(struct session *s, bool windowed)
 	return 0;
 }
 
+/* Maps this recording's programs never touch, one entry each: a hash
+ * map's entries are allocated when it is made (kernel memory that
+ * cannot be swapped: 6-10 MB for these, 2-3 ms of start-up). targets:
+ * a whole machine's recording filters nothing; offcpu_waits: no off-cpu event; the images maps:
+ * images not taken from BPF. */
+static int size_unused_maps(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+
+	if (cfg->all && bpf_map__set_max_entries(s->skel->maps.targets, 1))
+		return -1;
+	if (!s->offcpu && bpf_map__set_max_entries(s->skel->maps.offcpu_waits, 1))
+		return -1;
+	if (!s->images && (bpf_map__set_max_entries(s->skel->maps.image_files, 1) ||
+			   bpf_map__set_max_entries(s->skel->maps.image_stashes, 1) ||
+			   bpf_map__set_max_entries(s->skel->maps.image_likes, 1)))
+		return -1;
+	return 0;
+}
+
 int session__open(struct session *s)
 {
 	const struct config *cfg = s->cfg;
@@ -290,6 +310,8 @@ int session__open(struct session *s)
 	    bpf_program__set_autoload(s->skel->progs.on_free_images, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
+	if (size_unused_maps(s))
+		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
 	uwb = unwind_maps_of(s->skel);
 	/* Window 1's maps are used only by a recording that flips windows
 	 * (and each window's are sized for one window, not the recording). */
