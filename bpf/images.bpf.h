@@ -4,8 +4,8 @@
  * Included at the end of pmubpf.bpf.c, before lifecycle.bpf.h. When a
  * process that was sampled (it has a `seen` generation) exits, or execs
  * into another image, BPF walks its VMAs (the open-coded VMA iterator,
- * which tracing programs may use) and sends each executable mapping as a
- * PMUBPF_NOTICE_MAP notice tagged with that generation. A process gone
+ * which tracing programs may use) and sends its executable mappings in a
+ * PMUBPF_NOTICE_IMAGE notice tagged with that generation. A process gone
  * before the loader read its maps is then named from these, and the
  * kernel's mmap reports, which every mmap on the machine paid for, are
  * not needed (docs/architecture.md, "Images of processes gone").
@@ -80,13 +80,22 @@ static __always_inline void image_count_sent(long err)
 	image_count(err ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, 1);
 }
 
-/* One notice being put together, per CPU (too big for the stack). */
+/* A path being sent, per CPU (too big for the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct pmubpf_map_notice);
 	__uint(max_entries, 1);
 } image_scratch SEC(".maps");
+
+/* An image's mappings being put together, per CPU: image_send's notice,
+ * or image_stash's stash before it is kept. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pmubpf_image_notice);
+	__uint(max_entries, 1);
+} image_batch SEC(".maps");
 
 /* Where a path walk is (image_path): kernel addresses, as numbers. */
 struct path_walk {
@@ -189,32 +198,77 @@ static __always_inline void image_header(struct pmubpf_notice *h, __u32 tgid, __
 	h->comm[0] = 0;
 }
 
-/* Send n without names[]. The process notices' wakeups (at most every
- * 10 ms) bring these in: one per mapping would cost the exiting process.
- * 0 or the ring buffer's error. */
-static __always_inline long image_output_short(struct pmubpf_map_notice *n)
-{
-	return bpf_ringbuf_output(&notices, n, PMUBPF_MAP_NOTICE_SHORT, 1 /* BPF_RB_NO_WAKEUP */);
-}
-
-/* Send n (a mapping, or a file's path alone): with PMUBPF_MAP_F_PATH,
- * the path of vma's file walked into names[] and the file (key) noted
- * in image_files once sent whole; else short. */
-static __always_inline long image_output(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
-					 struct image_file *key)
+/* Send file's path alone (n, a notice of generation 0, which no process
+ * has), and note the file (key) in image_files once it went whole. */
+static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
+					    struct image_file *key)
 {
 	__u64 fa = 0; /* a global function takes no kernel pointer */
 	__u8 one = 1;
 	long err;
 
-	if (!(n->flags & PMUBPF_MAP_F_PATH))
-		return image_output_short(n);
+	n->start = n->end = n->pgoff = 0;
+	n->ino = key->ino;
+	n->dev = key->dev;
+	n->flags = PMUBPF_MAP_F_PATH;
+	n->ncomp = 0;
 	bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
 	image_path(fa);
+	/* No wakeup: the process notices' (at most every 10 ms) bring
+	 * these in; one per notice would cost the ending process. */
 	err = bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */);
 	if (!err && !(n->flags & PMUBPF_MAP_F_LONG))
 		bpf_map_update_elem(&image_files, key, &one, BPF_ANY);
-	return err;
+}
+
+/* The headers of an image's notices: b's, of (tgid, pgen), and n's, of
+ * the paths sent alone. */
+static __always_inline void image_begin(struct pmubpf_image_notice *b, struct pmubpf_map_notice *n,
+					__u32 tgid, __u32 pgen, struct task_struct *t, struct mm_struct *mm)
+{
+	struct file *exe = mm->exe_file;
+	__u32 mntns = t->nsproxy->mnt_ns->ns.inum;
+
+	image_header(&b->hdr, tgid, pgen, mntns);
+	b->hdr.kind = PMUBPF_NOTICE_IMAGE;
+	b->exe_ino = exe ? exe->f_inode->i_ino : 0;
+	b->n = 0;
+	image_header(&n->hdr, tgid, 0, mntns);
+	n->exe_ino = 0;
+}
+
+/* Add v, a mapping of file key (image_vma's flags, its path sent), to
+ * b if it has room. */
+static __always_inline void image_put(struct pmubpf_image_notice *b, struct vm_area_struct *v,
+				      const struct image_file *key, int flags)
+{
+	__u32 k = b->n; /* from memory: not carried round the loop */
+
+	if (k >= PMUBPF_IMAGE_MAPS)
+		return;
+	b->m[k].start = v->vm_start;
+	b->m[k].end = v->vm_end;
+	b->m[k].pgoff = v->vm_pgoff;
+	b->m[k].ino = key->ino;
+	b->m[k].dev = key->dev;
+	b->m[k].flags = (__u16)(flags & PMUBPF_MAP_F_VDSO);
+	b->m[k].pad = 0;
+	b->n = k + 1;
+}
+
+/* Send b's mappings as one notice (counted), and empty it. */
+static __always_inline void image_flush(struct pmubpf_image_notice *b)
+{
+	__u32 k = b->n;
+	long err;
+
+	if (!k)
+		return;
+	if (k > PMUBPF_IMAGE_MAPS)
+		k = PMUBPF_IMAGE_MAPS;
+	err = bpf_ringbuf_output(&notices, b, PMUBPF_IMAGE_NOTICE_SIZE(k), 1 /* BPF_RB_NO_WAKEUP */);
+	image_count(err ? PMUBPF_IMAGE_LOST : PMUBPF_IMAGE_SENT, k);
+	b->n = 0;
 }
 
 /* Send the current process's executable mappings as (tgid, pgen)'s.
@@ -225,22 +279,20 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	struct task_struct *t = image_view(task, struct task_struct);
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
+	struct pmubpf_image_notice *b = bpf_map_lookup_elem(&image_batch, &zero);
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 	struct mm_struct *mm = t->mm;
-	struct file *exe;
 	void *vdso;
 
-	if (!n)
+	if (!n || !b)
 		return 0;
 	if (!mm) {
 		image_count(PMUBPF_IMAGE_NOMM, 1);
 		return 0;
 	}
 	vdso = mm->context.vdso;
-	exe = mm->exe_file;
-	n->exe_ino = exe ? exe->f_inode->i_ino : 0;
-	image_header(&n->hdr, tgid, pgen, t->nsproxy->mnt_ns->ns.inum);
+	image_begin(b, n, tgid, pgen, t, mm);
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
@@ -249,18 +301,14 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 
 		if (flags < 0)
 			continue;
-		n->start = v->vm_start;
-		n->end = v->vm_end;
-		n->pgoff = v->vm_pgoff;
-		n->ino = key.ino;
-		n->dev = key.dev;
-		n->flags = flags;
-		n->ncomp = 0;
-		/* Counted here, not carried round the loop: a value that
-		 * changes at each turn keeps the verifier's states apart. */
-		image_count_sent(image_output(n, vma, &key));
+		if (flags & PMUBPF_MAP_F_PATH) /* its path first, alone */
+			image_send_path(n, vma, &key);
+		if (b->n >= PMUBPF_IMAGE_MAPS) /* more than a notice holds */
+			image_flush(b);
+		image_put(b, v, &key, flags);
 	}
 	bpf_iter_task_vma_destroy(&it);
+	image_flush(b);
 	image_count(PMUBPF_IMAGE_WALKS, 1);
 	return 1;
 }
@@ -305,88 +353,42 @@ static __always_inline bool image_ends(__u32 tgid, bool exit)
  * paths; those of files new to the loader are sent at once, under
  * generation 0, which no process has), for a sample taken inside the
  * execve, after the old image's end: the exec's end (on_exec) sends it
- * as that sample's generation's, and forgets it. */
-#define IMAGE_STASH_MAPS 16
-struct image_stash {
-	__u64 exe_ino;
-	__u32 mntns, n;
-	struct {
-		__u64 start, end, pgoff, ino;
-		__u32 dev;
-		__u16 flags, pad;
-	} m[IMAGE_STASH_MAPS];
-};
-
+ * as that sample's generation's, and forgets it. Kept as the notice it
+ * becomes (its first PMUBPF_IMAGE_MAPS mappings). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32); /* tgid */
-	__type(value, struct image_stash);
+	__type(value, struct pmubpf_image_notice);
 	__uint(max_entries, 4096);
 } image_stashes SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct image_stash);
-	__uint(max_entries, 1);
-} stash_scratch SEC(".maps");
-
-/* Send file's path alone (generation 0), once. */
-static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct vm_area_struct *vma,
-					    struct image_file *key)
-{
-	n->start = n->end = n->pgoff = 0;
-	n->ino = key->ino;
-	n->dev = key->dev;
-	n->flags = PMUBPF_MAP_F_PATH;
-	n->ncomp = 0;
-	image_output(n, vma, key);
-}
 
 static __noinline int image_stash(__u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_struct *t = image_view(task, struct task_struct);
 	__u32 zero = 0;
-	struct image_stash *st = bpf_map_lookup_elem(&stash_scratch, &zero);
+	struct pmubpf_image_notice *st = bpf_map_lookup_elem(&image_batch, &zero);
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 	struct mm_struct *mm = t->mm;
-	struct file *exe;
 	void *vdso;
 
 	if (!st || !n || !mm)
 		return 0;
 	vdso = mm->context.vdso;
-	exe = mm->exe_file;
-	st->exe_ino = exe ? exe->f_inode->i_ino : 0;
-	st->mntns = t->nsproxy->mnt_ns->ns.inum;
-	st->n = 0;
-	image_header(&n->hdr, tgid, 0, st->mntns); /* paths alone */
-	n->exe_ino = 0;
+	image_begin(st, n, tgid, 0, t, mm); /* its generation at the exec's end */
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
 		struct image_file key = {};
-		__u32 k = st->n; /* from memory: not carried round the loop */
 		int flags = image_vma(v, vdso, &key);
 
 		if (flags < 0)
 			continue;
-		if (flags & PMUBPF_MAP_F_PATH) { /* its path now, the mapping kept */
+		if (flags & PMUBPF_MAP_F_PATH) /* its path now, the mapping kept */
 			image_send_path(n, vma, &key);
-			flags = 0;
-		}
-		if (k >= IMAGE_STASH_MAPS)
-			continue;
-		st->m[k].start = v->vm_start;
-		st->m[k].end = v->vm_end;
-		st->m[k].pgoff = v->vm_pgoff;
-		st->m[k].ino = key.ino;
-		st->m[k].dev = key.dev;
-		st->m[k].flags = flags;
-		st->n = k + 1;
+		image_put(st, v, &key, flags);
 	}
 	bpf_iter_task_vma_destroy(&it);
 	bpf_map_update_elem(&image_stashes, &tgid, st, BPF_ANY);
@@ -437,11 +439,9 @@ static __always_inline bool image_like_parent(__u32 tgid)
  * its parent's. */
 static __always_inline void image_unstash(__u32 tgid)
 {
-	struct image_stash *st;
+	struct pmubpf_image_notice *st;
 	struct image_like *like;
 	struct pmubpf_seen *s;
-	__u32 zero = 0;
-	struct pmubpf_map_notice *n;
 
 	if (!images_on)
 		return;
@@ -464,22 +464,10 @@ static __always_inline void image_unstash(__u32 tgid)
 	if (!st)
 		return;
 	s = own_generation(tgid);
-	n = bpf_map_lookup_elem(&image_scratch, &zero);
-	if (s && n) {
-		image_header(&n->hdr, tgid, s->pgen, st->mntns);
-		n->exe_ino = st->exe_ino;
-		n->ncomp = 0;
-		for (int i = 0; i < IMAGE_STASH_MAPS; i++) {
-			if (i >= st->n)
-				break;
-			n->start = st->m[i].start;
-			n->end = st->m[i].end;
-			n->pgoff = st->m[i].pgoff;
-			n->ino = st->m[i].ino;
-			n->dev = st->m[i].dev;
-			n->flags = st->m[i].flags;
-			image_count_sent(image_output_short(n));
-		}
+	if (s) {
+		st->hdr.pgen = s->pgen;
+		st->hdr.ts = bpf_ktime_get_ns();
+		image_flush(st);
 		image_count(PMUBPF_IMAGE_WALKS, 1);
 	}
 	bpf_map_delete_elem(&image_stashes, &tgid);

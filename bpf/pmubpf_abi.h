@@ -312,6 +312,7 @@ enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_LUNION = 4,/* first sample of a union key: its parts */
 	PMUBPF_NOTICE_MAP = 5,   /* an executable mapping of an image that ends */
 	PMUBPF_NOTICE_LIKE = 6,  /* an image that ended as its parent's */
+	PMUBPF_NOTICE_IMAGE = 7, /* the executable mappings of an image that ends */
 };
 /* The sample was taken inside execve (task->in_execve, where the kernel
  * has it) or while the task exits (PF_EXITING): the reports may already
@@ -362,6 +363,31 @@ struct pmubpf_map_notice {
 };
 /* A notice without names[] (the loader knows the file's path). */
 #define PMUBPF_MAP_NOTICE_SHORT __builtin_offsetof(struct pmubpf_map_notice, names)
+
+/* NOTICE_IMAGE (bpf/images.bpf.h): an image's executable mappings, up
+ * to PMUBPF_IMAGE_MAPS in one notice (more come in more notices), each
+ * of a file whose path the loader was sent before (a NOTICE_MAP of
+ * generation 0, a path alone, comes first for a file new to it) or the
+ * vDSO. One ring buffer record an image where a record a mapping cost
+ * the ending process an output each and the ring twice the bytes. */
+#define PMUBPF_IMAGE_MAPS 16
+struct pmubpf_image_map {
+	__u64 start, end;
+	__u64 pgoff; /* in pages */
+	__u64 ino;
+	__u32 dev;   /* the kernel's dev_t: major << 20 | minor */
+	__u16 flags; /* PMUBPF_MAP_F_VDSO, else 0 */
+	__u16 pad;
+};
+struct pmubpf_image_notice {
+	struct pmubpf_notice hdr;
+	__u64 exe_ino; /* the process's executable (mm->exe_file), 0 if none */
+	__u32 n, pad;  /* m[] used */
+	struct pmubpf_image_map m[PMUBPF_IMAGE_MAPS];
+};
+/* The bytes of a notice holding n mappings. */
+#define PMUBPF_IMAGE_NOTICE_SIZE(n) \
+	(__builtin_offsetof(struct pmubpf_image_notice, m) + (n) * sizeof(struct pmubpf_image_map))
 
 /* NOTICE_LIKE (bpf/images.bpf.h): the image (hdr.tgid, hdr.pgen) ended
  * (an exec) as the image of (like_tgid, like_pgen): a fork child, not

@@ -286,6 +286,72 @@ static bool gone_named_from_images(void)
 	return true;
 }
 
+/* An image as BPF sends it now (bpf/images.bpf.h): the path of a file
+ * new to the loader alone first (a NOTICE_MAP of generation 0, which
+ * names no process), then one NOTICE_IMAGE of the image's mappings. An
+ * entry of a file whose path never came names nothing (counted), and a
+ * notice cut short gives only the entries it holds. */
+static bool gone_named_from_image_notices(void)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true", .ts = 1000 };
+	struct pmubpf_map_notice *m = calloc(1, sizeof(*m));
+	struct pmubpf_image_notice im = { 0 };
+	pid_t a = dead_child(), b = dead_child();
+	struct proc *pr;
+	struct stat st;
+
+	CHECK(ps && m && a > 0 && b > 0);
+	CHECK(stat("/usr/bin/true", &st) == 0);
+	procs__set_image_files(ps, -1);
+	for (int i = 0; i < 2; i++) {
+		n.tgid = n.tid = (uint32_t)(i ? b : a);
+		CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	}
+	map_notice(m, (uint32_t)a, 0, &st, "/usr/bin/true", true); /* the path alone */
+	CHECK(procs__notice(ps, &m->hdr, sizeof(*m)) == 0);
+	/* a: the file and the vDSO. */
+	im.hdr.kind = PMUBPF_NOTICE_IMAGE;
+	im.hdr.tgid = im.hdr.tid = (uint32_t)a;
+	im.hdr.pgen = 1;
+	im.exe_ino = st.st_ino;
+	im.n = 2;
+	im.m[0] = (struct pmubpf_image_map){ .start = 0x400000, .end = 0x401000, .ino = st.st_ino,
+					     .dev = major(st.st_dev) << 20 | minor(st.st_dev) };
+	im.m[1] = (struct pmubpf_image_map){ .start = 0x7fff0000, .end = 0x7fff2000,
+					     .flags = PMUBPF_MAP_F_VDSO };
+	CHECK(procs__notice(ps, &im.hdr, PMUBPF_IMAGE_NOTICE_SIZE(2)) == 0);
+	/* b: a file never named, then the same notice as a's cut short
+	 * after its first entry (n says 2). */
+	im.hdr.tgid = im.hdr.tid = (uint32_t)b;
+	im.m[1] = im.m[0];
+	im.m[1].ino = st.st_ino + 1000003;
+	CHECK(procs__notice(ps, &im.hdr, PMUBPF_IMAGE_NOTICE_SIZE(2)) == 0);
+	im.m[1] = (struct pmubpf_image_map){ .start = 0x7fff0000, .end = 0x7fff2000,
+					     .flags = PMUBPF_MAP_F_VDSO };
+	CHECK(procs__notice(ps, &im.hdr, PMUBPF_IMAGE_NOTICE_SIZE(1) + 8) == 0);
+	procs__settle(ps);
+	procs__settle(ps);
+	CHECK((pr = procs__get(ps, (uint32_t)a, 1)) && pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(pr->maps.n, 2);
+	CHECK_STR(pr->maps.maps[0].path, "/usr/bin/true");
+	CHECK_STR(pr->maps.maps[1].path, "[vdso]");
+	CHECK(pr->exe_ino == st.st_ino);
+	CHECK((pr = procs__get(ps, (uint32_t)b, 1)) && pr->snapshotted && pr->dead);
+	CHECK_EQ_INT(pr->maps.n, 2); /* its true, twice: not the unnamed, not the vDSO cut off */
+	CHECK_STR(pr->maps.maps[0].path, "/usr/bin/true");
+	CHECK_STR(pr->maps.maps[1].path, "/usr/bin/true");
+	const struct procs_stats *s = procs__stats(ps);
+	CHECK_EQ_INT(s->from_images, 2);
+	CHECK_EQ_INT(s->image_maps, 5); /* not the path alone */
+	CHECK_EQ_INT(s->image_maps_unnamed, 1);
+	free(m);
+	procs__free(ps);
+	symcache__free(sc);
+	return true;
+}
+
 /* n children that wait (pause) until paused_stop kills them; false if
  * any fork failed (the ones made are still stopped by paused_stop). */
 static bool paused_start(pid_t *kids, int n)
@@ -817,6 +883,7 @@ TEST_MAIN("procs",
 	TEST(gone_before_snapshot),
 	TEST(gone_named_from_reports),
 	TEST(gone_named_from_images),
+	TEST(gone_named_from_image_notices),
 	TEST(image_wait),
 	TEST(live_from_log),
 	TEST(log_behind),

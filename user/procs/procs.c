@@ -415,24 +415,43 @@ static struct proc *add_noticed(struct procs *p, const struct pmubpf_notice *n)
 	return add(p, n->tgid, n->pgen, n);
 }
 
-/* A mapping of the image (tgid, pgen) left as it ended (BPF's notice):
- * read already, it merges as a report of it would; else it is the
- * image, taken at the process's first read or its retry (procs_read.c). */
+/* A mapping of the image pr (tgid, pgen) left as it ended (BPF's
+ * notices): read already, it merges as a report of it would; else it is
+ * the image, taken at the process's first read or its retry
+ * (procs_read.c). */
+static void image_take(struct procs *p, struct proc *pr, struct procmap *m, uint64_t exe_ino)
+{
+	if (pr->snapshotted) {
+		add_reported(p, pr, m);
+		return;
+	}
+	if (GROW(pr->left.maps, pr->left_cap, pr->left.n, 1) || !(m->path = strdup(m->path)))
+		return;
+	pr->left.maps[pr->left.n++] = *m;
+	pr->left_exe = exe_ino;
+}
+
+/* A mapping and its path (NOTICE_MAP), or a path alone. */
 static void image_mapping(struct procs *p, struct proc *pr, const struct pmubpf_map_notice *n, size_t size)
 {
 	char buf[PMUBPF_MAP_COMPS * (PMUBPF_MAP_NAME + 1) + 1];
 	struct procmap m;
 
-	if (!procs_images_mapping(p, n, size, &m, buf, sizeof(buf)) || !pr)
-		return; /* no path; or of a generation not noticed (lost, over the cap) */
-	if (pr->snapshotted) {
-		add_reported(p, pr, &m);
-		return;
-	}
-	if (GROW(pr->left.maps, pr->left_cap, pr->left.n, 1) || !(m.path = strdup(m.path)))
-		return;
-	pr->left.maps[pr->left.n++] = m;
-	pr->left_exe = n->exe_ino;
+	/* No path; or of a generation not noticed (lost, over the cap). */
+	if (procs_images_mapping(p, n, size, &m, buf, sizeof(buf)) && pr)
+		image_take(p, pr, &m, n->exe_ino);
+}
+
+/* The mappings of an image (NOTICE_IMAGE), each as image_mapping's. */
+static void image_entries(struct procs *p, struct proc *pr, const struct pmubpf_image_notice *n, size_t size)
+{
+	size_t have = size >= PMUBPF_IMAGE_NOTICE_SIZE(0) ?
+		(size - PMUBPF_IMAGE_NOTICE_SIZE(0)) / sizeof(n->m[0]) : 0;
+	struct procmap m;
+
+	for (uint32_t i = 0; i < n->n && i < have && i < PMUBPF_IMAGE_MAPS; i++)
+		if (procs_images_entry(p, &n->m[i], &m) && pr)
+			image_take(p, pr, &m, n->exe_ino);
 }
 
 int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
@@ -447,6 +466,10 @@ int procs__notice(struct procs *p, const struct pmubpf_notice *n, size_t size)
 	}
 	if (n->kind == PMUBPF_NOTICE_MAP) {
 		image_mapping(p, pr, (const struct pmubpf_map_notice *)n, size);
+		return 0;
+	}
+	if (n->kind == PMUBPF_NOTICE_IMAGE) {
+		image_entries(p, pr, (const struct pmubpf_image_notice *)n, size);
 		return 0;
 	}
 	if (n->kind == PMUBPF_NOTICE_LIKE && size >= sizeof(struct pmubpf_like_notice)) {

@@ -1,6 +1,9 @@
 /* procs_images.c — the images BPF sends as sampled processes end
- * (bpf/images.bpf.h, PMUBPF_NOTICE_MAP): each notice made a mapping,
- * its path from the notice or from the paths kept. procs.c gives it to
+ * (bpf/images.bpf.h, PMUBPF_NOTICE_IMAGE): each of a notice's entries
+ * made a mapping, its path from the paths kept (BPF sends a file's path
+ * alone, a PMUBPF_NOTICE_MAP of generation 0, before the first image
+ * that maps it; a NOTICE_MAP of a generation is a mapping and its
+ * path). procs.c gives it to
  * its generation's record: its snapshot if the process was gone before
  * its maps were read (procs_read.c), or merged as a report would be if
  * it was read and mapped more since.
@@ -121,6 +124,35 @@ static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
 	}
 }
 
+/* The mapping (start, end, pgoff in pages) of file (dev, ino) at path. */
+static void image_procmap(struct procmap *m, uint64_t start, uint64_t end, uint64_t pgoff,
+			  uint64_t ino, uint32_t dev, const char *path)
+{
+	*m = (struct procmap){
+		.start = start, .end = end, .pgoff = pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
+		.inode = ino, .dev_major = dev >> 20, .dev_minor = dev & 0xfffff,
+		.exec = true, .path = (char *)path,
+	};
+}
+
+bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, struct procmap *m)
+{
+	struct image_key k = { e->ino, e->dev, 0 };
+	const char *path;
+
+	p->st.image_maps++;
+	if (e->flags & PMUBPF_MAP_F_VDSO)
+		path = "[vdso]";
+	else if (!(path = known_path(p, &k)) && p->image_files_fd >= 0)
+		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
+	if (!path) {
+		p->st.image_maps_unnamed++;
+		return false;
+	}
+	image_procmap(m, e->start, e->end, e->pgoff, e->ino, e->dev, path);
+	return true;
+}
+
 bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, size_t size,
 			  struct procmap *m, char *buf, size_t len)
 {
@@ -129,30 +161,26 @@ bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, si
 
 	if (size < PMUBPF_MAP_NOTICE_SHORT || ((n->flags & PMUBPF_MAP_F_PATH) && size < sizeof(*n)))
 		return false;
-	p->st.image_maps++;
-	if (n->flags & PMUBPF_MAP_F_VDSO) {
-		path = "[vdso]";
-	} else if (n->flags & PMUBPF_MAP_F_PATH) {
-		if (!(n->flags & PMUBPF_MAP_F_LONG)) {
-			join_path(n, buf, len);
-			if (buf[0]) {
-				path = buf;
-				keep_path(p, &k, path);
-			}
+	if ((n->flags & PMUBPF_MAP_F_PATH) && !(n->flags & PMUBPF_MAP_F_LONG)) {
+		join_path(n, buf, len);
+		if (buf[0]) {
+			path = buf;
+			keep_path(p, &k, path);
 		}
-	} else if (!(path = known_path(p, &k)) && p->image_files_fd >= 0) {
-		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
 	}
+	/* A path alone, before the image that maps it: not a mapping (one
+	 * too long to send is counted at the mapping, unnamed). */
+	if (n->hdr.pgen == 0)
+		return false;
+	p->st.image_maps++;
+	if (n->flags & PMUBPF_MAP_F_VDSO)
+		path = "[vdso]";
+	else if (!(n->flags & PMUBPF_MAP_F_PATH) && !(path = known_path(p, &k)) && p->image_files_fd >= 0)
+		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
 	if (!path) {
 		p->st.image_maps_unnamed++;
 		return false;
 	}
-	if (n->hdr.pgen == 0) /* a path alone (an exec's stash) */
-		return false;
-	*m = (struct procmap){
-		.start = n->start, .end = n->end, .pgoff = n->pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
-		.inode = n->ino, .dev_major = n->dev >> 20, .dev_minor = n->dev & 0xfffff,
-		.exec = true, .path = (char *)path,
-	};
+	image_procmap(m, n->start, n->end, n->pgoff, n->ino, n->dev, path);
 	return true;
 }

@@ -187,6 +187,8 @@ void procs_gone(struct procs *p, struct proc *pr);
  * kept), counted; false if none (no path, or a path alone). */
 bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, size_t size,
 			  struct procmap *m, char *buf, size_t len);
+/* The same for one entry of a NOTICE_IMAGE (its path kept). */
+bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, struct procmap *m);
 void procs_images_free(struct procs *p);
 /* Count a refused perf map once per process (say it with -v). */
 void procs_note_jit_refusal(struct procs *p, struct proc *pr);
