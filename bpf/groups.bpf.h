@@ -68,14 +68,17 @@ static __always_inline void read_members(__u32 ev)
 /* The members' intervals, under the leader's sample key. */
 static __always_inline void count_members(struct pmubpf_key *key, __u32 w, __u32 ev)
 {
-	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
-		__u32 es = w * PMUBPF_MAX_EVENTS + m;
+	/* The counter apart from m, whose address the lookups take: the
+	 * verifier keeps the stack copy of a variable only as bytes, and a
+	 * loop whose counter it cannot see change is refused as infinite. */
+	for (__u32 i = 0; i < PMUBPF_MAX_EVENTS; i++) {
+		__u32 m = i, es = w * PMUBPF_MAX_EVENTS + i;
 		struct pmubpf_drop_val *tot;
 		struct group_read *g;
 
-		if (m >= nr_events)
+		if (i >= nr_events)
 			break;
-		if (leader_of[m] != ev + 1)
+		if (leader_of[i] != ev + 1)
 			continue;
 		g = bpf_map_lookup_elem(&group_last, &m);
 		if (!g)
@@ -90,7 +93,7 @@ static __always_inline void count_members(struct pmubpf_key *key, __u32 w, __u32
 			tot->count += 1;
 			tot->period += g->delta;
 		}
-		key->event = m;
+		key->event = i;
 		add_count(key, w, es, g->delta);
 	}
 	key->event = ev;

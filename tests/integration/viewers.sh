@@ -78,8 +78,12 @@ else
 	fail folded_format "pmubpf failed: $(tail -n1 "$TMP/d.err")"
 fi
 
-# Several events: one folded file each, named like pprof files.
+# Several events: one folded file each, named like pprof files. A busy
+# program beside them: on an idle machine 0.3 s may take only idle
+# samples (left out), and an event's file would be empty.
+"$B/serial" 1 /dev/null & spin=$!
 if "$PMUBPF" -e cpu-clock,task-clock -d 0.3 -o "$TMP/m.folded" 2>"$TMP/m.err"; then
+	wait $spin
 	if [[ -s $TMP/m.cpu-clock.folded && -s $TMP/m.task-clock.folded && ! -e $TMP/m.folded ]]; then
 		pass folded_per_event
 	else
