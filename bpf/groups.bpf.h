@@ -42,19 +42,20 @@ static __always_inline void read_members(__u32 ev)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	for (__u32 m = 0; m < PMUBPF_MAX_EVENTS; m++) {
+	for (__u32 i = 0; i < PMUBPF_MAX_EVENTS; i++) { /* i apart from m: count_members */
 		struct bpf_perf_event_value v;
 		struct group_read *g;
+		__u32 m = i;
 
-		if (m >= nr_events)
+		if (i >= nr_events)
 			break;
-		if (leader_of[m] != ev + 1)
+		if (leader_of[i] != ev + 1)
 			continue;
 		g = bpf_map_lookup_elem(&group_last, &m);
 		if (!g)
 			continue;
 		g->ok = 0;
-		if (bpf_perf_event_read_value(&group_members, m * nr_cpus + cpu, &v, sizeof(v)))
+		if (bpf_perf_event_read_value(&group_members, i * nr_cpus + cpu, &v, sizeof(v)))
 			continue;
 		/* The first read on a CPU starts the intervals (what came
 		 * before it was counted while the events were being set up). */
