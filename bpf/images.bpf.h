@@ -271,6 +271,33 @@ static __always_inline void image_flush(struct pmubpf_image_notice *b)
 	b->n = 0;
 }
 
+/* Walk task's VMAs into b: each executable one's path sent first, alone
+ * (n), if the loader lacks it; b sent whenever full if send, else kept
+ * to its first PMUBPF_IMAGE_MAPS. */
+static __always_inline void image_walk(struct task_struct *task, void *vdso,
+				       struct pmubpf_image_notice *b, struct pmubpf_map_notice *n,
+				       bool send)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+
+	bpf_iter_task_vma_new(&it, task, 0);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
+		struct image_file key = {};
+		int flags = image_vma(v, vdso, &key);
+
+		if (flags < 0)
+			continue;
+		if (flags & PMUBPF_MAP_F_PATH)
+			image_send_path(n, vma, &key);
+		if (send && b->n >= PMUBPF_IMAGE_MAPS) /* more than a notice holds */
+			image_flush(b);
+		image_put(b, v, &key, flags);
+	}
+	bpf_iter_task_vma_destroy(&it);
+}
+
 /* Send the current process's executable mappings as (tgid, pgen)'s.
  * 0 if it has no address space left to walk. */
 static __noinline int image_send(__u32 tgid, __u32 pgen)
@@ -280,10 +307,7 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct pmubpf_image_notice *b = bpf_map_lookup_elem(&image_batch, &zero);
-	struct bpf_iter_task_vma it;
-	struct vm_area_struct *vma;
 	struct mm_struct *mm = t->mm;
-	void *vdso;
 
 	if (!n || !b)
 		return 0;
@@ -291,23 +315,8 @@ static __noinline int image_send(__u32 tgid, __u32 pgen)
 		image_count(PMUBPF_IMAGE_NOMM, 1);
 		return 0;
 	}
-	vdso = mm->context.vdso;
 	image_begin(b, n, tgid, pgen, t, mm);
-	bpf_iter_task_vma_new(&it, task, 0);
-	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
-		struct image_file key = {};
-		int flags = image_vma(v, vdso, &key);
-
-		if (flags < 0)
-			continue;
-		if (flags & PMUBPF_MAP_F_PATH) /* its path first, alone */
-			image_send_path(n, vma, &key);
-		if (b->n >= PMUBPF_IMAGE_MAPS) /* more than a notice holds */
-			image_flush(b);
-		image_put(b, v, &key, flags);
-	}
-	bpf_iter_task_vma_destroy(&it);
+	image_walk(task, mm->context.vdso, b, n, true);
 	image_flush(b);
 	image_count(PMUBPF_IMAGE_WALKS, 1);
 	return 1;
@@ -369,28 +378,12 @@ static __noinline int image_stash(__u32 tgid)
 	__u32 zero = 0;
 	struct pmubpf_image_notice *st = bpf_map_lookup_elem(&image_batch, &zero);
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
-	struct bpf_iter_task_vma it;
-	struct vm_area_struct *vma;
 	struct mm_struct *mm = t->mm;
-	void *vdso;
 
 	if (!st || !n || !mm)
 		return 0;
-	vdso = mm->context.vdso;
 	image_begin(st, n, tgid, 0, t, mm); /* its generation at the exec's end */
-	bpf_iter_task_vma_new(&it, task, 0);
-	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
-		struct image_file key = {};
-		int flags = image_vma(v, vdso, &key);
-
-		if (flags < 0)
-			continue;
-		if (flags & PMUBPF_MAP_F_PATH) /* its path now, the mapping kept */
-			image_send_path(n, vma, &key);
-		image_put(st, v, &key, flags);
-	}
-	bpf_iter_task_vma_destroy(&it);
+	image_walk(task, mm->context.vdso, st, n, false); /* its first PMUBPF_IMAGE_MAPS */
 	bpf_map_update_elem(&image_stashes, &tgid, st, BPF_ANY);
 	return 0;
 }

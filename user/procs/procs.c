@@ -450,7 +450,7 @@ static void image_entries(struct procs *p, struct proc *pr, const struct pmubpf_
 	struct procmap m;
 
 	for (uint32_t i = 0; i < n->n && i < have && i < PMUBPF_IMAGE_MAPS; i++)
-		if (procs_images_entry(p, &n->m[i], &m) && pr)
+		if (procs_images_entry(p, &n->m[i], NULL, &m) && pr)
 			image_take(p, pr, &m, n->exe_ino);
 }
 

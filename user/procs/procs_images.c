@@ -124,32 +124,26 @@ static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
 	}
 }
 
-/* The mapping (start, end, pgoff in pages) of file (dev, ino) at path. */
-static void image_procmap(struct procmap *m, uint64_t start, uint64_t end, uint64_t pgoff,
-			  uint64_t ino, uint32_t dev, const char *path)
-{
-	*m = (struct procmap){
-		.start = start, .end = end, .pgoff = pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
-		.inode = ino, .dev_major = dev >> 20, .dev_minor = dev & 0xfffff,
-		.exec = true, .path = (char *)path,
-	};
-}
-
-bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, struct procmap *m)
+bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, const char *given,
+			struct procmap *m)
 {
 	struct image_key k = { e->ino, e->dev, 0 };
-	const char *path;
+	const char *path = given;
 
 	p->st.image_maps++;
 	if (e->flags & PMUBPF_MAP_F_VDSO)
 		path = "[vdso]";
-	else if (!(path = known_path(p, &k)) && p->image_files_fd >= 0)
+	else if (!(e->flags & PMUBPF_MAP_F_PATH) && !(path = known_path(p, &k)) && p->image_files_fd >= 0)
 		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
 	if (!path) {
 		p->st.image_maps_unnamed++;
 		return false;
 	}
-	image_procmap(m, e->start, e->end, e->pgoff, e->ino, e->dev, path);
+	*m = (struct procmap){
+		.start = e->start, .end = e->end, .pgoff = e->pgoff * (uint64_t)sysconf(_SC_PAGESIZE),
+		.inode = e->ino, .dev_major = e->dev >> 20, .dev_minor = e->dev & 0xfffff,
+		.exec = true, .path = (char *)path,
+	};
 	return true;
 }
 
@@ -172,15 +166,8 @@ bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, si
 	 * too long to send is counted at the mapping, unnamed). */
 	if (n->hdr.pgen == 0)
 		return false;
-	p->st.image_maps++;
-	if (n->flags & PMUBPF_MAP_F_VDSO)
-		path = "[vdso]";
-	else if (!(n->flags & PMUBPF_MAP_F_PATH) && !(path = known_path(p, &k)) && p->image_files_fd >= 0)
-		bpf_map_delete_elem(p->image_files_fd, &k); /* the next time, with it */
-	if (!path) {
-		p->st.image_maps_unnamed++;
-		return false;
-	}
-	image_procmap(m, n->start, n->end, n->pgoff, n->ino, n->dev, path);
-	return true;
+	struct pmubpf_image_map e = { .start = n->start, .end = n->end, .pgoff = n->pgoff,
+				      .ino = n->ino, .dev = n->dev, .flags = n->flags };
+
+	return procs_images_entry(p, &e, path, m);
 }

@@ -187,8 +187,12 @@ void procs_gone(struct procs *p, struct proc *pr);
  * kept), counted; false if none (no path, or a path alone). */
 bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, size_t size,
 			  struct procmap *m, char *buf, size_t len);
-/* The same for one entry of a NOTICE_IMAGE (its path kept). */
-bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, struct procmap *m);
+/* The mapping one entry of a NOTICE_IMAGE gives (or a NOTICE_MAP's, as
+ * an entry), counted: its path given (the notice's own), the vDSO, or
+ * the one kept for its file; false if none (the file's entry then taken
+ * out of BPF's table, so that the next image sends its path). */
+bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, const char *given,
+			struct procmap *m);
 void procs_images_free(struct procs *p);
 /* Count a refused perf map once per process (say it with -v). */
 void procs_note_jit_refusal(struct procs *p, struct proc *pr);

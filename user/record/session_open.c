@@ -251,8 +251,8 @@ static int size_data_maps(struct session *s, bool windowed)
 /* Maps this recording's programs never touch, one entry each: a hash
  * map's entries are allocated when it is made (kernel memory that
  * cannot be swapped: 6-10 MB for these, 2-3 ms of start-up). targets:
- * a whole machine's recording filters nothing; offcpu_waits: no off-cpu event; the images maps:
- * images not taken from BPF. */
+ * a whole machine's recording filters nothing; offcpu_waits: no
+ * off-cpu event; the images maps: images not taken from BPF. */
 static int size_unused_maps(struct session *s)
 {
 	const struct config *cfg = s->cfg;
