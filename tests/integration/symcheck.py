@@ -20,7 +20,9 @@ the reason on the last line. Subcommands:
       its address or the address - 1 (a caller's frame holds its return
       address): one of the names at the start of the text symbol that
       covers it (aliases share a start), with the module as its file.
-      BPF code ([bpf]) may be gone from kallsyms by now: left out.
+      BPF code ([bpf]) may be gone from kallsyms by now: left out, as
+      is code past the kernel's text left unnamed that kallsyms has no
+      symbol for now (gone before pmubpf asked for the names).
   layout PROFILE --lib SUBSTR [--min N]
       One layout per file across processes: the file matching SUBSTR is
       at most 4 mappings (the parts of it mapped), every location of a
@@ -138,12 +140,21 @@ def cmd_kernel(a):
     prof = load(a.profile)
     starts, by = kallsyms_text()
     kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
+    # The end of the kernel's own text: past it, module and BPF code only.
+    core_end = max(a for a in starts if not by[a][1])
     n, errs = 0, []
     for loc, _ in locations(prof):
         if loc["mapping"] not in kmaps:
             continue
         f = loc["frames"][0] if loc["frames"] else {"func": "", "file": ""}
         if f["file"] == "[bpf]":
+            continue
+        # Left unnamed past the kernel's text, where kallsyms now has no
+        # module or BPF symbol below it either: code gone (a BPF program
+        # unloaded) before pmubpf asked for the names, as [bpf] above.
+        i = bisect.bisect_right(starts, loc["addr"]) - 1
+        if (f["func"].startswith("[kernel.kallsyms]+0x") and loc["addr"] > core_end and
+                i >= 0 and starts[i] == core_end):
             continue
         n += 1
         ok = False
