@@ -282,10 +282,12 @@ void session__stop(struct session *s)
 	if (offcpu__flush(s->skel, s->t0 + s->duration, false) && !s->quiet)
 		fprintf(stderr, "pmubpf: warning: off-cpu: waits under way at the end not counted: %s\n",
 			strerror(errno));
+	/* No sample comes any more: processes first read from here on (the
+	 * last notices, the waits for BPF's images) need no unwind tables. */
+	if (s->uw)
+		unwind__stop(s->uw);
 	session__take_notices(s); /* of the last samples */
 	procs__read_waiting(s->procs);
-	if (s->uw)
-		unwind__stop(s->uw);  /* no tables needed any more */
 	procs__rescan_all(s->procs);  /* libraries mapped since the last read */
 }
 

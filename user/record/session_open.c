@@ -38,6 +38,7 @@
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
 #include "images.h"
+#include "mapalloc.h"
 #include "session_int.h"
 
 int session_fail(struct session *s, const char *fmt, ...)
@@ -268,6 +269,28 @@ static int size_unused_maps(struct session *s)
 	return 0;
 }
 
+/* Hash maps the sample's program only reads (userspace and the process
+ * tracepoints fill them) allocate their entries as they fill where the
+ * kernel allows it (mapalloc.h): ~13 MB less kernel memory held from
+ * start-up, most of it never used (label slots for 65536 processes that
+ * publish labels, 16384 of each other writer, 65536 targets). The maps
+ * BPF fills on the sample path (stacks, counts, seen, ...) stay
+ * preallocated: an allocation in the interrupt may find the allocator's
+ * cache empty, and a sample is never to be lost to that. */
+static int lazy_maps(struct session *s)
+{
+	struct bpf_map *m[] = { s->skel->maps.label_slots, s->skel->maps.go_slots,
+				s->skel->maps.custom_slots, s->skel->maps.otel_slots,
+				s->skel->maps.targets };
+
+	if (!mapalloc__lazy_ok())
+		return 0;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) | BPF_F_NO_PREALLOC))
+			return -1;
+	return 0;
+}
+
 int session__open(struct session *s)
 {
 	const struct config *cfg = s->cfg;
@@ -310,7 +333,7 @@ int session__open(struct session *s)
 	    bpf_program__set_autoload(s->skel->progs.on_free_images, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
-	if (size_unused_maps(s))
+	if (size_unused_maps(s) || lazy_maps(s))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
 	uwb = unwind_maps_of(s->skel);
 	/* Window 1's maps are used only by a recording that flips windows

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# mapmem.sh — the kernel memory pmubpf's BPF maps hold (issue 11): the
+# maps a recording never touches get one entry, and the hash maps BPF
+# only reads on the sample path allocate as they fill on a kernel that
+# allows it (6.1+), while the ones the sample's program fills stay
+# preallocated; labels come through either way. The maps are read with
+# bpftool while the recording runs.
+source "$(dirname "$0")/lib.sh"
+need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized
+
+NAMES=phase=a,phase=b,phase=c,unlabelled
+LAZY=(label_slots go_slots custom_slots otel_slots)
+EAGER=(stacks0 counts0 seen seen_labels)
+
+# maps_of_recorder OUT: "NAME FLAGS MAX_ENTRIES" for each map name, of
+# its newest map (the running recorder's: it made its maps last).
+maps_of_recorder() {
+	bpftool map show -j 2>/dev/null | python3 -c '
+import json, sys
+newest = {}
+for m in json.load(sys.stdin):
+    n = m.get("name")
+    if n and (n not in newest or m["id"] > newest[n]["id"]):
+        newest[n] = m
+if "stacks0" not in newest:
+    sys.exit("no pmubpf maps loaded")
+for n, m in sorted(newest.items()):
+    print(n, m.get("flags", 0), m["max_entries"])' >"$1"
+}
+
+# record NAME ENV...: labels_work 3 under `pmubpf -- ...` with ENV set,
+# its maps read a second in (while it records). Leaves $TMP/NAME.{maps,pb.gz,truth,err}.
+record() {
+	local name=$1 i
+	shift
+	env "$@" "$PMUBPF" -v -F 999 -o "$TMP/$name.pb.gz" -- "$B/labels_work" 3 \
+		>"$TMP/$name.truth" 2>"$TMP/$name.err" &
+	local rp=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^pmubpf: recording' "$TMP/$name.err" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 1
+	maps_of_recorder "$TMP/$name.maps" 2>"$TMP/$name.maps.err"
+	wait $rp
+}
+
+# flags_are MAPSFILE WANT NAMES...: every named map's BPF_F_NO_PREALLOC
+# (flag 1) is WANT (1 or 0).
+flags_are() {
+	local f=$1 want=$2 n got
+	shift 2
+	[[ -s $f ]] || { echo "no maps read: $(cat "$f.err" 2>/dev/null)"; return 1; }
+	for n in "$@"; do
+		got=$(awk -v n="$n" '$1 == n { print $2 }' "$f")
+		[[ -n $got ]] || { echo "$n: not among the recorder's maps"; return 1; }
+		if (((got & 1) != want)); then
+			echo "$n: flags $got, BPF_F_NO_PREALLOC wanted $want"; return 1
+		fi
+	done
+}
+
+# The kernel's answer, asked apart from pmubpf: 6.1 lifted the rule
+# (its BPF memory allocator); a kernel before it keeps every map whole.
+read -r kmaj kmin _ < <(uname -r | tr '.-' '  ')
+if ((kmaj > 6 || (kmaj == 6 && kmin >= 1))); then want=1; else want=0; fi
+
+if record lazy; then
+	lazy_ok() { flags_are "$TMP/lazy.maps" $want "${LAZY[@]}" && flags_are "$TMP/lazy.maps" 0 "${EAGER[@]}"; }
+	check lazy_slots lazy_ok
+	check lazy_labels $CHECK shares "$TMP/lazy.pb.gz" "$TMP/lazy.truth" --by tag:phase --names $NAMES
+else
+	fail lazy_slots "pmubpf failed: $(tail -n1 "$TMP/lazy.err")"
+	fail lazy_labels "pmubpf failed"
+fi
+
+# PMUBPF_MAP_PREALLOC=1: every map whole, as on an older kernel.
+if record pre PMUBPF_MAP_PREALLOC=1; then
+	check prealloc_env flags_are "$TMP/pre.maps" 0 "${LAZY[@]}" "${EAGER[@]}"
+	check prealloc_labels $CHECK shares "$TMP/pre.pb.gz" "$TMP/pre.truth" --by tag:phase --names $NAMES
+else
+	fail prealloc_env "pmubpf failed: $(tail -n1 "$TMP/pre.err")"
+	fail prealloc_labels "pmubpf failed"
+fi
+
+# -a touches no target and, without -e off-cpu, no wait: one entry each.
+# A command's recording (above) filters by target: its targets map whole.
+entries_of() { awk -v n="$2" '$1 == n { print $3 }' "$1"; }
+if start_recorder "$TMP/a.err" -a -d 3 -o "$TMP/a.pb.gz"; then
+	sleep 1
+	maps_of_recorder "$TMP/a.maps" 2>"$TMP/a.maps.err"
+	wait $RECORDER_PID
+	t=$(entries_of "$TMP/a.maps" targets) o=$(entries_of "$TMP/a.maps" offcpu_waits)
+	if [[ $t == 1 && $o == 1 ]]; then
+		pass unused_one_entry
+	else
+		fail unused_one_entry "-a: targets ${t:-?} entries, offcpu_waits ${o:-?} (1 each wanted; $(cat "$TMP/a.maps.err"))"
+	fi
+else
+	fail unused_one_entry "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+fi
+t=$(entries_of "$TMP/lazy.maps" targets)
+if [[ -n $t && $t -gt 1 ]]; then
+	pass targets_sized
+else
+	fail targets_sized "-- command: targets ${t:-?} entries (more than 1 wanted)"
+fi

@@ -1,0 +1,23 @@
+/* mapalloc.h — whether a hash map that BPF programs only read (and
+ * tracepoints update) may allocate its entries as they come rather than
+ * all at once when it is made.
+ *
+ * A preallocated hash map holds max_entries entries from its creation:
+ * unswappable kernel memory, zeroed and threaded on a free list at
+ * start-up (label_slots alone: 65536 entries, 5.6 MB). Kernels before
+ * 6.1 refuse a perf_event program a map that allocates as it fills (an
+ * allocation in NMI could deadlock); 6.1's BPF memory allocator made it
+ * safe and lifted the rule. Asked of the kernel by loading one
+ * instruction's program, not by its version (backports).
+ */
+#ifndef PMUBPF_RECORD_MAPALLOC_H
+#define PMUBPF_RECORD_MAPALLOC_H
+
+#include <stdbool.h>
+
+/* Does this kernel load a perf_event program that looks up a
+ * BPF_F_NO_PREALLOC hash map? Asked once; PMUBPF_MAP_PREALLOC=1 in the
+ * environment says no (for tests and comparisons). */
+bool mapalloc__lazy_ok(void);
+
+#endif
