@@ -271,7 +271,7 @@ static int size_unused_maps(struct session *s)
 
 /* Hash maps the sample's program only reads (userspace and the process
  * tracepoints fill them) allocate their entries as they fill where the
- * kernel allows it (mapalloc.h): ~13 MB less kernel memory held from
+ * kernel allows it (mapalloc.h): 8-12 MB less kernel memory held from
  * start-up, most of it never used (label slots for 65536 processes that
  * publish labels, 16384 of each other writer, 65536 targets). The maps
  * BPF fills on the sample path (stacks, counts, seen, ...) stay
