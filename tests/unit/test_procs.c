@@ -395,7 +395,13 @@ static bool image_wait(void)
 	CHECK(ps && m && stat("/usr/bin/true", &st) == 0);
 	CHECK(paused_start(kids, 3));
 	procs__set_image_files(ps, -1);
-	n.ts = (uint64_t)mono_ns();
+	/* Sample times 300 ms ahead of the clock: no wait can end before
+	 * the settle that checks it is still under way, however slow the
+	 * machine (ASan on a loaded VM once took more than the 10 ms wait
+	 * between a notice and its settle, and read kids[1] early). */
+	const int64_t ahead = 300000000;
+
+	n.ts = (uint64_t)(mono_ns() + ahead);
 	for (int i = 0; i < 2; i++) {
 		n.tgid = n.tid = (uint32_t)kids[i];
 		CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
@@ -414,7 +420,7 @@ static bool image_wait(void)
 	while (mono_ns() < (int64_t)n.ts + PROCS_IMAGE_WAIT_NS)
 		usleep(1000);
 	n.tgid = n.tid = (uint32_t)kids[2]; /* kids[2]: sampled now, waits */
-	n.ts = (uint64_t)mono_ns();
+	n.ts = (uint64_t)(mono_ns() + ahead);
 	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
 	procs__settle(ps);
 	CHECK((pr = procs__get(ps, (uint32_t)kids[1], 1)) && pr->snapshotted && !pr->dead && !pr->image_wait);
