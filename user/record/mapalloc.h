@@ -7,8 +7,9 @@
  * start-up (label_slots alone: 65536 entries, 5.6 MB). Kernels before
  * 6.1 refuse a perf_event program a map that allocates as it fills (an
  * allocation in NMI could deadlock); 6.1's BPF memory allocator made it
- * safe and lifted the rule. Asked of the kernel by loading one
- * instruction's program, not by its version (backports).
+ * safe and lifted the rule. Asked of the kernel by loading an
+ * eight-instruction program that looks such a map up, not by its
+ * version (backports).
  */
 #ifndef PMUBPF_RECORD_MAPALLOC_H
 #define PMUBPF_RECORD_MAPALLOC_H
