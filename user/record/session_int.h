@@ -18,6 +18,10 @@
 #include "unwind/unwind.h"
 #include "windows.h"
 
+/* At most this often the window's stacks map's fill is read
+ * (session__take_notices). */
+#define SESSION_FULL_ASK_NS 50000000LL
+
 struct command {               /* `-- command` */
 	pid_t pid;             /* 0: none, or reaped */
 	int go_fd, err_fd;     /* held before exec (targets__start_command) */
@@ -70,6 +74,7 @@ struct session {
 	int64_t win_start, win_start_wall;
 	bool full;                   /* the window's stacks map is half full:
 	                              * drain it now (session__window_full) */
+	int64_t full_asked;          /* when the stacks map's fill was last read */
 	int64_t next_drain;          /* one-shot: mono ns, 0: never */
 	struct report_data *acc;     /* one-shot: the windows drained so far */
 	int nwindows;                /* one-shot: how many */
