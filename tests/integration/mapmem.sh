@@ -28,21 +28,17 @@ for n, m in sorted(newest.items()):
     print(n, m.get("flags", 0), m["max_entries"])' >"$1"
 }
 
-# record NAME ENV...: labels_work 3 under `pmubpf -- ...` with ENV set,
-# its maps read a second in (while it records). Leaves $TMP/NAME.{maps,pb.gz,truth,err}.
+# record NAME: labels_work 3 under `pmubpf -- ...` (start_recorder; an
+# assignment before the call reaches pmubpf's environment), its maps
+# read a second in, while it records. Leaves $TMP/NAME.{maps,pb.gz,
+# truth,err}.
 record() {
-	local name=$1 i
-	shift
-	env "$@" "$PMUBPF" -v -F 999 -o "$TMP/$name.pb.gz" -- "$B/labels_work" 3 \
-		>"$TMP/$name.truth" 2>"$TMP/$name.err" &
-	local rp=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^pmubpf: recording' "$TMP/$name.err" 2>/dev/null && break
-		sleep 0.05
-	done
+	local name=$1
+	start_recorder "$TMP/$name.err" -F 999 -o "$TMP/$name.pb.gz" -- "$B/labels_work" 3 \
+		>"$TMP/$name.truth" || return 1
 	sleep 1
 	maps_of_recorder "$TMP/$name.maps" 2>"$TMP/$name.maps.err"
-	wait $rp
+	wait $RECORDER_PID
 }
 
 # flags_are MAPSFILE WANT NAMES...: every named map's BPF_F_NO_PREALLOC
@@ -75,7 +71,7 @@ else
 fi
 
 # PMUBPF_MAP_PREALLOC=1: every map whole, as on an older kernel.
-if record pre PMUBPF_MAP_PREALLOC=1; then
+if PMUBPF_MAP_PREALLOC=1 record pre; then
 	check prealloc_env flags_are "$TMP/pre.maps" 0 "${LAZY[@]}" "${EAGER[@]}"
 	check prealloc_labels $CHECK shares "$TMP/pre.pb.gz" "$TMP/pre.truth" --by tag:phase --names $NAMES
 else
