@@ -1,4 +1,5 @@
 /* mapalloc.c — see mapalloc.h. */
+#include <sched.h> /* sched_setaffinity: _GNU_SOURCE, from the build flags */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,4 +45,35 @@ bool mapalloc__lazy_ok(void)
 		close(prog);
 	close(map);
 	return known;
+}
+
+int mapalloc__warm(int fd, const void *key, size_t value_size, const int *cpus, int ncpus)
+{
+	cpu_set_t allowed;
+	void *zero = calloc(1, value_size);
+	int warmed = 0;
+
+	if (!zero || sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		free(zero);
+		return 0;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		cpu_set_t one;
+
+		if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpus[i], &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		/* the syscall allocates on this CPU; the refill it asks for
+		 * runs as interrupts come back on, before the delete */
+		if (!bpf_map_update_elem(fd, key, zero, BPF_NOEXIST)) {
+			bpf_map_delete_elem(fd, key);
+			warmed++;
+		}
+	}
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+	free(zero);
+	return warmed;
 }

@@ -21,4 +21,17 @@
  * environment says no (for tests and comparisons). */
 bool mapalloc__lazy_ok(void);
 
+/* Fill each listed CPU's cache of free entries of map fd, a hash map
+ * that allocates as it fills, before sampling starts. The kernel's BPF
+ * allocator starts a CPU with one free entry for entries over 256 bytes
+ * and refills it (irq_work, right after the interrupt) only once an
+ * allocation there found it low; a sample stores up to two new stacks in
+ * one interrupt, so each CPU's first such sample would lose its second
+ * stack. One insert of key (value zeroed) and its delete, made from each
+ * CPU in turn (this thread moved there), have the kernel refill that
+ * CPU's cache. key must be one BPF never stores. Restores the thread's
+ * CPU affinity. Returns the number of CPUs warmed; a CPU this thread may
+ * not run on (cpuset) is left as it was. */
+int mapalloc__warm(int fd, const void *key, size_t value_size, const int *cpus, int ncpus);
+
 #endif

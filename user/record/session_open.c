@@ -269,26 +269,45 @@ static int size_unused_maps(struct session *s)
 	return 0;
 }
 
-/* Hash maps the sample's program only reads (userspace and the process
- * tracepoints fill them) allocate their entries as they fill where the
- * kernel allows it (mapalloc.h): 8-12 MB less kernel memory held from
- * start-up, most of it never used (label slots for 65536 processes that
- * publish labels, 16384 of each other writer, 65536 targets). The maps
- * BPF fills on the sample path (stacks, counts, seen, ...) stay
- * preallocated: an allocation in the interrupt may find the allocator's
- * cache empty, and a sample is never to be lost to that. */
+/* Hash maps allocate their entries as they fill where the kernel allows
+ * it (mapalloc.h). The slot and target maps BPF only reads: 8-12 MB less
+ * kernel memory held from start-up, most of it never used (label slots
+ * for 65536 processes that publish labels, 16384 of each other writer,
+ * 65536 targets). The counts and stacks maps the sample fills: sized for
+ * the samples expected, most of them are never used by a steady load,
+ * and making them whole was the biggest part of start-up (75 ms for a
+ * 10 s recording on 2 CPUs, docs/benchmarks.md); the sample's allocation
+ * comes from a per-CPU cache the kernel refills after each interrupt,
+ * warmed before sampling (session_warm_maps). The LRU maps (seen,
+ * seen_labels, the images maps) are always whole: an LRU map cannot
+ * allocate as it fills. */
 static int lazy_maps(struct session *s)
 {
 	struct bpf_map *m[] = { s->skel->maps.label_slots, s->skel->maps.go_slots,
 				s->skel->maps.custom_slots, s->skel->maps.otel_slots,
-				s->skel->maps.targets };
+				s->skel->maps.targets, s->skel->maps.stacks0, s->skel->maps.stacks1,
+				s->skel->maps.counts0, s->skel->maps.counts1 };
 
 	if (!mapalloc__lazy_ok())
 		return 0;
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) | BPF_F_NO_PREALLOC))
 			return -1;
+	s->lazy = true;
 	return 0;
+}
+
+/* Each sampled CPU's free stacks entries, before the first sample
+ * (mapalloc__warm): key 0 is PMUBPF_STACK_NONE, never stored. The counts
+ * entries are small enough that the kernel starts each CPU with four. */
+static void session_warm_maps(struct session *s)
+{
+	const __u64 none = PMUBPF_STACK_NONE;
+
+	if (!s->lazy)
+		return;
+	for (int w = 0; w < (s->windowed ? 2 : 1); w++)
+		mapalloc__warm(s->win.stacks_fd[w], &none, sizeof(struct pmubpf_stack), s->cpus, s->ncpus);
 }
 
 int session__open(struct session *s)
@@ -380,6 +399,7 @@ int session__open(struct session *s)
 		.data_fd = { bpf_map__fd(s->skel->maps.data0), bpf_map__fd(s->skel->maps.data1) },
 		.nr_cpus = libbpf_num_possible_cpus(),
 	};
+	session_warm_maps(s);
 	for (int i = 0; (s->has_tp || s->offcpu) && cfg->cpus_given && i < s->ncpus; i++) {
 		__u32 c = (__u32)s->cpus[i];
 		__u8 one = 1;
