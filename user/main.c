@@ -21,6 +21,8 @@ int main(int argc, char **argv)
 	action = cli__parse(argc, argv, SYSFS_PMUS, &cfg, err, sizeof(err));
 	if ((action == CLI_RECORD && cfg.every > 0) || action == CLI_TOP || action == CLI_SERVE)
 		heap__long_running();
+	else if (action == CLI_RECORD)
+		heap__one_shot();
 	switch (action) {
 	case CLI_HELP:
 		cli__usage(stdout);

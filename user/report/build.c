@@ -7,6 +7,7 @@
 #include "build.h"
 #include "lib/grow.h"
 #include "lib/hashtab.h"
+#include "lib/heap.h"
 #include "symbols/debuginfo.h"
 #include "procs/labels.h"
 #include "perf/perfev.h"
@@ -195,7 +196,7 @@ static int name_frames(struct pprof *p, const struct report_in *in, const struct
 	hashtab__free(nm.seen);
 	if (in->last && in->ksyms) {
 		ksyms__release(in->ksyms);
-		malloc_trim(0);
+		heap__give_back();
 	}
 	if (!ret && nm.n > 1)
 		qsort(nm.v, nm.n, sizeof(*nm.v), cmp_pending);
@@ -208,7 +209,7 @@ static int name_frames(struct pprof *p, const struct report_in *in, const struct
 		}
 		if (in->last) {
 			debuginfo__release(nm.v[a].obj);
-			malloc_trim(0);
+			heap__give_back();
 		}
 		/* An object's first name can be its slowest step (its debug
 		 * file read, or asked of debuginfod): a tick after each. */
