@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	int64_t t0 = now_ns(), deadline = t0 + (int64_t)(secs * 1e9);
+	pid_t parent = getpid();
 	for (int i = 0; i < nworkers; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
@@ -146,8 +148,15 @@ int main(int argc, char **argv)
 			stop = 1;
 			break;
 		}
-		if (pids[i] == 0)
+		if (pids[i] == 0) {
+			/* No worker outlives the parent, however it ends (a
+			 * caller's kill of the parent alone left workers
+			 * churning for hours and skewed later measurements). */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != parent)
+				_exit(0);
 			worker(progs, nprogs, deadline, c);
+		}
 	}
 	int64_t t;
 	while (!stop && (t = now_ns()) < deadline) {
