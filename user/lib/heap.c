@@ -3,10 +3,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "heap.h"
+#include "envflag.h"
 
 /* 128 KiB: glibc's own starting value; fixing it stops the dynamic
  * raise. The trim threshold is fixed with it (setting either stops both
@@ -33,11 +33,10 @@ void heap__long_running(void)
 
 void heap__one_shot(void)
 {
-	const char *env = getenv("PMUBPF_HEAP_DEFAULT");
 	uintptr_t lo, hi;
 	void *p;
 
-	if (env && *env && strcmp(env, "0"))
+	if (envflag_on(getenv("PMUBPF_HEAP_DEFAULT")))
 		return;
 	heap_keep = true;
 	mallopt(M_MMAP_THRESHOLD, HEAP_ONESHOT_MMAP_MAX);

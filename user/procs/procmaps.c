@@ -29,6 +29,7 @@
 #include "lib/sorted.h"
 #include "lib/grow.h"
 #include "lib/hex.h"
+#include "lib/envflag.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -375,10 +376,9 @@ static int kernel_reader;
 
 static int pick_reader(void)
 {
-	const char *off = getenv("PMUBPF_NO_PROCMAP_QUERY");
 	int r;
 
-	if (off && *off && strcmp(off, "0"))
+	if (envflag_on(getenv("PMUBPF_NO_PROCMAP_QUERY")))
 		return READER_TEXT;
 	r = __atomic_load_n(&kernel_reader, __ATOMIC_RELAXED);
 	if (r == READER_UNKNOWN) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "images.h"
+#include "lib/envflag.h"
 
 /* Does the kernel's BTF name every one of names[0..n)? Only its string
  * section is read, in pieces through one buffer, for "\0NAME\0": ~1 ms
@@ -80,9 +81,7 @@ static bool btf_names_all(const char *const *names, size_t n)
 bool images__supported(void)
 {
 	static const char *const need[] = { "bpf_iter_task_vma_new", "btf_trace_sched_prepare_exec" };
-	const char *env = getenv("PMUBPF_MMAP_REPORTS");
-
-	if (env && *env && strcmp(env, "0"))
+	if (envflag_on(getenv("PMUBPF_MMAP_REPORTS")))
 		return false;
 	return btf_names_all(need, sizeof(need) / sizeof(need[0]));
 }

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include "mapalloc.h"
+#include "lib/envflag.h"
 
 /* One lookup in map fd: r2 = &key (0, on the stack), r1 = the map. */
 static int probe_prog(int fd)
@@ -28,11 +29,10 @@ static int probe_prog(int fd)
 bool mapalloc__lazy_ok(void)
 {
 	static int known = -1;
-	const char *env = getenv("PMUBPF_MAP_PREALLOC");
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
 	int map, prog;
 
-	if (env && *env && strcmp(env, "0"))
+	if (envflag_on(getenv("PMUBPF_MAP_PREALLOC")))
 		return false;
 	if (known >= 0)
 		return known;
