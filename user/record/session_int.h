@@ -37,8 +37,6 @@ struct session {
 	int *cpus, ncpus;
 	uint32_t stack_entries, count_entries;
 	bool dwarf;
-	bool lazy;                   /* hash maps allocate as they fill
-	                              * (session_open.c lazy_maps) */
 	bool images;                 /* images of processes gone from BPF, not
 	                              * the kernel's mmap reports (images.h) */
 	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */

@@ -293,18 +293,18 @@ static int lazy_maps(struct session *s)
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) | BPF_F_NO_PREALLOC))
 			return -1;
-	s->lazy = true;
 	return 0;
 }
 
 /* Each sampled CPU's free stacks entries, before the first sample
- * (mapalloc__warm): key 0 is PMUBPF_STACK_NONE, never stored. The counts
- * entries are small enough that the kernel starts each CPU with four. */
+ * (mapalloc__warm), where lazy_maps made them allocate as they fill:
+ * key 0 is PMUBPF_STACK_NONE, never stored. The counts entries are small
+ * enough that the kernel starts each CPU with four. */
 static void session_warm_maps(struct session *s)
 {
 	const __u64 none = PMUBPF_STACK_NONE;
 
-	if (!s->lazy)
+	if (!(bpf_map__map_flags(s->skel->maps.stacks0) & BPF_F_NO_PREALLOC))
 		return;
 	for (int w = 0; w < (s->windowed ? 2 : 1); w++)
 		mapalloc__warm(s->win.stacks_fd[w], &none, sizeof(struct pmubpf_stack), s->cpus, s->ncpus);
