@@ -15,7 +15,8 @@ source "$(dirname "$0")/lib.sh"
 CHECKS="inline_frames inline_valid inline_start_line inline_comment jit_valid inline_pprof_lines inline_pprof_list stripped_unnamed_control
  stripped_build_id_dir debuglink_dot_debug debuglink_usr_lib_debug minidebuginfo mntns_binary mntns_debug_file
  jit_named mntns_jit vdso_named cxx_demangled cxx_symtab_demangled no_symbol_raw
- no_symbol_resymbolize debuginfod kernel_named kernel_named_kallsyms"
+ no_symbol_resymbolize debuginfod debug_cache_made debug_cache_reused debug_cache_off
+ kernel_named kernel_named_kallsyms"
 need_root $CHECKS
 SYM=$ROOT/tests/symbols
 SYMCHECK="python3 $ROOT/tests/integration/symcheck.py"
@@ -240,6 +241,68 @@ EOF
 	124) fail debuginfod "timed out after 60 s" ;;
 	*) fail debuginfod "pmubpf failed: $(tail -n1 "$TMP/dinfod.err" 2>/dev/null)" ;;
 	esac
+fi
+
+# --- compressed debug sections: an uncompressed copy, kept by build-id ---
+# The program with ~3000 unused functions beside it (its DWARF compressed:
+# over the cache's 64 KiB minimum), stripped, its debug file compressed
+# as distributions ship them. The first recording writes the copy, the
+# second reads it; both name the inlined frames with their lines.
+python3 - "$TMP/filler.c" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(3000):
+        f.write(f"struct s{i} {{ int a; long b; char c[{i % 7 + 1}]; double d{i}; }};\n")
+        f.write(f"int f{i}(struct s{i} *p, int x) {{ int y = x * {i}; "
+                f"for (int k = 0; k < x; k++) y += p->a ^ k; return y + (int)p->b + p->c[0]; }}\n")
+PY
+BIG=$TMP/big
+if clang $CFL -c "$SYM/inline.c" -o "$TMP/inline.o" && clang -O0 -g -c "$TMP/filler.c" -o "$TMP/filler.o" &&
+	clang "$TMP/inline.o" "$TMP/filler.o" -o "$BIG" &&
+	objcopy --only-keep-debug --compress-debug-sections=zlib "$BIG" "$BIG.debug" &&
+	strip --strip-all -o "$BIG.stripped" "$BIG"; then
+	BBID=$(build_id "$BIG")
+	mkdir -p "$TMP/zdbg/.build-id/${BBID:0:2}"
+	cp "$BIG.debug" "$TMP/zdbg/.build-id/${BBID:0:2}/${BBID:2}.debug"
+	cache_run() { # NAME CACHE: record the stripped program with -v
+		PMUBPF_DEBUG_CACHE=$2 record "$1" -v --debuginfo-dir "$TMP/zdbg" -- "$BIG.stripped" 1.5
+	}
+	copies() { grep -o 'uncompressed copies: .*' "$TMP/$1.err"; }
+	if out=$(cache_run dcache1 "$TMP/dcache"); then
+		if ! copies dcache1 | grep -Eq '^uncompressed copies: 0 reused, [1-9][0-9]* made, 0 failed'; then
+			fail debug_cache_made "-v says: $(copies dcache1)"
+		elif ! [ -f "$TMP/dcache/$BBID.debug" ] ||
+			readelf -SW "$TMP/dcache/$BBID.debug" | grep -q ' \.debug_info .* C '; then
+			fail debug_cache_made "no uncompressed $TMP/dcache/$BBID.debug"
+		else
+			check debug_cache_made $SYMCHECK inline "$TMP/dcache1.pb.gz" \
+				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+		fi
+	else
+		fail debug_cache_made "$out"
+	fi
+	if out=$(cache_run dcache2 "$TMP/dcache"); then
+		if ! copies dcache2 | grep -Eq '^uncompressed copies: [1-9][0-9]* reused, 0 made, 0 failed'; then
+			fail debug_cache_reused "-v says: $(copies dcache2)"
+		else
+			check debug_cache_reused $SYMCHECK inline "$TMP/dcache2.pb.gz" \
+				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+		fi
+	else
+		fail debug_cache_reused "$out"
+	fi
+	if out=$(cache_run dcache0 0); then
+		if ! copies dcache0 | grep -q '^uncompressed copies: off'; then
+			fail debug_cache_off "-v says: $(copies dcache0)"
+		else
+			check debug_cache_off $SYMCHECK inline "$TMP/dcache0.pb.gz" \
+				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
+		fi
+	else
+		fail debug_cache_off "$out"
+	fi
+else
+	for n in debug_cache_made debug_cache_reused debug_cache_off; do fail $n "cannot build the large program"; done
 fi
 
 # --- kernel frames: asked of the kernel, or from /proc/kallsyms ----------

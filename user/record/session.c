@@ -299,6 +299,14 @@ static void print_debuginfo_stats(const struct debuginfo *dbg)
 	fprintf(stderr, "pmubpf: debug info: %zu objects, %zu with their own DWARF; debug files: %zu by build-id, %zu by debuglink (%zu CRC mismatches), %zu from debuginfod, %zu inside a process's namespace; %zu MiniDebugInfo; %zu over the fd budget\n",
 		ds.objects, ds.own_dwarf, ds.by_build_id, ds.by_debuglink, ds.crc_mismatch,
 		ds.by_debuginfod, ds.in_namespace, ds.minidebuginfo, ds.fd_budget);
+	if (ds.cache.off)
+		fprintf(stderr, "pmubpf: debug info: uncompressed copies: off\n");
+	else if (ds.cache.refused)
+		fprintf(stderr, "pmubpf: debug info: uncompressed copies not kept: the cache directory: %s\n",
+			strerror(ds.cache.refused));
+	else
+		fprintf(stderr, "pmubpf: debug info: uncompressed copies: %zu reused, %zu made, %zu failed, %zu evicted\n",
+			ds.cache.reused, ds.cache.made, ds.cache.failed, ds.cache.evicted);
 }
 
 /* The command's exit status; stopped by -d or a signal, the stop is

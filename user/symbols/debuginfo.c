@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "debugcache.h"
 #include "elfutil.h"
 #include "lib/grow.h"
 
@@ -38,6 +39,7 @@ struct debuginfo {
 	char *dirs[MAX_DIRS + 1];    /* user dirs, then /usr/lib/debug */
 	int ndirs;
 	struct symcache *syms;       /* debug files' and MiniDebugInfo's tables */
+	struct debugcache *cache;    /* uncompressed copies (NULL: off) */
 	size_t fds_kept, fds_max;
 	void *dl;                    /* libdebuginfod */
 	debuginfod_client *client;
@@ -106,6 +108,7 @@ struct debuginfo *debuginfo__new(const char *const *dirs, int ndirs)
 	 * limit is not raised: a command we start would inherit it). */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
 		dbg->fds_max = rl.rlim_cur > 2 * FD_RESERVE ? (rl.rlim_cur - FD_RESERVE) / 2 : 0;
+	dbg->cache = debugcache__new();
 	load_debuginfod(dbg);
 	return dbg;
 nomem:
@@ -121,6 +124,7 @@ void debuginfo__free(struct debuginfo *dbg)
 	for (int i = 0; i < dbg->ndirs; i++)
 		free(dbg->dirs[i]);
 	symcache__free(dbg->syms);
+	debugcache__free(dbg->cache);
 	if (dbg->client)
 		dbg->d_end(dbg->client);
 	if (dbg->dl)
@@ -131,6 +135,7 @@ void debuginfo__free(struct debuginfo *dbg)
 void debuginfo__stats(const struct debuginfo *dbg, struct debuginfo_stats *st)
 {
 	*st = dbg->st;
+	debugcache__stats(dbg->cache, &st->cache);
 }
 
 /* --- candidate files ---------------------------------------------------- */
@@ -390,6 +395,7 @@ static int from_debuginfod(struct debuginfo *dbg, const char *bid)
 static void resolve(struct objdbg *od)
 {
 	struct debuginfo *dbg = od->ctx;
+	const char *bid = elfobj__build_id(od->obj);
 	int fd = -1;
 	bool by_link = false;
 
@@ -408,10 +414,15 @@ static void resolve(struct objdbg *od)
 			dbg->st.in_namespace++;
 		} else if ((fd = search(dbg, od, "", &by_link)) >= 0) {
 			*(by_link ? &dbg->st.by_debuglink : &dbg->st.by_build_id) += 1;
-		} else if ((fd = from_debuginfod(dbg, elfobj__build_id(od->obj))) >= 0) {
+			fd = debugcache__swap(dbg->cache, fd, bid);
+		} else if ((fd = from_debuginfod(dbg, bid)) >= 0) {
 			dbg->st.by_debuginfod++;
+			fd = debugcache__swap(dbg->cache, fd, bid);
 		}
 	}
+	/* Only debug files of our own file system go through the cache: a
+	 * copy is kept for everyone by its build-id, and a binary or another
+	 * namespace's file may claim any build-id it likes. */
 	if (fd >= 0) {
 		int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 

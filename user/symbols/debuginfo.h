@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "debugcache.h"
 #include "dwarf.h"
 #include "elfsym.h"
 
@@ -36,6 +37,7 @@ struct debuginfo_stats {
 	size_t in_namespace;   /* debug file found inside the process's root */
 	size_t crc_mismatch;   /* debuglink candidates with the wrong CRC */
 	size_t fd_budget;      /* objects whose fd could not be kept */
+	struct debugcache_stats cache; /* uncompressed copies (debugcache.h) */
 };
 
 /* dirs: extra debug directories searched before /usr/lib/debug (copied).
