@@ -6,8 +6,11 @@
 # preallocated; labels come through either way. The maps are read with
 # bpftool while the recording runs. first_samples: no CPU's first
 # sample loses a stack to the allocator's cache (mapalloc__warm).
+# lru_*: the LRU maps of first sightings (seen, seen_labels) sized for
+# 8 s of the recording's samples (16384..65536), all 65536 where the
+# rate is not known (-c).
 source "$(dirname "$0")/lib.sh"
-need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized first_samples
+need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized lru_by_rate lru_unknown_rate first_samples
 
 NAMES=phase=a,phase=b,phase=c,unlabelled
 LAZY=(label_slots go_slots custom_slots otel_slots stacks0 counts0)
@@ -95,6 +98,28 @@ if start_recorder "$TMP/a.err" -a -d 3 -o "$TMP/a.pb.gz"; then
 	fi
 else
 	fail unused_one_entry "pmubpf did not start: $(tail -n1 "$TMP/a.err")"
+fi
+# seen and seen_labels: 8 s of samples at -F 999 on every CPU, a power
+# of two in [16384, 65536]; with -c (no known rate) 65536.
+lru_want=$(python3 -c 'import sys; n=int(sys.argv[1])*999*8; p=1
+while p < n: p*=2
+print(min(max(p,16384),65536))' "$(nproc)")
+lru_are() { # MAPSFILE WANT
+	local n got
+	[[ -s $1 ]] || { echo "no maps read: $(cat "$1.err" 2>/dev/null)"; return 1; }
+	for n in seen seen_labels; do
+		got=$(entries_of "$1" $n)
+		[[ $got == "$2" ]] || { echo "$n: ${got:-?} entries, $2 wanted"; return 1; }
+	done
+}
+check lru_by_rate lru_are "$TMP/a.maps" "$lru_want"
+if start_recorder "$TMP/c.err" -a -c 2000000 -d 3 -o "$TMP/c.pb.gz"; then
+	sleep 1
+	maps_of_recorder "$TMP/c.maps" 2>"$TMP/c.maps.err"
+	wait $RECORDER_PID
+	check lru_unknown_rate lru_are "$TMP/c.maps" 65536
+else
+	fail lru_unknown_rate "pmubpf did not start: $(tail -n1 "$TMP/c.err")"
 fi
 t=$(entries_of "$TMP/lazy.maps" targets)
 if [[ -n $t && $t -gt 1 ]]; then

@@ -269,6 +269,38 @@ static int size_unused_maps(struct session *s)
 	return 0;
 }
 
+/* The LRU maps of first sightings, seen (a process's generation) and
+ * seen_labels (a label set's notice), are made whole at start-up (an LRU
+ * map cannot allocate as it fills): 65536 entries each were 12.6 MB and
+ * ~25 ms of start-up on the PVM machine (strace -T: 14 and 12.5 ms), most
+ * of a 2-CPU recording's map-making. An entry is added only by a sample
+ * that finds none, and an ended process's goes when it is freed, so a
+ * recording whose rate is known (timers and PMU events by frequency)
+ * holds every sighting of its last LRU_SECONDS in rate x LRU_SECONDS
+ * entries: 16384 for 999 Hz on 2 CPUs. An older sighting evicted costs a
+ * repeated notice at its next sample, not a sample. Tracepoints, off-CPU
+ * waits and -c periods have no known rate: all 65536. */
+#define LRU_SECONDS 8
+#define LRU_MIN     16384u
+#define LRU_MAX     65536u
+static uint32_t lru_entries(const struct session *s)
+{
+	const struct config *cfg = s->cfg;
+
+	if (s->has_tp || s->offcpu || cfg->period)
+		return LRU_MAX;
+	return (uint32_t)next_pow2(clamp_u64((uint64_t)(sample_rate(cfg, s->ncpus) * LRU_SECONDS),
+					     LRU_MIN, LRU_MAX));
+}
+
+static int size_lru_maps(struct session *s)
+{
+	uint32_t n = lru_entries(s);
+
+	return bpf_map__set_max_entries(s->skel->maps.seen, n) ||
+	       bpf_map__set_max_entries(s->skel->maps.seen_labels, n) ? -1 : 0;
+}
+
 /* Hash maps allocate their entries as they fill where the kernel allows
  * it (mapalloc.h). The slot and target maps BPF only reads: 8-12 MB less
  * kernel memory held from start-up, most of it never used (label slots
@@ -352,7 +384,7 @@ int session__open(struct session *s)
 	    bpf_program__set_autoload(s->skel->progs.on_free_images, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
-	if (size_unused_maps(s) || lazy_maps(s))
+	if (size_unused_maps(s) || size_lru_maps(s) || lazy_maps(s))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
 	uwb = unwind_maps_of(s->skel);
 	/* Window 1's maps are used only by a recording that flips windows
