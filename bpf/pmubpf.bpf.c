@@ -268,25 +268,28 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
 }
 
-/* When the last process notice woke the loader (bpf_ktime_get_ns()). */
+/* When the last process notice woke the loader (bpf_ktime_get_ns()), and
+ * the loader's cadence (it sets it, pmubpf_abi.h; 0: the default). */
 __u64 last_notice_wake = 0;
+__u64 notice_wake_ns = 0;
 
 /* Tell userspace about a new process. The loader is woken for it at most
- * once per PMUBPF_NOTICE_WAKE_NS (or when the ring is a quarter full): a
+ * once per notice_wake_ns (or when the ring is a quarter full): a
  * wakeup per new process cost a machine under process churn more than
  * all the reading it asked for, and the loader, once awake, reads what
- * came since in one batch (it polls again within PMUBPF_NOTICE_WAKE_NS
+ * came since in one batch (it polls again within notice_wake_ns
  * while notices come). Processes gone meanwhile are put together from
  * the kernel's mmap reports (user/procs/maplog.h). */
 static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, __u32 kind)
 {
 	struct pmubpf_notice *n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	__u64 wake = notice_wake_ns ? notice_wake_ns : PMUBPF_NOTICE_WAKE_NS;
 	__u64 flags = 1; /* BPF_RB_NO_WAKEUP */
 
 	if (!n)
 		return -1;
 	fill_notice(n, kind, tgid, tid, pgen, 0, 0);
-	if (n->ts - last_notice_wake >= PMUBPF_NOTICE_WAKE_NS ||
+	if (n->ts - last_notice_wake >= wake ||
 	    bpf_ringbuf_query(&notices, 0 /* BPF_RB_AVAIL_DATA */) >= NOTICES_BYTES / 4) {
 		last_notice_wake = n->ts;
 		flags = 2; /* BPF_RB_FORCE_WAKEUP */

@@ -9,9 +9,12 @@
 # point and through a 200-byte name, and says which mappings it could
 # not name (a path deeper than it walks), and spares the /proc reads of
 # processes that end within their first 10 ms (images_wait_spares_reads).
+# cadence_doubles: the loop's cadence (session.c session_cadence) is
+# 20 ms while processes start at 100 a second or more, in BPF's wake too,
+# and 10 ms on a quiet machine.
 source "$(dirname "$0")/lib.sh"
 need_root short_lived_named short_lived_named_reports short_lived_images images_seen_dropped exec_inside_named \
-	images_mount_path images_too_deep images_wait_spares_reads images_like_parent
+	images_mount_path images_too_deep images_wait_spares_reads images_like_parent cadence_doubles
 
 # Which way pmubpf took: -v says (session_open.c). The mmap reports'
 # way is a SKIP only where the kernel lacks what BPF needs: the VMA
@@ -271,3 +274,46 @@ else
 	no_bpf_images images_mount_path "$TMP/short.bpf.err"
 	no_bpf_images images_too_deep "$TMP/short.bpf.err"
 fi
+
+# The cadence: BPF's notice_wake_ns (its .bss, read with bpftool while
+# the recording runs) and -v's count of seconds at 20 ms, beside the
+# churn load (~150 processes/s here) and on a quiet machine.
+notice_wake() { # the running recorder's BPF notice_wake_ns
+	local id
+	id=$(bpftool map show -j | python3 -c '
+import json, sys
+ms = [m for m in json.load(sys.stdin) if m.get("name") == "pmubpf_b.bss"]
+print(max(ms, key=lambda m: m["id"])["id"] if ms else "")') || return 1
+	[[ -n $id ]] || return 1
+	bpftool map dump id "$id" -j | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if not isinstance(d, list) or not d:
+    sys.exit("bpftool: %s" % d)
+for kv in d[0]["formatted"]["value"][".bss"]:
+    if "notice_wake_ns" in kv: print(kv["notice_wake_ns"])'
+}
+cadence() { # NAME LOAD...: a 6 s -a recording beside LOAD; "WAKE_NS CHURN_S"
+	local name=$1 wake
+	shift
+	"$@" >/dev/null 2>&1 &
+	local load=$!
+	sleep 0.5
+	start_recorder "$TMP/$name.err" -v -a -F 999 -d 6 -o "$TMP/$name.pb.gz" || { kill $load; return 1; }
+	sleep 2.5
+	wake=$(notice_wake)
+	wait $RECORDER_PID
+	kill $load 2>/dev/null; wait $load 2>/dev/null
+	echo "${wake:-?} $(sed -n 's/^pmubpf: loop: \([0-9]*\) s at the churn cadence.*/\1/p' "$TMP/$name.err")"
+}
+cadence_ok() {
+	local churn quiet
+	churn=$(cadence cad_churn "$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 8 2 "$TMP/cad.progress") ||
+		{ echo "pmubpf did not start: $(tail -n1 "$TMP/cad_churn.err")"; return 1; }
+	quiet=$(cadence cad_quiet sleep 8) || { echo "pmubpf did not start: $(tail -n1 "$TMP/cad_quiet.err")"; return 1; }
+	read -r cw cs <<<"$churn"
+	read -r qw qs <<<"$quiet"
+	echo "churn: notice_wake_ns $cw, $cs s at 20 ms; quiet: $qw, $qs s"
+	[[ $cw == 20000000 && ${cs:-0} -ge 2 && ($qw == 0 || $qw == 10000000) && $qs == 0 ]]
+}
+check cadence_doubles cadence_ok

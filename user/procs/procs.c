@@ -71,6 +71,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->otel_fd = -1;
 	p->seen_fd = seen_fd;
 	p->image_files_fd = -1;
+	p->image_wait_ns = PROCS_IMAGE_WAIT_NS;
 	p->st.max_procs = PROCS_MAX;
 	p->index = hashtab__new(proc_eq, p);
 	p->by_tgid = hashtab__new(tgid_eq, p);
@@ -335,6 +336,11 @@ void procs__settle(struct procs *p)
 void procs__read_waiting(struct procs *p)
 {
 	end_waits(p, true);
+}
+
+void procs__set_image_wait(struct procs *p, int64_t ns)
+{
+	p->image_wait_ns = ns;
 }
 
 int64_t procs__wait_due(const struct procs *p)

@@ -227,6 +227,9 @@ void procs__settle(struct procs *p);
  * of them now (before a profile is built from their samples). */
 #define PROCS_IMAGE_WAIT_NS 10000000LL
 void procs__read_waiting(struct procs *p);
+/* The wait, from the next process on (the loader's cadence: session.c);
+ * PROCS_IMAGE_WAIT_NS until set. */
+void procs__set_image_wait(struct procs *p, int64_t ns);
 /* When the first of those waits ends (CLOCK_MONOTONIC), 0 if none: the
  * caller looks again by then. */
 int64_t procs__wait_due(const struct procs *p);

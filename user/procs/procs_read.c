@@ -408,7 +408,7 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 	 * within the wait, and need no read (procs__read_waiting). */
 	if (p->st.images && t && !pr->image_waited) {
 		pr->image_waited = true;
-		pr->image_wait = t + PROCS_IMAGE_WAIT_NS;
+		pr->image_wait = t + p->image_wait_ns;
 		return -EAGAIN;
 	}
 	st = read_live(p, pr, t, true, &maps, &r);

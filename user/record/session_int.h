@@ -64,7 +64,11 @@ struct session {
 	int pending;                 /* procs__tick: work waits (poll short) */
 	int64_t notice_recheck;      /* read notices again by then (mono ns; 0:
 	                              * none due): sent after a wakeup, BPF's
-	                              * next ones wake nobody for 10 ms */
+	                              * next ones wake nobody for a cadence */
+	int64_t cadence_ns;          /* the loop's cadence (session_cadence) */
+	int64_t cadence_t0;          /* its rate's second began (mono ns) */
+	uint64_t cadence_n0;         /* process notices handled by then */
+	uint64_t cadence_churn;      /* seconds spent at the churn cadence */
 	/* windows (session__windowed): --every, --http, and a one-shot
 	 * recording longer than a window, whose windows are drained as they
 	 * end (next_drain) into acc, the data its profiles are built from */
