@@ -56,6 +56,11 @@ void heap__one_shot(void)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: errors ignored */
 }
 
+bool heap__keeps_freed(void)
+{
+	return heap_keep;
+}
+
 void heap__give_back(void)
 {
 	if (!heap_keep)

@@ -14,6 +14,8 @@
 #ifndef PMUBPF_HEAP_H
 #define PMUBPF_HEAP_H
 
+#include <stdbool.h>
+
 /* Call once, before the recording allocates. */
 void heap__long_running(void);
 
@@ -36,5 +38,9 @@ void heap__one_shot(void);
  * 1,300 faults a recording kept, 4,300-5,200 trimmed; peak RSS 26 MB
  * against 24). */
 void heap__give_back(void);
+/* Whether heap__one_shot's policy is on: memory freed is kept, resident,
+ * for the next allocation (a reader may rather fill the heap than map a
+ * file: symbols/dwarf.c). */
+bool heap__keeps_freed(void);
 
 #endif
