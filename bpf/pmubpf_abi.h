@@ -304,12 +304,13 @@ struct pmubpf_otel_slot {
 /* Ring buffer notices, BPF -> userspace. Process notices wake the loader
  * at most once per its cadence (BPF's notice_wake_ns, which the loader
  * sets): PMUBPF_NOTICE_WAKE_NS, or PMUBPF_NOTICE_WAKE_CHURN_NS while
- * processes start at PMUBPF_CHURN_RATE a second or more; while notices
+ * PMUBPF_CHURN_RATE new process images a second or more are noticed
+ * (generations: an exec makes a new one); while notices
  * come, the loader polls again within that time itself
  * (user/record/session.c). */
 #define PMUBPF_NOTICE_WAKE_NS 10000000ULL       /* 10 ms */
 #define PMUBPF_NOTICE_WAKE_CHURN_NS 20000000ULL /* 20 ms */
-#define PMUBPF_CHURN_RATE 100
+#define PMUBPF_CHURN_RATE 200
 enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_PROC = 1,  /* first sample of (tgid, pgen): snapshot it */
 	PMUBPF_NOTICE_LABEL = 2, /* first sample of (tgid, label): read the set */

@@ -10,7 +10,7 @@
 # not name (a path deeper than it walks), and spares the /proc reads of
 # processes that end within their first 10 ms (images_wait_spares_reads).
 # cadence_doubles: the loop's cadence (session.c session_cadence) is
-# 20 ms while processes start at 100 a second or more, in BPF's wake too,
+# 20 ms while 200+ new process images a second are sampled, in BPF's wake too,
 # and 10 ms on a quiet machine.
 source "$(dirname "$0")/lib.sh"
 need_root short_lived_named short_lived_named_reports short_lived_images images_seen_dropped exec_inside_named \
@@ -299,8 +299,12 @@ cadence() { # NAME LOAD...: a 6 s -a recording beside LOAD; "WAKE_NS CHURN_S"
 	"$@" >/dev/null 2>&1 &
 	local load=$!
 	sleep 0.5
-	start_recorder "$TMP/$name.err" -v -a -F 999 -d 6 -o "$TMP/$name.pb.gz" || { kill $load; return 1; }
-	sleep 2.5
+	# Started without start_recorder, whose polling (grep, sleep every
+	# 50 ms) would be a small churn of its own.
+	"$PMUBPF" -v -a -F 999 -d 6 -o "$TMP/$name.pb.gz" 2>"$TMP/$name.err" &
+	RECORDER_PID=$!
+	sleep 3
+	kill -0 $RECORDER_PID 2>/dev/null || { kill $load; return 1; }
 	wake=$(notice_wake)
 	wait $RECORDER_PID
 	kill $load 2>/dev/null; wait $load 2>/dev/null

@@ -264,43 +264,27 @@ if clang $CFL -c "$SYM/inline.c" -o "$TMP/inline.o" && clang -O0 -g -c "$TMP/fil
 	BBID=$(build_id "$BIG")
 	mkdir -p "$TMP/zdbg/.build-id/${BBID:0:2}"
 	cp "$BIG.debug" "$TMP/zdbg/.build-id/${BBID:0:2}/${BBID:2}.debug"
-	cache_run() { # NAME CACHE: record the stripped program with -v
-		PMUBPF_DEBUG_CACHE=$2 record "$1" -v --debuginfo-dir "$TMP/zdbg" -- "$BIG.stripped" 1.5
-	}
 	copies() { grep -o 'uncompressed copies: .*' "$TMP/$1.err"; }
-	if out=$(cache_run dcache1 "$TMP/dcache"); then
-		if ! copies dcache1 | grep -Eq '^uncompressed copies: 0 reused, [1-9][0-9]* made, 0 failed'; then
-			fail debug_cache_made "-v says: $(copies dcache1)"
-		elif ! [ -f "$TMP/dcache/$BBID.debug" ] ||
-			readelf -SW "$TMP/dcache/$BBID.debug" | grep -q ' \.debug_info .* C '; then
-			fail debug_cache_made "no uncompressed $TMP/dcache/$BBID.debug"
+	# cache_check CHECK RUN CACHE REGEX: record the stripped program with
+	# -v and PMUBPF_DEBUG_CACHE=CACHE; -v's copies line must match REGEX,
+	# and the inlined frames be named with their lines.
+	cache_check() {
+		local name=$1 run=$2 cache=$3 want=$4 out
+		if ! out=$(PMUBPF_DEBUG_CACHE=$cache record "$run" -v --debuginfo-dir "$TMP/zdbg" -- "$BIG.stripped" 1.5); then
+			fail "$name" "$out"
+		elif ! copies "$run" | grep -Eq "$want"; then
+			fail "$name" "-v says: $(copies "$run")"
+		elif [[ $cache != 0 ]] && { ! [ -f "$cache/$BBID.debug" ] ||
+			readelf -SW "$cache/$BBID.debug" | grep -q ' \.debug_info .* C '; }; then
+			fail "$name" "no uncompressed $cache/$BBID.debug"
 		else
-			check debug_cache_made $SYMCHECK inline "$TMP/dcache1.pb.gz" \
+			check "$name" $SYMCHECK inline "$TMP/$run.pb.gz" \
 				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
 		fi
-	else
-		fail debug_cache_made "$out"
-	fi
-	if out=$(cache_run dcache2 "$TMP/dcache"); then
-		if ! copies dcache2 | grep -Eq '^uncompressed copies: [1-9][0-9]* reused, 0 made, 0 failed'; then
-			fail debug_cache_reused "-v says: $(copies dcache2)"
-		else
-			check debug_cache_reused $SYMCHECK inline "$TMP/dcache2.pb.gz" \
-				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
-		fi
-	else
-		fail debug_cache_reused "$out"
-	fi
-	if out=$(cache_run dcache0 0); then
-		if ! copies dcache0 | grep -q '^uncompressed copies: off'; then
-			fail debug_cache_off "-v says: $(copies dcache0)"
-		else
-			check debug_cache_off $SYMCHECK inline "$TMP/dcache0.pb.gz" \
-				"hot_inner:symbols/inline.c:$INNER" "hot_outer:symbols/inline.c:$OUTER"
-		fi
-	else
-		fail debug_cache_off "$out"
-	fi
+	}
+	cache_check debug_cache_made dcache1 "$TMP/dcache" '^uncompressed copies: 0 reused, [1-9][0-9]* made, 0 failed'
+	cache_check debug_cache_reused dcache2 "$TMP/dcache" '^uncompressed copies: [1-9][0-9]* reused, 0 made, 0 failed'
+	cache_check debug_cache_off dcache0 0 '^uncompressed copies: off'
 else
 	for n in debug_cache_made debug_cache_reused debug_cache_off; do fail $n "cannot build the large program"; done
 fi

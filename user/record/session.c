@@ -195,8 +195,9 @@ int session__start(struct session *s)
 /* The loop's cadence: how long BPF's process notices may wait
  * unannounced, and a new process for its image before it is read
  * (procs.h, PROCS_IMAGE_WAIT_NS). Each look is a wakeup that takes a CPU
- * from the load. 10 ms; while processes start at PMUBPF_CHURN_RATE a
- * second or more (the last second's notices), 20 ms: under the churn
+ * from the load. 10 ms; while PMUBPF_CHURN_RATE new process images a
+ * second or more are noticed (the last second's notices; an exec makes
+ * a new one), 20 ms: under the churn
  * bench's load that halved the loader's wakeups (1423 -> 841 voluntary
  * switches in 10 s) and took 16% off its CPU (0.673 -> 0.567 s), while a
  * long-lived process started then is read 10 ms later. */
@@ -463,7 +464,7 @@ int session__finish(struct session *s, enum session_end end, uint64_t *samples)
 	if (s->nwindows > 1 && cfg->verbose)
 		session__say_totals(s, s->nwindows);
 	if (cfg->verbose)
-		fprintf(stderr, "pmubpf: loop: %llu s at the churn cadence (%llu ms: %d+ new processes/s), "
+		fprintf(stderr, "pmubpf: loop: %llu s at the churn cadence (%llu ms: %d+ new process images/s), "
 			"the rest at %llu ms\n", (unsigned long long)s->cadence_churn,
 			PMUBPF_NOTICE_WAKE_CHURN_NS / 1000000, PMUBPF_CHURN_RATE,
 			PMUBPF_NOTICE_WAKE_NS / 1000000);
