@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "elfutil.h"
+#include "lib/grow.h"
 
 #define SUFFIX         ".debug"
 #define TMP_STALE_S    600         /* a temporary older than this was abandoned */
@@ -130,9 +131,8 @@ struct shape {
 static bool read_shape(Elf *e, uint64_t file_size, struct shape *sh)
 {
 	Elf_Scn *scn = NULL;
-	size_t shnum;
-
 	GElf_Ehdr eh;
+	size_t shnum;
 
 	memset(sh, 0, sizeof(*sh));
 	/* A section header table cut off reads as none (libelf). */
@@ -283,18 +283,26 @@ out:
 	return ret;
 }
 
+/* fd is a usable copy of bid: a regular file of ours, its build-id bid,
+ * every section inside it, none compressed. */
+static bool copy_ok(int fd, const char *bid)
+{
+	struct shape sh;
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       shape_of(fd, &sh) && !sh.bad && !sh.compressed && !strcmp(sh.bid, bid);
+}
+
 /* A copy of bid in the directory that is what it says, else -1 (an
  * unusable one is removed). Its time is set to now: the eviction order. */
 static int find_copy(struct debugcache *c, const char *name, const char *bid)
 {
-	struct shape sh;
-	struct stat st;
 	int fd = openat(c->dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT)
 		return -1;
-	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    shape_of(fd, &sh) && !sh.bad && !sh.compressed && !strcmp(sh.bid, bid)) {
+	if (fd >= 0 && copy_ok(fd, bid)) {
 		(void)futimens(fd, NULL);
 		return fd;
 	}
@@ -338,9 +346,8 @@ int debugcache__swap(struct debugcache *c, int fd, const char *bid)
 {
 	char name[NAME_MAX + 1];
 	struct shape sh;
-	int copy;
-
 	struct stat st;
+	int copy;
 
 	/* Trusted files only: what is kept is used for every file of bid. */
 	if (!c || fd < 0 || !bid || !*bid || fstat(fd, &st) ||
@@ -363,8 +370,7 @@ int debugcache__swap(struct debugcache *c, int fd, const char *bid)
 		return fd;
 	}
 	/* A fresh read of what was written, checked like any copy. */
-	if (lseek(copy, 0, SEEK_SET) || !shape_of(copy, &sh) || sh.bad || sh.compressed ||
-	    strcmp(sh.bid, bid)) {
+	if (lseek(copy, 0, SEEK_SET) || !copy_ok(copy, bid)) {
 		close(copy);
 		(void)unlinkat(c->dfd, name, 0);
 		c->st.failed++;
@@ -420,15 +426,8 @@ static void evict(struct debugcache *c, const char *keep)
 		    !S_ISREG(st.st_mode))
 			continue;
 		total += (uint64_t)st.st_blocks * 512;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct entry *ne = realloc(es, ncap * sizeof(*es));
-
-			if (!ne)
-				break;
-			es = ne;
-			cap = ncap;
-		}
+		if (GROW(es, cap, n, 1))
+			break;
 		memcpy(es[n].name, de->d_name, len + 1);
 		es[n].bytes = (uint64_t)st.st_blocks * 512;
 		es[n].mtime = (int64_t)st.st_mtime;

@@ -397,7 +397,7 @@ static void resolve(struct objdbg *od)
 	struct debuginfo *dbg = od->ctx;
 	const char *bid = elfobj__build_id(od->obj);
 	int fd = -1;
-	bool by_link = false;
+	bool by_link = false, ours = false;
 
 	od->resolved = true;
 	if (od->has_dwarf && od->bin_fd >= 0) {
@@ -414,15 +414,17 @@ static void resolve(struct objdbg *od)
 			dbg->st.in_namespace++;
 		} else if ((fd = search(dbg, od, "", &by_link)) >= 0) {
 			*(by_link ? &dbg->st.by_debuglink : &dbg->st.by_build_id) += 1;
-			fd = debugcache__swap(dbg->cache, fd, bid);
+			ours = true;
 		} else if ((fd = from_debuginfod(dbg, bid)) >= 0) {
 			dbg->st.by_debuginfod++;
-			fd = debugcache__swap(dbg->cache, fd, bid);
+			ours = true;
 		}
 	}
 	/* Only debug files of our own file system go through the cache: a
 	 * copy is kept for everyone by its build-id, and a binary or another
 	 * namespace's file may claim any build-id it likes. */
+	if (ours)
+		fd = debugcache__swap(dbg->cache, fd, bid);
 	if (fd >= 0) {
 		int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
