@@ -35,7 +35,7 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __wea
  * from (the current task, the iterator's VMAs) would give trusted ones
  * at each pointer field, and the verifier decides which by looking a
  * name up in the kernel's BTF, one by one over its ~100k types: 26 ms of
- * start-up for on_prepare_exec and on_exit_images (btf_find_by_name_kind
+ * start-up for on_prepare_exec and on_exit (btf_find_by_name_kind
  * was 8% of pmubpf's start), where the reads themselves needed no trust.
  * BPF_CORE_READ would avoid it too, at a helper call per field. */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
@@ -43,7 +43,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 #define VM_EXEC 0x4UL
 
-/* Set by the loader with on_exit_images and on_prepare_exec. */
+/* Set by the loader with on_prepare_exec: on_exit sends images too. */
 const volatile bool images_on = false;
 
 struct image_file {
@@ -340,22 +340,15 @@ static __always_inline struct pmubpf_seen *own_generation(__u32 tgid)
 	return generation_of(tgid, process_start());
 }
 
-/* The image of tgid that ends now, if it was sampled (by this process:
- * an entry left by one that had the pid before is not its). exit: the
- * entry stays, marked, for the samples the exit still takes. false if
- * nothing was sent (not sampled; or, on a kernel that releases the
- * memory before the exit tracepoint, nothing left to walk). */
-static __always_inline bool image_ends(__u32 tgid, bool exit)
+/* The image of tgid that ends now (its exec), if it was sampled (by
+ * this process: an entry left by one that had the pid before is not
+ * its): sent. false if nothing was sent (not sampled; or nothing left to
+ * walk). */
+static __always_inline bool image_ends(__u32 tgid)
 {
 	struct pmubpf_seen *s = own_generation(tgid);
 
-	if (!s)
-		return false;
-	if (!image_send(tgid, s->pgen))
-		return false;
-	if (exit)
-		s->ended = 1;
-	return true;
+	return s && image_send(tgid, s->pgen);
 }
 
 /* An exec of a process not sampled yet: its image is kept here (no
@@ -474,7 +467,7 @@ int BPF_PROG(on_prepare_exec, struct task_struct *p, struct linux_binprm *bprm)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	/* Not sampled yet: kept for the execve's samples. */
-	if (!image_ends(tgid, false) && !image_like_parent(tgid))
+	if (!image_ends(tgid) && !image_like_parent(tgid))
 		image_stash(tgid);
 	return 0;
 }

@@ -3,8 +3,9 @@
  *
  * Included at the end of pmubpf.bpf.c. exec gives a process a new
  * generation (its mappings changed) and arms `-- command` targets; fork
- * adds children of followed targets; exit forgets the process so a
- * reused pid is never symbolized with a dead process's snapshot.
+ * adds children of followed targets; the last thread's exit ends the
+ * process's generation, so a reused pid is never symbolized with a dead
+ * process's snapshot.
  */
 #ifndef PMUBPF_LIFECYCLE_BPF_H
 #define PMUBPF_LIFECYCLE_BPF_H
@@ -19,9 +20,9 @@
 	} while (0)
 
 /* A process's per-image slots (labels of each writer, the unwinder's
- * tables), at its exec (they belong to the old image) and its leader's
- * exit (its pid may be reused by another process, which must get a new
- * generation and no inherited slot). */
+ * tables), at its exec (they belong to the old image) and its end (its
+ * pid may be reused by another process, which must get a new generation
+ * and no inherited slot). */
 static __always_inline void forget_process(__u32 tgid)
 {
 	forget(&label_slots, &tgid);
@@ -74,30 +75,31 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* The process's end: its last thread's exit (the kernel counts the
+ * group's live threads down before this tracepoint; a leader that
+ * leaves first, by pthread_exit, does not end it). Its generation stays,
+ * marked ended, for the samples the exit still takes: a sample finding
+ * no entry would open a second generation of the same image, read and
+ * counted again as another process (a Go program's version refused
+ * twice). process_gen replaces the entry once another process has the
+ * pid; on_free deletes it. Its per-image slots go (the threads left
+ * after a leader's pthread_exit kept their labels and unwind tables).
+ * Where the loader asked for images (images.bpf.h), the image is sent
+ * first, while the exit still has it. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct pmubpf_seen *s;
 
-	if (pid == tgid) {
-		forget(&seen, &tgid);
-		forget_process(tgid);
-	}
-	return 0;
-}
-
-/* The same, where the loader asked for images (images.bpf.h): loaded
- * instead of on_exit. The leader's exit ends the image; its generation
- * stays (process_gen replaces it once another process has the pid). */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit_images, struct task_struct *p)
-{
-	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
-
-	if (pid != tgid)
+	if (BPF_CORE_READ(p, signal, live.counter) > 0) /* threads live on */
 		return 0;
-	if (!image_ends(tgid, true)) /* as on_exit: nothing sent, nothing kept */
-		forget(&seen, &tgid);
+	s = own_generation(tgid);
+	if (s) {
+		if (images_on)
+			image_send(tgid, s->pgen);
+		s->ended = 1;
+	}
 	forget_process(tgid);
 	return 0;
 }
@@ -105,10 +107,9 @@ int BPF_PROG(on_exit_images, struct task_struct *p)
 /* The leader's task is freed: no sample can come from it any more, and
  * its ended generation goes (unless a process that has the pid since
  * took the entry), so that the LRU holds live processes, not the churn's
- * dead: a live one evicted would be read again as a new generation.
- * Loaded with on_exit_images. */
+ * dead: a live one evicted would be read again as a new generation. */
 SEC("tp_btf/sched_process_free")
-int BPF_PROG(on_free_images, struct task_struct *p)
+int BPF_PROG(on_free, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	struct pmubpf_seen *s;

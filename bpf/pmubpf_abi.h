@@ -149,15 +149,17 @@ struct pmubpf_drop_val {
 
 /* Value of the seen map (key: tgid): the process's generation. Userspace
  * reads it to tell whether a process is still in the address space a
- * snapshot was taken of (exec and exit delete the entry). */
+ * snapshot was taken of (exec deletes the entry; the process's end
+ * marks it ended, and the leader task's free deletes it). */
 struct pmubpf_seen {
 	__u32 pgen;
 	__u32 noticed; /* 1 once the first-sight notice went out */
 	__u64 start;   /* the leader's start_time (0: any, an entry the
 	                * loader made): a process that has the pid since
 	                * has another, and gets a generation of its own */
-	__u32 ended;   /* 1 once images.bpf.h sent the image (its exit):
-	                * the samples its exit still takes are of it */
+	__u32 ended;   /* 1 once its last thread exited (images.bpf.h
+	                * sent the image first, where asked): the
+	                * samples its exit still takes are of it */
 	__u32 pad;
 };
 

@@ -187,6 +187,14 @@ struct nsproxy {
 	struct mnt_namespace *mnt_ns;
 };
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live; /* the group's threads not yet past do_exit's count */
+};
+
 struct task_struct {
 	pid_t pid;  /* thread id */
 	pid_t tgid; /* process id */
@@ -197,6 +205,7 @@ struct task_struct {
 	struct task_struct *real_parent;
 	char comm[16];
 	struct nsproxy *nsproxy; /* NULL once the task has exited */
+	struct signal_struct *signal;
 	struct thread_struct thread;
 };
 

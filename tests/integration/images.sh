@@ -187,7 +187,7 @@ if n < 20 or spin < 0.25 * n:
 }
 
 # The generations BPF keeps marked ended, in the recorder's `seen` map:
-# each is dropped once its task is freed (on_free_images), or the LRU
+# each is dropped once its task is freed (on_free), or the LRU
 # would fill with the churn's dead and evict live processes.
 ended_entries() {
 	bpftool map dump name seen -j 2>/dev/null | python3 -c '

@@ -127,8 +127,8 @@ static inline void procs_set_dead(struct proc *pr)
 }
 
 /* Is pr's tgid still in the address space of generation pr->pgen? The
- * seen map loses a tgid's entry at exec and exit (or marks it ended, at
- * an exit whose image BPF sent), so equality means yes.
+ * seen map loses a tgid's entry at exec and marks it ended at the
+ * process's end (its last thread's exit), so equality (not ended) means yes.
  * (Inline: both halves use it, and neither may call the other back.) */
 static inline bool procs_same_generation(struct procs *p, const struct proc *pr)
 {

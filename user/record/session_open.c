@@ -379,10 +379,7 @@ int session__open(struct session *s)
 	 * name a library the moment a target maps it (images.h). */
 	s->images = cfg->all && !cfg->data_addr && images__supported();
 	s->skel->rodata->images_on = s->images;
-	if (bpf_program__set_autoload(s->skel->progs.on_exit, !s->images) ||
-	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
-	    bpf_program__set_autoload(s->skel->progs.on_free_images, s->images) ||
-	    bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
+	if (bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
 	if (size_unused_maps(s) || size_lru_maps(s) || lazy_maps(s))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
