@@ -8,9 +8,10 @@
 # sample loses a stack to the allocator's cache (mapalloc__warm).
 # lru_*: the LRU maps of first sightings (seen, seen_labels) sized for
 # 8 s of the recording's samples (16384..65536), all 65536 where the
-# rate is not known (-c).
+# rate is not known (-c); the images maps of execs under way by the
+# possible CPUs.
 source "$(dirname "$0")/lib.sh"
-need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized lru_by_rate lru_unknown_rate first_samples
+need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized lru_by_rate lru_unknown_rate exec_lru_by_cpus first_samples
 
 NAMES=phase=a,phase=b,phase=c,unlabelled
 LAZY=(label_slots go_slots custom_slots otel_slots stacks0 counts0)
@@ -86,7 +87,7 @@ fi
 # -a touches no target and, without -e off-cpu, no wait: one entry each.
 # A command's recording (above) filters by target: its targets map whole.
 entries_of() { awk -v n="$2" '$1 == n { print $3 }' "$1"; }
-if start_recorder "$TMP/a.err" -a -d 3 -o "$TMP/a.pb.gz"; then
+if start_recorder "$TMP/a.err" -v -a -d 3 -o "$TMP/a.pb.gz"; then
 	sleep 1
 	maps_of_recorder "$TMP/a.maps" 2>"$TMP/a.maps.err"
 	wait $RECORDER_PID
@@ -113,6 +114,28 @@ lru_are() { # MAPSFILE WANT
 	done
 }
 check lru_by_rate lru_are "$TMP/a.maps" "$lru_want"
+# The images maps of execs under way (image_stashes, image_likes): 256
+# entries per possible CPU, a power of two in [512, 4096], where -a
+# takes images from BPF; one entry each where it does not.
+possible=$(python3 -c 'import sys
+n = 0
+for r in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = r.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+exec_want=$(python3 -c 'import sys; n=int(sys.argv[1])*256; p=1
+while p < n: p*=2
+print(min(max(p,512),4096))' "$possible")
+grep -q "images of processes gone: sent by BPF" "$TMP/a.err" || exec_want=1
+exec_lru_are() { # MAPSFILE WANT
+	local n got
+	[[ -s $1 ]] || { echo "no maps read"; return 1; }
+	for n in image_stashes image_likes; do
+		got=$(entries_of "$1" $n)
+		[[ $got == "$2" ]] || { echo "$n: ${got:-?} entries, $2 wanted ($possible possible CPUs)"; return 1; }
+	done
+}
+check exec_lru_by_cpus exec_lru_are "$TMP/a.maps" "$exec_want"
 if start_recorder "$TMP/c.err" -a -c 2000000 -d 3 -o "$TMP/c.pb.gz"; then
 	sleep 1
 	maps_of_recorder "$TMP/c.maps" 2>"$TMP/c.maps.err"

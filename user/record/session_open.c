@@ -293,12 +293,34 @@ static uint32_t lru_entries(const struct session *s)
 					     LRU_MIN, LRU_MAX));
 }
 
+/* The images maps of execs under way, image_stashes (720-byte entries)
+ * and image_likes: an entry lives from sched_prepare_exec to the exec's
+ * end, so only the execs in flight at once need one, a few per CPU. The
+ * LRU keeps up to 128 free entries on each CPU's own list before it
+ * evicts, hence 256 per possible CPU, 512..4096 (4096 each were 3 MB of
+ * kernel memory and 6-7 ms of start-up on 2 CPUs, strace -T). */
+#define EXEC_LRU_PER_CPU 256u
+#define EXEC_LRU_MIN     512u
+#define EXEC_LRU_MAX     4096u
+static uint32_t exec_lru_entries(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return (uint32_t)next_pow2(clamp_u64((uint64_t)(n > 0 ? n : 1) * EXEC_LRU_PER_CPU,
+					     EXEC_LRU_MIN, EXEC_LRU_MAX));
+}
+
 static int size_lru_maps(struct session *s)
 {
-	uint32_t n = lru_entries(s);
+	uint32_t n = lru_entries(s), x = exec_lru_entries();
 
-	return bpf_map__set_max_entries(s->skel->maps.seen, n) ||
-	       bpf_map__set_max_entries(s->skel->maps.seen_labels, n) ? -1 : 0;
+	if (bpf_map__set_max_entries(s->skel->maps.seen, n) ||
+	    bpf_map__set_max_entries(s->skel->maps.seen_labels, n))
+		return -1;
+	if (s->images && (bpf_map__set_max_entries(s->skel->maps.image_stashes, x) ||
+			  bpf_map__set_max_entries(s->skel->maps.image_likes, x)))
+		return -1;
+	return 0;
 }
 
 /* Hash maps allocate their entries as they fill where the kernel allows
