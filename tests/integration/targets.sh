@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # targets.sh — what gets profiled: -t picks one thread, -a sees several
 # processes and names kernel frames, `-- command` follows the processes
-# it starts and passes its exit status through, -C runs on one CPU.
+# it starts and passes its exit status through, -C runs on one CPU; -p
+# follows a process until its last thread ends, also one whose leader
+# thread left first (pthread_exit).
 source "$(dirname "$0")/lib.sh"
-need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list pid_exit_stops
+need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list pid_exit_stops \
+	pid_leader_leaves pid_leader_gone
 
 # -t: one thread of the ten.
 "$B/threads" 2 "$TMP/tid.truth" "$TMP/go" >"$TMP/threads.out" &
@@ -125,3 +128,54 @@ else
 	fail pid_exit_stops "exit $? (124 = still running 20 s later): $(tail -n1 "$TMP/stop.err")"
 fi
 wait $zp
+
+# -p of a process whose leader leaves first (leader_exit.c: the leader
+# spins a third of the time, then pthread_exit; the worker spins all of
+# it). The process lives while its worker does: the recording goes on
+# to its end (it stopped when the leader left: as many worker_spin
+# samples as leader_spin ones), and a -p given once the leader is a
+# zombie is taken (it said "no such process") and read through the
+# thread sampled (/proc/TGID/maps of a zombie leader is empty).
+spin_samples() { # PROFILE: "LEADER WORKER LABELLED" samples (LABELLED:
+	# worker_spin's labelled thread=worker)
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = {"leader_spin": 0, "worker_spin": 0}
+lab = 0
+for s in d["samples"]:
+    f = [fr["func"] for l in s["stack"] for fr in l["frames"]]
+    for k in n:
+        n[k] += s["values"][0] if k in f else 0
+    if "worker_spin" in f and s["labels"].get("thread") == "worker":
+        lab += s["values"][0]
+print(n["leader_spin"], n["worker_spin"], lab)'
+}
+"$B/leader_exit" 3 /dev/null 2>"$TMP/ll.pid" & llp=$!
+if timeout 20 "$PMUBPF" -F 999 -p $llp -o "$TMP/ll.pb.gz" 2>"$TMP/ll.err"; then
+	read -r lead work _ < <(spin_samples "$TMP/ll.pb.gz")
+	if ((${work:-0} >= 2 * ${lead:-0} && ${lead:-0} > 0)); then
+		pass pid_leader_leaves
+	else
+		fail pid_leader_leaves "leader_spin ${lead:-?} samples, worker_spin ${work:-?}: want twice as many in the worker (it runs 3x as long): $(tail -n1 "$TMP/ll.err")"
+	fi
+else
+	fail pid_leader_leaves "exit $? (124 = still running 20 s later): $(tail -n1 "$TMP/ll.err")"
+fi
+wait $llp
+"$B/leader_exit" 3 /dev/null 2>"$TMP/lg.pid" & lgp=$!
+for ((i = 0; i < 100; i++)); do
+	[[ $(awk '{ print $3 }' /proc/$lgp/stat 2>/dev/null) == Z ]] && break
+	sleep 0.05
+done
+if timeout 20 "$PMUBPF" -F 999 -p $lgp -o "$TMP/lg.pb.gz" 2>"$TMP/lg.err"; then
+	read -r lead work lab < <(spin_samples "$TMP/lg.pb.gz")
+	if ((${work:-0} >= 300 && ${lead:-1} == 0 && ${lab:-0} * 100 >= 97 * ${work:-0})); then
+		pass pid_leader_gone
+	else
+		fail pid_leader_gone "leader_spin ${lead:-?} samples, worker_spin ${work:-?} (${lab:-?} labelled thread=worker): want none, and 300+ named and 97% labelled (read through the worker: the leader, a zombie, has no maps)"
+	fi
+else
+	fail pid_leader_gone "exit $? (124 = still running 20 s later): $(tail -n1 "$TMP/lg.err")"
+fi
+wait $lgp

@@ -25,6 +25,12 @@ struct procs;
 
 struct proc {
 	uint32_t tgid, pgen;
+	uint32_t via;             /* the id its /proc files and memory are
+	                           * read through: tgid, or, where the leader
+	                           * left first (pthread_exit: a zombie, no
+	                           * maps, root or map_files), the thread its
+	                           * notice came from (tid0) */
+	uint32_t tid0;            /* that thread (0: unknown) */
 	char comm[PMUBPF_COMM_LEN + 1];
 	bool snapshotted;         /* false: gone before its maps were read */
 	struct procmaps maps;     /* executable mappings, sorted */

@@ -73,7 +73,7 @@ static void find_custom(struct procs *p, struct proc *pr)
 		    elfobj__mapping_vaddr(o, m->pgoff, m->end - m->start, &map_vaddr))
 			continue;
 		uint64_t bias = m->start - map_vaddr;
-		pid_t pid = (pid_t)pr->tgid;
+		pid_t pid = (pid_t)pr->via;
 		err = golabels__read_pid(&pid, ver->addr + bias, &version, sizeof(version));
 		if (err == -EFAULT || version == 0)
 			return; /* not initialised yet, or not readable: next re-read */
@@ -81,7 +81,7 @@ static void find_custom(struct procs *p, struct proc *pr)
 			why = err ? "unreadable" : "custom_labels_abi_version is not 1";
 			goto refused;
 		}
-		fd = procmaps__open(pr->tgid, m, &st);
+		fd = procmaps__open(pr->via, m, &st);
 		if (fd < 0)
 			return;
 		err = tlsvar__offset(fd, pid, bias, main, CUSTOMLABELS_SET_SYMBOL, set->addr, &off, &why);
@@ -133,7 +133,7 @@ static int go_version(struct procs *p, const struct proc *pr, struct go_info *gi
 		*why = me->why;
 		return me->err;
 	}
-	snprintf(path, sizeof(path), "/proc/%u/exe", pr->tgid);
+	snprintf(path, sizeof(path), "/proc/%u/exe", pr->via);
 	err = goversion__read(path, gi, why, &st);
 	if (me && st.st_ino && st.st_ino == pr->exe_ino)
 		*me = (struct go_memo){ .key = key, .err = err, .why = *why, .gi = *gi };
@@ -191,7 +191,7 @@ void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_
 	 * same set (a Go set is garbage-collected once unused). */
 	if (n->source == PMUBPF_LSRC_GO && copy_failed(n) && p->go_fd >= 0) {
 		struct pmubpf_go_slot slot;
-		pid_t pid = (pid_t)pr->tgid;
+		pid_t pid = (pid_t)pr->via;
 
 		again.hdr = n->hdr;
 		if (bpf_map_lookup_elem(p->go_fd, &pr->tgid, &slot) == 0 && slot.pgen == pr->pgen &&

@@ -49,7 +49,7 @@ void procs_labels_retry(struct procs *p, struct proc *pr)
 	const char *why = NULL;
 	int err;
 
-	err = labels__read_record(pr->tgid, pr->record_addr, &info, &why);
+	err = labels__read_record(pr->via, pr->record_addr, &info, &why);
 	if (err == -EAGAIN && ++pr->label_tries < LABEL_MAX_TRIES) {
 		pr->label_state = LABELS_PENDING;
 		return;
@@ -153,7 +153,7 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	if (n->len && n->len <= sizeof(n->data))
 		err = labels__parse_set(n->data, n->len, id, &set, &why);
 	else
-		err = labels__read_set(pr->tgid, n->hdr.label_ptr, id, &set, &why);
+		err = labels__read_set(pr->via, n->hdr.label_ptr, id, &set, &why);
 	if (err == -ESTALE || err == -EFAULT || err == -ESRCH) {
 		p->st.label_sets_stale++;
 		return;

@@ -24,7 +24,7 @@
 static int read_pctx(struct proc *pr, struct otelctx *c, const char **why)
 {
 	struct procmaps all = { 0 };
-	pid_t pid = (pid_t)pr->tgid;
+	pid_t pid = (pid_t)pr->via;
 	int err = procmaps__read(pid, false, &all);
 
 	if (err)
@@ -86,10 +86,10 @@ void procs_otel_find(struct procs *p, struct proc *pr)
 			refuse(p, pr, "the process context", "threadlocal.schema_version unknown");
 			return;
 		}
-		fd = procmaps__open(pr->tgid, m, &st);
+		fd = procmaps__open(pr->via, m, &st);
 		if (fd < 0)
 			return;
-		err = tlsvar__offset(fd, (pid_t)pr->tgid, m->start - map_vaddr, main,
+		err = tlsvar__offset(fd, (pid_t)pr->via, m->start - map_vaddr, main,
 				     OTELCTX_TLS_SYMBOL, sym->addr, &off, &why);
 		close(fd);
 		if (err == -EAGAIN)

@@ -67,7 +67,7 @@ bool procs_stat_path(struct procs *p, const char *path, uint64_t ino, int64_t no
 
 struct elfobj *procs_open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
-	uint32_t tgid = pr->dead ? 0 : pr->tgid; /* gone: by path (procmaps__open) */
+	uint32_t tgid = pr->dead ? 0 : pr->via; /* gone: by path (procmaps__open) */
 	struct stat st;
 	int fd;
 
@@ -131,7 +131,7 @@ static void read_exe(struct proc *pr)
 	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%u/exe", pr->tgid);
+	snprintf(path, sizeof(path), "/proc/%u/exe", pr->via);
 	if (!stat(path, &st))
 		pr->exe_ino = st.st_ino;
 }
@@ -300,7 +300,7 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		return -ENOMEM;
 	if (p->data_maps)
 		procs_datamaps_read(pr);
-	pr->other_mntns = procsyms__other_mntns(pr->tgid, pr->mntns);
+	pr->other_mntns = procsyms__other_mntns(pr->via, pr->mntns);
 	snapshot_objects(p, pr);
 	if (r->from_log) {
 		p->st.live_from_log++;
@@ -310,7 +310,7 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 		if (r->comm[0])
 			snprintf(pr->comm, sizeof(pr->comm), "%s", r->comm);
 		else
-			read_comm(pr->tgid, pr->comm, sizeof(pr->comm));
+			read_comm(pr->via, pr->comm, sizeof(pr->comm));
 	}
 	pr->exe_ino = r->from_log ? r->exe : 0;
 	if (!pr->exe_ino)
@@ -329,7 +329,23 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 /* Read maps of pr's process, and whether they are of the image pr was
  * sampled in (IMAGE_MOVED: the read failed, the process is gone); *r
  * what else was learned. */
-static enum image_state read_live(struct procs *p, const struct proc *pr, int64_t t, bool first,
+/* No maps at /proc/TGID: a leader gone first (a zombie while its other
+ * threads run on) shows none. Read through the thread the notice came
+ * from instead, if it lives: true, pr->via that thread. */
+static bool via_thread(struct proc *pr)
+{
+	char path[64];
+
+	if (pr->via != pr->tgid || !pr->tid0 || pr->tid0 == pr->tgid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", pr->tgid, pr->tid0);
+	if (access(path, F_OK))
+		return false;
+	pr->via = pr->tid0;
+	return true;
+}
+
+static enum image_state read_live(struct procs *p, struct proc *pr, int64_t t, bool first,
 				  struct procmaps *maps, struct live_read *r)
 {
 	enum image_state st;
@@ -373,7 +389,9 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	if (first && t && (st = image_state(p, pr, t)) != IMAGE_SAME)
 		return st;
 	p->st.maps_reads++;
-	if (procmaps__read(pr->tgid, true, maps))
+	if (procmaps__read(pr->via, true, maps))
+		return IMAGE_MOVED;
+	if (!maps->n && via_thread(pr) && procmaps__read(pr->via, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);
 	/* In the middle of an exec (past its point of no return, before BPF
@@ -381,7 +399,7 @@ static enum image_state read_live(struct procs *p, const struct proc *pr, int64_
 	 * the old one's: no executable mapping yet, or the name already
 	 * changed (the kernel renames before it maps the new program). */
 	if (st == IMAGE_SAME && t) {
-		read_comm(pr->tgid, r->comm, sizeof(r->comm));
+		read_comm(pr->via, r->comm, sizeof(r->comm));
 		if (!maps->n || strncmp(r->comm, pr->comm, PMUBPF_COMM_LEN - 1))
 			st = IMAGE_UNSURE;
 	}

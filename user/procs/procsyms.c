@@ -181,7 +181,7 @@ void procsyms__jit_poll(struct proc *pr, int64_t now)
 		pr->jit_read_ms = now; /* look again in a while */
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/%u", pr->tgid);
+	snprintf(path, sizeof(path), "/proc/%u", pr->via);
 	if (access(path, F_OK)) {
 		pr->jit_src.gone = true;
 		return;

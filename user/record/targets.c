@@ -1,4 +1,5 @@
 /* targets.c — see targets.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -30,15 +31,14 @@ int targets__online_cpus(int **cpus, int *n)
 	return values__parse_list(buf, cpus, n, 65535);
 }
 
-/* A live (not zombie) process or thread: /proc/ID/stat works for thread
- * ids too, and its state letter after the ")" tells a zombie apart. */
-bool targets__exists(pid_t pid)
+/* The task whose stat file is at path lives (not a zombie): its state
+ * letter after the ")" tells. */
+static bool stat_alive(const char *path)
 {
-	char path[64], buf[512], *rp;
+	char buf[512], *rp;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -51,11 +51,45 @@ bool targets__exists(pid_t pid)
 	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
 
+/* A live (not zombie) thread: /proc/ID/stat works for thread ids too. */
+bool targets__exists(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return stat_alive(path);
+}
+
+/* A live process: its leader, or, where the leader left first
+ * (pthread_exit: a zombie while the others run on), any of its threads. */
+bool targets__process_exists(pid_t pid)
+{
+	char path[96];
+	struct dirent *de;
+	bool alive = false;
+	DIR *d;
+
+	if (targets__exists(pid))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!alive && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || atoi(de->d_name) == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, de->d_name);
+		alive = stat_alive(path);
+	}
+	closedir(d);
+	return alive;
+}
+
 /* -p/-t: like perf, stop once every target is gone. */
 bool targets__alive(const struct config *cfg)
 {
 	for (int i = 0; i < cfg->npids; i++)
-		if (targets__exists(cfg->pids[i]))
+		if (targets__process_exists(cfg->pids[i]))
 			return true;
 	for (int i = 0; i < cfg->ntids; i++)
 		if (targets__exists(cfg->tids[i]))
@@ -127,7 +161,7 @@ int targets__check(const struct config *cfg, int **cpus, int *ncpus,
 	int *online = NULL, n = 0, ret;
 
 	for (int i = 0; i < cfg->npids; i++)
-		if (!targets__exists(cfg->pids[i])) {
+		if (!targets__process_exists(cfg->pids[i])) {
 			snprintf(err, errlen, "no such process: %d (-p)", cfg->pids[i]);
 			return -ESRCH;
 		}
