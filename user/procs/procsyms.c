@@ -149,7 +149,7 @@ static bool jit_candidate(const struct proc *pr)
 static void jit_source(struct proc *pr)
 {
 	if (!pr->jit_src.known && jit_candidate(pr) &&
-	    perfmap__source(pr->tgid, pr->other_mntns, &pr->jit_src) == 0)
+	    perfmap__source(pr->via, pr->other_mntns, &pr->jit_src) == 0)
 		jit_read(pr, false);
 }
 

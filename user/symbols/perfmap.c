@@ -170,8 +170,9 @@ int perfmap__source(uint32_t tgid, bool other_ns, struct perfmap_src *src)
 			src->uid = a;
 			src->euid = b;
 			uid_seen = true;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			/* Last field: the pid in the innermost namespace. */
+		} else if (!strncmp(line, "NStgid:", 7)) {
+			/* Last field: the process's id in the innermost
+			 * namespace (a thread's status says its process's). */
 			char *last = strrchr(line, '\t');
 			unsigned long v = last ? strtoul(last + 1, NULL, 10) : 0;
 			if (v && v <= UINT32_MAX)

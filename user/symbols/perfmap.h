@@ -37,7 +37,8 @@ void perfmap__free(struct perfmap *m);
 
 /* Where and whose a process's map is (taken at snapshot). */
 struct perfmap_src {
-	uint32_t tgid;      /* pid as pmubpf sees it */
+	uint32_t tgid;      /* the id its /proc files are read through: its
+	                     * pid, or a thread's where the leader left */
 	uint32_t nspid;     /* pid inside the process's pid namespace */
 	uid_t uid, euid;    /* the process's real and effective uid */
 	bool same_mntns;    /* /tmp is ours: read it directly once it exits */
@@ -47,7 +48,8 @@ struct perfmap_src {
 	int64_t mtime_ns;
 };
 
-/* Fill src from /proc/TGID/status and the mount namespace. 0 or -errno. */
+/* Fill src from /proc/ID/status (ID: the process's, or one of its
+ * threads'; NStgid names the map) and the mount namespace. 0 or -errno. */
 int perfmap__source(uint32_t tgid, bool other_ns, struct perfmap_src *src);
 /* Read the process's map (through /proc/TGID/root, else /tmp when the
  * process is gone and shared our mount namespace). 0, -ENOENT if none,
