@@ -123,7 +123,7 @@ static bool jit_reread_rate_limited(void)
 	struct procmap anon = { .start = 0x5000, .end = 0x8000, .path = anon_path };
 
 	memset(&pr, 0, sizeof(pr));
-	pr.tgid = (uint32_t)getpid();
+	pr.tgid = pr.via = (uint32_t)getpid();
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(path);
 	procsyms__jit_snapshot(&pr); /* no JIT memory: not even looked for */
