@@ -326,9 +326,6 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 	return 0;
 }
 
-/* Read maps of pr's process, and whether they are of the image pr was
- * sampled in (IMAGE_MOVED: the read failed, the process is gone); *r
- * what else was learned. */
 /* No maps at /proc/TGID: a leader gone first (a zombie while its other
  * threads run on) shows none. Read through the thread the notice came
  * from instead, if it lives: true, pr->via that thread. */
@@ -345,6 +342,9 @@ static bool via_thread(struct proc *pr)
 	return true;
 }
 
+/* Read maps of pr's process, and whether they are of the image pr was
+ * sampled in (IMAGE_MOVED: the read failed, the process is gone); *r
+ * what else was learned. */
 static enum image_state read_live(struct procs *p, struct proc *pr, int64_t t, bool first,
 				  struct procmaps *maps, struct live_read *r)
 {
