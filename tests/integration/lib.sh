@@ -128,3 +128,26 @@ dinfod_queries() {
 	n=$(grep -c debuginfo "$DINFOD_LOG" 2>/dev/null)
 	echo "${n:-0}"
 }
+
+# leader_exit_tally PROFILE [PID]: tests/workloads/leader_exit.c's samples
+# (of PID only, if given) as "LEADER LEADER_LABELLED WORKER WORKER_LABELLED":
+# the samples with leader_spin / worker_spin in their stack and, of
+# those, the ones labelled thread=leader / thread=worker.
+leader_exit_tally() {
+	python3 - "$ROOT" "$1" "${2:-}" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+pid = sys.argv[3]
+t = {"leader": [0, 0], "worker": [0, 0]}
+for s in check.load(sys.argv[2])["samples"]:
+    if pid and str(s["labels"].get("pid")) != pid:
+        continue
+    f = check.funcs(s)
+    for who, c in t.items():
+        if who + "_spin" in f:
+            c[0] += s["values"][0]
+            c[1] += s["values"][0] if s["labels"].get("thread") == who else 0
+print(*t["leader"], *t["worker"])
+PY
+}

@@ -207,27 +207,13 @@ fi
 # worker_spin unlabelled). Under -a a process's labels count from its
 # snapshot on, a few ms in (1-2% of these samples). FILE [PID]
 leader_exit_labels() {
-	$DUMP "$1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-pid = sys.argv[1] if len(sys.argv) > 1 else ""
-n = {"leader": 0, "worker": 0}
-ok = {"leader": 0, "worker": 0}
-for s in d["samples"]:
-    if pid and str(s["labels"].get("pid")) != pid:
-        continue
-    funcs = [fr["func"] for f in s["stack"] for fr in f["frames"]]
-    for who in n:
-        if who + "_spin" in funcs:
-            n[who] += s["values"][0]
-            ok[who] += s["values"][0] if s["labels"].get("thread") == who else 0
-print("labelled: leader_spin %d of %d, worker_spin %d of %d" % (ok["leader"], n["leader"], ok["worker"], n["worker"]))
-if n["worker"] < 600 or n["leader"] < 200:
-    sys.exit("too few samples: want ~1500 in worker_spin, ~500 in leader_spin")
-for who in n:
-    if ok[who] < 0.97 * n[who]:
-        sys.exit("under 97%% of %s_spin labelled thread=%s" % (who, who))
-' ${2:-}
+	local lead lead_lab work work_lab
+	read -r lead lead_lab work work_lab < <(leader_exit_tally "$1" "${2:-}")
+	echo "labelled: leader_spin ${lead_lab:-?} of ${lead:-?}, worker_spin ${work_lab:-?} of ${work:-?}"
+	((${work:-0} >= 600 && ${lead:-0} >= 200)) ||
+		{ echo "too few samples: want ~1500 in worker_spin, ~500 in leader_spin"; return 1; }
+	((lead_lab * 100 >= 97 * lead)) || { echo "under 97% of leader_spin labelled thread=leader"; return 1; }
+	((work_lab * 100 >= 97 * work)) || { echo "under 97% of worker_spin labelled thread=worker"; return 1; }
 }
 if "$PMUBPF" -F 999 -o "$TMP/le.pb.gz" -- "$B/leader_exit" 1.5 "$TMP/le.truth" 2>"$TMP/le.err"; then
 	check leader_exit_command leader_exit_labels "$TMP/le.pb.gz"

@@ -136,24 +136,9 @@ wait $zp
 # samples as leader_spin ones), and a -p given once the leader is a
 # zombie is taken (it said "no such process") and read through the
 # thread sampled (/proc/TGID/maps of a zombie leader is empty).
-spin_samples() { # PROFILE: "LEADER WORKER LABELLED" samples (LABELLED:
-	# worker_spin's labelled thread=worker)
-	$DUMP "$1" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-n = {"leader_spin": 0, "worker_spin": 0}
-lab = 0
-for s in d["samples"]:
-    f = [fr["func"] for l in s["stack"] for fr in l["frames"]]
-    for k in n:
-        n[k] += s["values"][0] if k in f else 0
-    if "worker_spin" in f and s["labels"].get("thread") == "worker":
-        lab += s["values"][0]
-print(n["leader_spin"], n["worker_spin"], lab)'
-}
 "$B/leader_exit" 3 /dev/null 2>"$TMP/ll.pid" & llp=$!
 if timeout 20 "$PMUBPF" -F 999 -p $llp -o "$TMP/ll.pb.gz" 2>"$TMP/ll.err"; then
-	read -r lead work _ < <(spin_samples "$TMP/ll.pb.gz")
+	read -r lead _ work _ < <(leader_exit_tally "$TMP/ll.pb.gz")
 	if ((${work:-0} >= 2 * ${lead:-0} && ${lead:-0} > 0)); then
 		pass pid_leader_leaves
 	else
@@ -169,7 +154,7 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.05
 done
 if timeout 20 "$PMUBPF" -F 999 -p $lgp -o "$TMP/lg.pb.gz" 2>"$TMP/lg.err"; then
-	read -r lead work lab < <(spin_samples "$TMP/lg.pb.gz")
+	read -r lead _ work lab < <(leader_exit_tally "$TMP/lg.pb.gz")
 	if ((${work:-0} >= 300 && ${lead:-1} == 0 && ${lab:-0} * 100 >= 97 * ${work:-0})); then
 		pass pid_leader_gone
 	else
