@@ -130,17 +130,20 @@ dinfod_queries() {
 }
 
 # leader_exit_tally PROFILE [PID]: tests/workloads/leader_exit.c's samples
-# (of PID only, if given) as "LEADER LEADER_LABELLED WORKER WORKER_LABELLED":
-# the samples with leader_spin / worker_spin in their stack and, of
-# those, the ones labelled thread=leader / thread=worker.
+# (of PID only, if given) as "LEADER LEADER_LABELLED WORKER WORKER_LABELLED
+# HEIR HEIR_LABELLED FP": the samples with leader_spin / worker_spin /
+# heir_spin in their stack and, of those, the ones labelled thread=leader
+# / thread=worker / thread=heir; FP, the profile's user stacks walked by
+# frame pointer for want of unwind tables (its "dwarf: N ..." comment).
 leader_exit_tally() {
 	python3 - "$ROOT" "$1" "${2:-}" <<'PY'
-import sys
+import re, sys
 sys.path.insert(0, sys.argv[1] + "/tests/integration")
 import check
+prof = check.load(sys.argv[2])
 pid = sys.argv[3]
-t = {"leader": [0, 0], "worker": [0, 0]}
-for s in check.load(sys.argv[2])["samples"]:
+t = {"leader": [0, 0], "worker": [0, 0], "heir": [0, 0]}
+for s in prof["samples"]:
     if pid and str(s["labels"].get("pid")) != pid:
         continue
     f = check.funcs(s)
@@ -148,6 +151,10 @@ for s in check.load(sys.argv[2])["samples"]:
         if who + "_spin" in f:
             c[0] += s["values"][0]
             c[1] += s["values"][0] if s["labels"].get("thread") == who else 0
-print(*t["leader"], *t["worker"])
+fp = 0
+for c in prof["comments"]:
+    m = re.match(r"dwarf: (\d+) user stacks walked by frame pointer instead", c)
+    fp += int(m.group(1)) if m else 0
+print(*t["leader"], *t["worker"], *t["heir"], fp)
 PY
 }

@@ -208,7 +208,7 @@ fi
 # snapshot on, a few ms in (1-2% of these samples). FILE [PID]
 leader_exit_labels() {
 	local lead lead_lab work work_lab
-	read -r lead lead_lab work work_lab < <(leader_exit_tally "$1" "${2:-}")
+	read -r lead lead_lab work work_lab _ < <(leader_exit_tally "$1" "${2:-}")
 	echo "labelled: leader_spin ${lead_lab:-?} of ${lead:-?}, worker_spin ${work_lab:-?} of ${work:-?}"
 	((${work:-0} >= 600 && ${lead:-0} >= 200)) ||
 		{ echo "too few samples: want ~1500 in worker_spin, ~500 in leader_spin"; return 1; }

@@ -7,12 +7,16 @@
  * spin, and "truth leader_spin NS" / "truth worker_spin NS" (task-clock,
  * taskclock.h) at the end (stdout, or the file argv[2]). Each thread
  * spins under a label set of its own (pmubpf/labels.h): thread=leader,
- * thread=worker.
+ * thread=worker. With argv[3] "heir", a third thread waits for the
+ * worker's end and then spins in heir_spin() for argv[1] seconds more,
+ * under thread=heir: the process outlives both threads it was first
+ * seen through ("truth heir_spin NS" appended to the same output).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <pmubpf/labels.h>
@@ -48,6 +52,32 @@ static __attribute__((noinline)) void worker_spin(int64_t end)
 	spin_until(end);
 }
 
+static __attribute__((noinline)) void heir_spin(int64_t end)
+{
+	spin_until(end);
+}
+
+static void *heir(void *arg)
+{
+	int64_t t0;
+	FILE *f;
+
+	if (pthread_join(*(pthread_t *)arg, NULL))
+		exit(1);
+	t0 = thread_clock_ns();
+	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "heir", NULL));
+	heir_spin(now_ns() + (int64_t)(secs * 1e9));
+	f = out_path ? fopen(out_path, "a") : stdout;
+	if (!f)
+		exit(1);
+	fprintf(f, "truth heir_spin %lld\n", (long long)(thread_clock_ns() - t0));
+	if (out_path)
+		fclose(f);
+	else
+		fflush(f);
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	int64_t end = *(int64_t *)arg, t0 = thread_clock_ns();
@@ -59,23 +89,29 @@ static void *worker(void *arg)
 		exit(1);
 	fprintf(f, "truth leader_spin %lld\ntruth worker_spin %lld\n", (long long)leader_ns,
 		(long long)(thread_clock_ns() - t0));
-	fclose(f);
+	if (out_path)
+		fclose(f);
+	else
+		fflush(f);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	static int64_t end;
-	pthread_t t;
+	static pthread_t t;
+	pthread_t h;
 	int64_t t0;
 
 	if (argc > 1)
 		secs = atof(argv[1]);
-	if (argc > 2)
+	if (argc > 2 && argv[2][0])
 		out_path = argv[2];
 	end = now_ns() + (int64_t)(secs * 1e9);
 	t0 = thread_clock_ns();
 	if (pthread_create(&t, NULL, worker, &end))
+		return 1;
+	if (argc > 3 && !strcmp(argv[3], "heir") && pthread_create(&h, NULL, heir, &t))
 		return 1;
 	fprintf(stderr, "started %d\n", (int)getpid());
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "leader", NULL));

@@ -41,7 +41,7 @@ void procs_datamaps_read(struct proc *pr)
 	struct procmap *all;
 	size_t k;
 
-	if (procmaps__read((pid_t)pr->via, false, &fresh) || !fresh.n) {
+	if (procs_read_maps(pr, false, &fresh) || !fresh.n) {
 		procmaps__free(&fresh);
 		return;
 	}

@@ -387,7 +387,6 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 		return NULL;
 	pr->tgid = tgid;
 	pr->via = tgid;
-	pr->tid0 = n ? n->tid : 0;
 	pr->pgen = pgen;
 	pr->seen_ns = t;
 	pr->seen_moving = n && (n->flags & PMUBPF_NOTICE_F_MOVING);

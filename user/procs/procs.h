@@ -28,9 +28,8 @@ struct proc {
 	uint32_t via;             /* the id its /proc files and memory are
 	                           * read through: tgid, or, where the leader
 	                           * left first (pthread_exit: a zombie, no
-	                           * maps, root or map_files), the thread its
-	                           * notice came from (tid0) */
-	uint32_t tid0;            /* that thread (0: unknown) */
+	                           * maps, root or map_files), a live thread
+	                           * of it, another when that one leaves */
 	char comm[PMUBPF_COMM_LEN + 1];
 	bool snapshotted;         /* false: gone before its maps were read */
 	struct procmaps maps;     /* executable mappings, sorted */

@@ -178,6 +178,10 @@ void procs_log_retry(struct procs *p, struct proc *pr);
 /* pr's wait for BPF's image is over: its image if it came, else its
  * first read. */
 void procs_image_wait_end(struct procs *p, struct proc *pr);
+/* procs_via.c: procmaps__read of pr's process through pr->via, moved to
+ * a live thread of it where that id gives none (a zombie leader, a
+ * thread gone). 0 or -errno. */
+int procs_read_maps(struct proc *pr, bool exec_only, struct procmaps *maps);
 /* procs_rescan.c: reading a live process again. */
 /* Read pr's maps again and merge them (scheduled: the safety net,
  * advanced; else for mmap reports); found gone: procs_gone. */

@@ -326,22 +326,6 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 	return 0;
 }
 
-/* No maps at /proc/TGID: a leader gone first (a zombie while its other
- * threads run on) shows none. Read through the thread the notice came
- * from instead, if it lives: true, pr->via that thread. */
-static bool via_thread(struct proc *pr)
-{
-	char path[64];
-
-	if (pr->via != pr->tgid || !pr->tid0 || pr->tid0 == pr->tgid)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u", pr->tgid, pr->tid0);
-	if (access(path, F_OK))
-		return false;
-	pr->via = pr->tid0;
-	return true;
-}
-
 /* Read maps of pr's process, and whether they are of the image pr was
  * sampled in (IMAGE_MOVED: the read failed, the process is gone); *r
  * what else was learned. */
@@ -389,9 +373,7 @@ static enum image_state read_live(struct procs *p, struct proc *pr, int64_t t, b
 	if (first && t && (st = image_state(p, pr, t)) != IMAGE_SAME)
 		return st;
 	p->st.maps_reads++;
-	if (procmaps__read(pr->via, true, maps))
-		return IMAGE_MOVED;
-	if (!maps->n && via_thread(pr) && procmaps__read(pr->via, true, maps))
+	if (procs_read_maps(pr, true, maps))
 		return IMAGE_MOVED;
 	st = image_state(p, pr, t);
 	/* In the middle of an exec (past its point of no return, before BPF

@@ -126,7 +126,7 @@ int procs_rescan(struct procs *p, struct proc *pr, bool scheduled)
 		procs_gone(p, pr);
 		return -ESRCH;
 	}
-	err = procmaps__read(pr->via, true, &fresh);
+	err = procs_read_maps(pr, true, &fresh);
 	if (err) {
 		procs_gone(p, pr);
 		return err;

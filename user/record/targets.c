@@ -1,5 +1,4 @@
 /* targets.c — see targets.h. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #include "config/values.h"
 #include "lib/outfile.h"
+#include "lib/proctask.h"
 #include "report/report.h"
 #include "targets.h"
 
@@ -31,68 +31,14 @@ int targets__online_cpus(int **cpus, int *n)
 	return values__parse_list(buf, cpus, n, 65535);
 }
 
-/* The task whose stat file is at path lives (not a zombie): its state
- * letter after the ")" tells. */
-static bool stat_alive(const char *path)
-{
-	char buf[512], *rp;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
-}
-
-/* A live (not zombie) thread: /proc/ID/stat works for thread ids too. */
-bool targets__exists(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	return stat_alive(path);
-}
-
-/* A live process: its leader, or, where the leader left first
- * (pthread_exit: a zombie while the others run on), any of its threads. */
-bool targets__process_exists(pid_t pid)
-{
-	char path[96];
-	struct dirent *de;
-	bool alive = false;
-	DIR *d;
-
-	if (targets__exists(pid))
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return false;
-	while (!alive && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || atoi(de->d_name) == pid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, de->d_name);
-		alive = stat_alive(path);
-	}
-	closedir(d);
-	return alive;
-}
-
 /* -p/-t: like perf, stop once every target is gone. */
 bool targets__alive(const struct config *cfg)
 {
 	for (int i = 0; i < cfg->npids; i++)
-		if (targets__process_exists(cfg->pids[i]))
+		if (proctask__live_thread(cfg->pids[i], 0))
 			return true;
 	for (int i = 0; i < cfg->ntids; i++)
-		if (targets__exists(cfg->tids[i]))
+		if (proctask__alive(cfg->tids[i]))
 			return true;
 	return false;
 }
@@ -161,12 +107,12 @@ int targets__check(const struct config *cfg, int **cpus, int *ncpus,
 	int *online = NULL, n = 0, ret;
 
 	for (int i = 0; i < cfg->npids; i++)
-		if (!targets__process_exists(cfg->pids[i])) {
+		if (!proctask__live_thread(cfg->pids[i], 0)) {
 			snprintf(err, errlen, "no such process: %d (-p)", cfg->pids[i]);
 			return -ESRCH;
 		}
 	for (int i = 0; i < cfg->ntids; i++)
-		if (!targets__exists(cfg->tids[i])) {
+		if (!proctask__alive(cfg->tids[i])) {
 			snprintf(err, errlen, "no such thread: %d (-t)", cfg->tids[i]);
 			return -ESRCH;
 		}

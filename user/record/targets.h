@@ -12,11 +12,6 @@
 
 /* Online CPUs from /sys/devices/system/cpu/online. 0 or -errno. */
 int targets__online_cpus(int **cpus, int *n);
-/* A live (not zombie) thread with this id (a process's id: its leader). */
-bool targets__exists(pid_t pid);
-/* A live process: its leader, or any of its threads where the leader
- * left first (pthread_exit). */
-bool targets__process_exists(pid_t pid);
 /* -p/-t: is any target still alive? (like perf, stop when none is) */
 bool targets__alive(const struct config *cfg);
 /* 0 if every profile the recording writes (-o, or NAME.EVENT.pb.gz per
