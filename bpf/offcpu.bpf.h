@@ -121,15 +121,13 @@ static __always_inline void offcpu_begin(void *ctx, __u32 ev, __u64 now)
 		w->key.label = pmubpf_label_key(es, tgid, tid, w->key.pgen, 0);
 	}
 	/* The stacks' drops, counted now, have no period yet: 0. */
-	if (want_user && call_graph_dwarf && tgid) {
-		__u64 r = dwarf_ustack_walk(ctx, NULL, es, tgid, w->key.pgen, 0);
+	if (want_user) {
+		__u64 r = ustack_walk(ctx, NULL, es, tgid, w->key.pgen, 0);
 		struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
 
 		if (r == PMUBPF_STACK_WALKED && st)
 			__builtin_memcpy(&w->ust, st, sizeof(*st));
 		w->key.ustack = r == PMUBPF_STACK_WALKED && !st ? PMUBPF_STACK_ERROR : r;
-	} else if (want_user) {
-		w->key.ustack = walk_stack(ctx, &w->ust, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, 0);
 	}
 	/* Skip our own two frames (this program and bpf_trace_run4): the
 	 * stack then begins in __schedule. */

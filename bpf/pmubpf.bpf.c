@@ -487,10 +487,8 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 		key.pgen = process_gen(es, tgid, tid, period);
 		key.label = pmubpf_label_key(es, tgid, tid, key.pgen, period);
 	}
-	if (want_user && call_graph_dwarf && tgid)
-		key.ustack = dwarf_ustack_key(ctx, regs, es, tgid, key.pgen, period);
-	else if (want_user)
-		key.ustack = stack_key(ctx, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	if (want_user)
+		key.ustack = ustack_key(ctx, regs, es, tgid, key.pgen, period);
 	if (want_kernel)
 		key.kstack = stack_key(ctx, es, 0, PMUBPF_DROP_KSTACK, period);
 

@@ -4,7 +4,7 @@
  * Userspace (user/unwind.c) loads, per object, a sorted run of compact
  * rows {pc, rule} into unwind_rows (pmubpf_abi.h describes the rule), and
  * per process a slot listing its executable mappings with their tables.
- * Per sample, dwarf_ustack_key() starts from the user registers (the
+ * Per sample, ustack_key() starts from the user registers (the
  * sample's own if it interrupted user mode, else the task's saved user
  * pt_regs) and, in a bpf_loop of up to PMUBPF_MAX_DEPTH steps: records
  * the pc, finds its mapping (cached while frames stay in one object),
@@ -17,7 +17,12 @@
  * same stacks map. How each walk ended, when not at the outermost frame,
  * is counted in drops (PMUBPF_DROP_DWARF_*).
  *
- * Only x86-64 is implemented; elsewhere dwarf_ustack_key() is the frame
+ * --call-graph fp, and a process with no tables yet, walk by frame
+ * pointer here too (fp_ustack_walk: the same steps as the kernel's walk,
+ * bpf_get_stack's BPF_F_USER_STACK, without its faulting read of the
+ * chain's end; a 32-bit task is left to the kernel's).
+ *
+ * Only x86-64 is implemented; elsewhere ustack_key() is the kernel's frame
  * pointer walk (userspace does not offer --call-graph dwarf there).
  */
 #ifndef PMUBPF_UNWIND_BPF_H
@@ -182,6 +187,61 @@ static __always_inline long uw_stop(struct uw_ctx *c, __u32 reason)
 	return 1;
 }
 
+/* One step by frame pointer: the frame record at c->bp holds the
+ * caller's rbp and the return address. 0: go on, 1: stopped (c->stop
+ * says how). No read is made that could only fault: not of rbp 0, the
+ * chain's end (_start clears it), nor of an rbp below the stack pointer
+ * (frames go up the stack; what code built without frame pointers
+ * leaves in rbp mostly does not). The kernel's own walk (bpf_get_stack's
+ * BPF_F_USER_STACK) reads the record at 0 and takes a page fault at the
+ * end of every stack: a third of a sample's BPF time in a PVM guest. */
+static __always_inline int uw_fp_step(struct uw_ctx *c)
+{
+	__u64 pair[2];
+
+	if (!c->bp) { /* the end of a frame-pointer chain */
+		c->stop = UW_CLEAN;
+		return 1;
+	}
+	if (c->bp < c->sp)
+		return uw_stop(c, PMUBPF_DROP_DWARF_BAD_FRAME);
+	if (bpf_probe_read_user(pair, sizeof(pair), (void *)c->bp))
+		return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
+	c->sp = c->bp + 16;
+	c->bp = pair[0];
+	c->pc = pair[1];
+	c->is_ra = 1;
+	if (!c->pc) {
+		c->stop = UW_CLEAN;
+		return 1;
+	}
+	return 0;
+}
+
+/* One frame of a walk by frame pointer alone: record c->pc, step. */
+__noinline int pmubpf_fp_step(void)
+{
+	struct uw_ctx *c;
+	struct pmubpf_stack *st;
+	__u32 zero = 0, n;
+
+	c = bpf_map_lookup_elem(&unwind_state, &zero);
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c || !st)
+		return 1;
+	n = c->n;
+	if (n >= PMUBPF_MAX_DEPTH)
+		return 1; /* the depth: kept, as bpf_get_stack keeps it */
+	st->ips[n] = c->pc;
+	c->n = n + 1;
+	return uw_fp_step(c);
+}
+
+static long fp_step(__u64 i, void *data)
+{
+	return pmubpf_fp_step() ? 1 : 0;
+}
+
 /* One frame: record c->pc, then step to its caller. 0: go on, 1: stop. */
 __noinline int pmubpf_uw_step(void)
 {
@@ -251,23 +311,7 @@ __noinline int pmubpf_uw_step(void)
 			c->bad_rule++;
 		else
 			c->no_cfi++;
-		if (!c->bp) { /* the end of a frame-pointer chain */
-			c->stop = UW_CLEAN;
-			return 1;
-		}
-		if (c->bp < c->sp)
-			return uw_stop(c, PMUBPF_DROP_DWARF_BAD_FRAME);
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)c->bp))
-			return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
-		c->sp = c->bp + 16;
-		c->bp = pair[0];
-		c->pc = pair[1];
-		c->is_ra = 1;
-		if (!c->pc) {
-			c->stop = UW_CLEAN;
-			return 1;
-		}
-		return 0;
+		return uw_fp_step(c);
 	}
 
 	int rbp8 = PMUBPF_UW_RBP(rule);
@@ -300,13 +344,68 @@ static long uw_step(__u64 i, void *data)
 	return pmubpf_uw_step() ? 1 : 0;
 }
 
-/* The user stack of the current task by DWARF CFI, stored like
- * stack_key's. Falls back to the frame-pointer walk (counted) while the
- * process has no tables. */
-/* Unwind the current task's user stack into scratch:
- * PMUBPF_STACK_WALKED with the frames there, else the status to record.
- * -e off-cpu keeps the frames (a wait is weighed when it ends); samples
- * store them at once (dwarf_ustack_key). */
+/* The user registers a walk starts from, into a cleared c: those of the
+ * user-mode code a sample interrupted (regs), else those saved at the
+ * task's entry into the kernel. The task's code segment, or 0: no user
+ * context (a kernel thread; a task with no user pc). */
+static __always_inline __u64 uw_start(struct task_struct *task, bpf_user_pt_regs_t *regs,
+				      struct uw_ctx *c)
+{
+	__u64 cs;
+
+	__builtin_memset(c, 0, sizeof(*c));
+	if (!BPF_CORE_READ(task, mm))
+		return 0; /* kernel thread: no user stack */
+	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
+		c->pc = regs->ip;
+		c->sp = regs->sp;
+		c->bp = regs->bp;
+		cs = regs->cs;
+	} else { /* in the kernel: the registers saved at kernel entry */
+		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
+		struct pt_regs u;
+
+		if (!ur || bpf_probe_read_kernel(&u, sizeof(u), ur) || !u.ip)
+			return 0;
+		c->pc = u.ip;
+		c->sp = u.sp;
+		c->bp = u.bp;
+		cs = u.cs;
+	}
+	return cs ? cs : 3;
+}
+
+#define UW_USER32_CS 0x23 /* x86's __USER32_CS: a 32-bit task */
+
+/* The current task's user stack by frame pointer into scratch: the pc,
+ * then each frame record's return address, as bpf_get_stack's
+ * BPF_F_USER_STACK gives them, without the read that faults at the end
+ * of the chain (uw_fp_step). A 32-bit task (4-byte records) is left to
+ * the kernel's walk. PMUBPF_STACK_WALKED, else the status to record. */
+static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
+					    struct pmubpf_stack *st, __u32 es, __u64 period)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct uw_ctx *c;
+	__u32 zero = 0;
+	__u64 cs;
+
+	c = bpf_map_lookup_elem(&unwind_state, &zero);
+	if (!c)
+		return PMUBPF_STACK_ERROR;
+	cs = uw_start(task, regs, c);
+	if (!cs)
+		return PMUBPF_STACK_NONE;
+	if (cs == UW_USER32_CS)
+		return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
+	bpf_loop(PMUBPF_MAX_DEPTH, fp_step, NULL, 0);
+	st->nr = c->n;
+	return st->nr ? PMUBPF_STACK_WALKED : PMUBPF_STACK_NONE;
+}
+
+/* Unwind the current task's user stack into scratch by DWARF CFI: its
+ * process's tables, or by frame pointer (counted) while it has none.
+ * PMUBPF_STACK_WALKED with the frames there, else the status to record. */
 static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					       __u32 tgid, __u32 pgen, __u64 period)
 {
@@ -315,41 +414,23 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 	struct pmubpf_stack *st;
 	struct uw_ctx *c;
 	__u32 zero = 0;
-	__u64 pc, sp, bp;
 
-	if (!BPF_CORE_READ(task, mm))
-		return PMUBPF_STACK_NONE; /* kernel thread: no user stack */
 	st = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st)
 		return PMUBPF_STACK_ERROR;
 	up = bpf_map_lookup_elem(&unwind_pids, &tgid);
 	if (!up || up->pgen != pgen) {
-		count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
-		return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
-	}
-	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
-		pc = regs->ip;
-		sp = regs->sp;
-		bp = regs->bp;
-	} else { /* in the kernel: the registers saved at kernel entry */
-		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
-		struct pt_regs u;
-
-		if (!ur || bpf_probe_read_kernel(&u, sizeof(u), ur) || !u.ip)
-			return PMUBPF_STACK_NONE;
-		pc = u.ip;
-		sp = u.sp;
-		bp = u.bp;
+		if (BPF_CORE_READ(task, mm))
+			count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
+		return fp_ustack_walk(ctx, regs, st, es, period);
 	}
 	c = bpf_map_lookup_elem(&unwind_state, &zero);
 	if (!c)
 		return PMUBPF_STACK_ERROR;
-	__builtin_memset(c, 0, sizeof(*c));
+	if (!uw_start(task, regs, c))
+		return PMUBPF_STACK_NONE;
 	c->slot = up->slot;
 	c->nmaps = up->nmaps;
-	c->pc = pc;
-	c->sp = sp;
-	c->bp = bp;
 	bpf_loop(PMUBPF_MAX_DEPTH + 1, uw_step, NULL, 0);
 	if (c->stop == UW_RUNNING) /* cannot happen: n reaches the depth */
 		c->stop = UW_STOP_DROP, c->reason = PMUBPF_DROP_DWARF_TRUNCATED;
@@ -363,10 +444,24 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 	return PMUBPF_STACK_WALKED;
 }
 
+/* The current task's user stack into scratch, as --call-graph asks:
+ * PMUBPF_STACK_WALKED with the frames there, else the status to record. */
+static __always_inline __u64 ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					 __u32 tgid, __u32 pgen, __u64 period)
+{
+	__u32 zero = 0;
+	struct pmubpf_stack *st;
+
+	if (call_graph_dwarf && tgid)
+		return dwarf_ustack_walk(ctx, regs, es, tgid, pgen, period);
+	st = bpf_map_lookup_elem(&scratch, &zero);
+	return st ? fp_ustack_walk(ctx, regs, st, es, period) : PMUBPF_STACK_ERROR;
+}
+
 #else /* !__TARGET_ARCH_x86 */
 
-static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
-					       __u32 tgid, __u32 pgen, __u64 period)
+static __always_inline __u64 ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					 __u32 tgid, __u32 pgen, __u64 period)
 {
 	__u32 zero = 0;
 	struct pmubpf_stack *st = bpf_map_lookup_elem(&scratch, &zero);
@@ -378,11 +473,11 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 
 #endif
 
-/* The user stack unwound (dwarf_ustack_walk) and stored by content hash. */
-static __always_inline __u64 dwarf_ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
-					      __u32 tgid, __u32 pgen, __u64 period)
+/* The user stack walked (ustack_walk) and stored by content hash. */
+static __always_inline __u64 ustack_key(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
+					__u32 tgid, __u32 pgen, __u64 period)
 {
-	__u64 r = dwarf_ustack_walk(ctx, regs, es, tgid, pgen, period);
+	__u64 r = ustack_walk(ctx, regs, es, tgid, pgen, period);
 
 	return r == PMUBPF_STACK_WALKED ? pmubpf_store_scratch(es, PMUBPF_DROP_USTACK, period) : r;
 }
