@@ -187,15 +187,22 @@ static __always_inline long uw_stop(struct uw_ctx *c, __u32 reason)
 	return 1;
 }
 
+/* Nothing is mapped below vm.mmap_min_addr (64 KiB by default, never
+ * below 4 KiB): no frame record is there. */
+#define UW_MIN_ADDR 4096
+
 /* One step by frame pointer: the frame record at c->bp holds the
  * caller's rbp and the return address. 0: go on, 1: stopped (c->stop
  * says how). No read is made that could only fault: not of rbp 0, the
- * chain's end (_start clears it), nor of an rbp below the stack pointer
- * (frames go up the stack; what code built without frame pointers
- * leaves in rbp mostly does not). The kernel's own walk (bpf_get_stack's
- * BPF_F_USER_STACK) reads the record at 0 and takes a page fault at the
- * end of every stack: a third of a sample's BPF time in a PVM guest. */
-static __always_inline int uw_fp_step(struct uw_ctx *c)
+ * chain's end (_start clears it), nor of an rbp in the first page or
+ * not 8-aligned (no frame record; code built without frame pointers
+ * leaves such numbers in rbp). The kernel's own walk (bpf_get_stack's
+ * BPF_F_USER_STACK) reads the record at 0 and takes a page fault at
+ * the end of every stack: two thirds of a sample's BPF time in a PVM
+ * guest. upward: also stop at an rbp below the stack pointer (the DWARF
+ * walker's steps; the walk by frame pointer alone follows a chain
+ * across stacks, as the kernel's does: Go's systemstack, sigaltstack). */
+static __always_inline int uw_fp_step(struct uw_ctx *c, bool upward)
 {
 	__u64 pair[2];
 
@@ -203,7 +210,7 @@ static __always_inline int uw_fp_step(struct uw_ctx *c)
 		c->stop = UW_CLEAN;
 		return 1;
 	}
-	if (c->bp < c->sp)
+	if (upward ? c->bp < c->sp : c->bp < UW_MIN_ADDR || (c->bp & 7))
 		return uw_stop(c, PMUBPF_DROP_DWARF_BAD_FRAME);
 	if (bpf_probe_read_user(pair, sizeof(pair), (void *)c->bp))
 		return uw_stop(c, PMUBPF_DROP_DWARF_READ_FAIL);
@@ -234,7 +241,7 @@ __noinline int pmubpf_fp_step(void)
 		return 1; /* the depth: kept, as bpf_get_stack keeps it */
 	st->ips[n] = c->pc;
 	c->n = n + 1;
-	return uw_fp_step(c);
+	return uw_fp_step(c, false);
 }
 
 static long fp_step(__u64 i, void *data)
@@ -311,7 +318,7 @@ __noinline int pmubpf_uw_step(void)
 			c->bad_rule++;
 		else
 			c->no_cfi++;
-		return uw_fp_step(c);
+		return uw_fp_step(c, true);
 	}
 
 	int rbp8 = PMUBPF_UW_RBP(rule);
