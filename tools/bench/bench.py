@@ -611,6 +611,9 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
 CHURN_TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "perf"]
 CHURN_FREQ = 999
 CHURN_LEAD = 1.0   # seconds the load runs before the tool starts
+# The steady state: from this long after the tool's start to 0.5 s
+# before its recording ends (start-up and writing left out).
+CHURN_STEADY_FROM = 2.0
 
 
 def churn_progress(path):
@@ -728,6 +731,9 @@ def churn_run(tool, secs):
         load.wait()
     points, final = churn_progress(prog)
     n = churn_at(points, t_b) - churn_at(points, t_a)
+    s_a, s_b = t_a + CHURN_STEADY_FROM, t_a + secs - 0.5
+    if s_b > s_a:
+        rec["steady_procs_per_s"] = (churn_at(points, s_b) - churn_at(points, s_a)) / (s_b - s_a)
     rec.update(window_s=round(t_b - t_a, 3), processes=round(n), procs_per_s=n / (t_b - t_a),
                load_failed=final.get("failed"), foreign=round(w.foreign, 4), disturbed=w.disturbed(quiet),
                steal=round(w.steal, 4), throttled=tool != "alone" and throttled())
@@ -787,7 +793,8 @@ def churn():
                 rec["repeated"] = True
                 log("churn: disturbed, again (%d repeats left)" % retries[0])
     save("churn", {"rounds": CHURN_ROUNDS, "secs": secs, "freq": CHURN_FREQ, "event": "cpu-clock",
-                   "tools": CHURN_TOOLS, "workers": NCPU, "lead_s": CHURN_LEAD, "retries": CHURN_RETRIES,
+                   "tools": CHURN_TOOLS, "workers": NCPU, "lead_s": CHURN_LEAD,
+                   "steady_from_s": CHURN_STEADY_FROM, "retries": CHURN_RETRIES,
                    "programs": ["/bin/true", "/usr/bin/env true"], "disturbed": DISTURBED}, runs)
 
 

@@ -45,7 +45,7 @@ def churn_stats(res):
             continue
         good = [r for r in rs if not disturbed(r, limit)]
         use = good or rs
-        slow, lost, by_round = [], [], {}
+        slow, lost, steady, by_round = [], [], [], {}
         pairs = [(r, alone.get(r["round"])) for r in rs]
         pairs = [(r, a) for r, a in pairs if a and r["procs_per_s"] > 0]
         clean = [(r, a) for r, a in pairs if not disturbed(r, limit) and not disturbed(a, limit)]
@@ -54,7 +54,10 @@ def churn_stats(res):
             if r.get("window_s") and r.get("processes") is not None:
                 lost.append(r["window_s"] - r["processes"] / a["procs_per_s"])
             by_round[r["round"]] = slow[-1]
+            if r.get("steady_procs_per_s") and a.get("steady_procs_per_s"):
+                steady.append(a["steady_procs_per_s"] / r["steady_procs_per_s"])
         stats[tool] = {"runs": use, "all": len(rs), "fallback": not good, "slowdown": slow, "lost": lost,
+                       "steady": steady,
                        "slow_fallback": bool(pairs) and not clean, "by_round": by_round}
     # Above the floor: per round, the tool's slowdown over the floor's.
     floor = stats.get("floor", {}).get("by_round", {})
@@ -103,7 +106,11 @@ def churn_block(res):
            "is, per round, the alone run's processes/s over the tool run's (1.25 = each "
            "process took 25%% longer); **above floor** is, per round, the tool's slowdown over "
            "the floor's in the same round (median (min–max)): what the tool costs the load "
-           "beyond the timer interrupts any sampler at this rate takes. **Load lost** is, per round, the "
+           "beyond the timer interrupts any sampler at this rate takes. **Steady slowdown** is the load "
+           "slowdown while recording only, from %g s after the tool's start to 0.5 s before its "
+           "recording ends: what an always-on recorder costs between its start-up and its writes "
+           "(for a 10 s recording those two weigh on the whole-life slowdown several times more "
+           "than on an agent's 60 s windows). **Load lost** is, per round, the "
            "load's work the tool cost it, in seconds of the load running alone: the tool's life less "
            "the processes finished in it over the alone run's rate. Unlike the slowdown it is not "
            "diluted by a long life: a tool that lives a second longer at little cost (perf record "
@@ -120,7 +127,7 @@ def churn_block(res):
            "is run again, up to %d times in the part (BENCH_CHURN_RETRIES; %d here); "
            "disturbed runs left after that are left out (%d of %d here; %s); a row marked † "
            "had no undisturbed run and shows all of them, a slowdown marked † also uses "
-           "disturbed runs." % (secs, cfg["rounds"], cfg.get("retries", 0), nrep, nbusy, len(final),
+           "disturbed runs." % (secs, cfg.get("steady_from_s", 2.0), cfg["rounds"], cfg.get("retries", 0), nrep, nbusy, len(final),
                                 disturb_rule(cfg["disturbed"])), ""]
     rows = []
     for tool in TOOLS:
@@ -136,6 +143,7 @@ def churn_block(res):
                      spread(vals(rs, "procs_per_s"), 0),
                      "1 (reference)" if tool == "alone" else spread(s["slowdown"], 2) + (" †" if s["slow_fallback"] else ""),
                      spread(s["above_floor"], 2) if tool not in ("alone", "floor") and s["above_floor"] else "–",
+                     spread(s["steady"], 2) if tool != "alone" and s["steady"] else "–",
                      spread(s["lost"], 2) if tool != "alone" and s["lost"] else "–",
                      spread(per_proc, 2),
                      spread(wake, 0) if wake else "–",
@@ -144,9 +152,9 @@ def churn_block(res):
                      f(med(vals(rs, "output_bytes", 1 / 2**20)), 2) if vals(rs, "output_bytes") else "–",
                      "%d/%d" % (len(rs), s["all"])])
     out += [table(["tool", "CPU (s)", "peak RSS (MB)", "processes/s", "load slowdown", "above floor",
-                   "load lost (s)", "CPU per process (ms)", "wakeups/s", "samples", "perf report CPU (s)",
+                   "steady slowdown", "load lost (s)", "CPU per process (ms)", "wakeups/s", "samples", "perf report CPU (s)",
                    "output (MB)", "runs"],
-                  rows, ["l"] + ["r"] * 12), ""]
+                  rows, ["l"] + ["r"] * 13), ""]
     prow = []
     for tool in PMUBPF_TOOLS:
         s = st.get(tool)
