@@ -123,15 +123,17 @@ if named < 0.8 * n:
 # A fork child that execs before its first sample is in a copy of its
 # parent's image: BPF sends "its parent's" (NOTICE_LIKE) in place of a
 # walk of the copy. churn_work's children (fork, then execve of
-# /bin/true or env) sampled inside their execve: at least 20 of them so
-# named, and their user leaf (the execve call in the parent's libc)
-# named in at least 80% of such samples (seen: 223 from the parent, 97%
-# named; with the parent's maps not taken, about half).
+# /bin/true or env) sampled inside their execve: at least 5 of them so
+# named in 5 s of one worker (without NOTICE_LIKE: none), and their user
+# leaf (the execve call in the parent's libc) named in at least 80% of
+# such samples (seen: 223 from the parent, 97% named; with the parent's
+# maps not taken, about half). How many land there moves with the
+# machine: 5 to 72 in 3 s runs of one session, 223 in another's.
 like_parent() {
 	local c k
 	c=$($DUMP "$1" | grep -o '"images: [^"]*"') || { echo "no images: comment"; return 1; }
 	k=$(sed -n "s/.*(\([0-9]*\) of them their parent's.*/\1/p" <<<"$c")
-	((${k:-0} >= 20)) || { echo "${k:-no} images from the parent's, want >= 20: $c"; return 1; }
+	((${k:-0} >= 5)) || { echo "${k:-no} images from the parent's, want >= 5: $c"; return 1; }
 	echo "$k images from the parent's"
 	exec_inside "$1" churn_work,true,env
 }
@@ -229,7 +231,7 @@ if bpf_images "$TMP/short.bpf.err"; then
 		fail exec_inside_named "pmubpf did not start: $(tail -n1 "$TMP/inside.err")"
 	fi
 	if start_recorder "$TMP/like.err" -a -F 999 -o "$TMP/like.pb.gz"; then
-		"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 3 1 "$TMP/like.progress" >/dev/null 2>&1
+		"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 5 1 "$TMP/like.progress" >/dev/null 2>&1
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
 		check images_like_parent like_parent "$TMP/like.pb.gz"
 	else
