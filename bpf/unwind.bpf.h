@@ -90,6 +90,7 @@ struct uw_ctx {
 	__u32 stop, reason;
 	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
 	__u32 is_ra;                  /* pc is a return address */
+	__u32 fp_only;                /* no tables: every step by frame pointer */
 };
 
 /* The walk's state lives in a per-CPU map value, not on the stack: the
@@ -225,30 +226,6 @@ static __always_inline int uw_fp_step(struct uw_ctx *c, bool upward)
 	return 0;
 }
 
-/* One frame of a walk by frame pointer alone: record c->pc, step. */
-__noinline int pmubpf_fp_step(void)
-{
-	struct uw_ctx *c;
-	struct pmubpf_stack *st;
-	__u32 zero = 0, n;
-
-	c = bpf_map_lookup_elem(&unwind_state, &zero);
-	st = bpf_map_lookup_elem(&scratch, &zero);
-	if (!c || !st)
-		return 1;
-	n = c->n;
-	if (n >= PMUBPF_MAX_DEPTH)
-		return 1; /* the depth: kept, as bpf_get_stack keeps it */
-	st->ips[n] = c->pc;
-	c->n = n + 1;
-	return uw_fp_step(c, false);
-}
-
-static long fp_step(__u64 i, void *data)
-{
-	return pmubpf_fp_step() ? 1 : 0;
-}
-
 /* One frame: record c->pc, then step to its caller. 0: go on, 1: stop. */
 __noinline int pmubpf_uw_step(void)
 {
@@ -269,6 +246,8 @@ __noinline int pmubpf_uw_step(void)
 	 * interrupted) is recorded + 1 so that the lookup lands on it. */
 	st->ips[n] = c->is_ra || !n ? c->pc : c->pc + 1;
 	c->n = n + 1;
+	if (c->fp_only)
+		return uw_fp_step(c, false);
 
 	if (c->pc < c->m_start || c->pc >= c->m_end) {
 		if (uw_find_map(c))
@@ -405,7 +384,8 @@ static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
 		return PMUBPF_STACK_NONE;
 	if (cs == UW_USER32_CS)
 		return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
-	bpf_loop(PMUBPF_MAX_DEPTH, fp_step, NULL, 0);
+	c->fp_only = 1;
+	bpf_loop(PMUBPF_MAX_DEPTH, uw_step, NULL, 0); /* at the depth: kept, as the kernel keeps it */
 	st->nr = c->n;
 	return st->nr ? PMUBPF_STACK_WALKED : PMUBPF_STACK_NONE;
 }
