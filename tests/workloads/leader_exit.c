@@ -57,42 +57,46 @@ static __attribute__((noinline)) void heir_spin(int64_t end)
 	spin_until(end);
 }
 
+/* The truth lines, into argv[2] (opened with mode: the worker's "w",
+ * the heir's "a" after it), else stdout. */
+static void put_truth(const char *mode, const char *text)
+{
+	FILE *f = out_path ? fopen(out_path, mode) : stdout;
+
+	if (!f)
+		exit(1);
+	fputs(text, f);
+	if (out_path)
+		fclose(f);
+	else
+		fflush(f);
+}
+
 static void *heir(void *arg)
 {
+	char text[64];
 	int64_t t0;
-	FILE *f;
 
 	if (pthread_join(*(pthread_t *)arg, NULL))
 		exit(1);
 	t0 = thread_clock_ns();
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "heir", NULL));
 	heir_spin(now_ns() + (int64_t)(secs * 1e9));
-	f = out_path ? fopen(out_path, "a") : stdout;
-	if (!f)
-		exit(1);
-	fprintf(f, "truth heir_spin %lld\n", (long long)(thread_clock_ns() - t0));
-	if (out_path)
-		fclose(f);
-	else
-		fflush(f);
+	snprintf(text, sizeof(text), "truth heir_spin %lld\n", (long long)(thread_clock_ns() - t0));
+	put_truth("a", text);
 	return NULL;
 }
 
 static void *worker(void *arg)
 {
 	int64_t end = *(int64_t *)arg, t0 = thread_clock_ns();
-	FILE *f = out_path ? fopen(out_path, "w") : stdout;
+	char text[96];
 
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "worker", NULL));
 	worker_spin(end);
-	if (!f)
-		exit(1);
-	fprintf(f, "truth leader_spin %lld\ntruth worker_spin %lld\n", (long long)leader_ns,
-		(long long)(thread_clock_ns() - t0));
-	if (out_path)
-		fclose(f);
-	else
-		fflush(f);
+	snprintf(text, sizeof(text), "truth leader_spin %lld\ntruth worker_spin %lld\n",
+		 (long long)leader_ns, (long long)(thread_clock_ns() - t0));
+	put_truth("w", text);
 	return NULL;
 }
 
