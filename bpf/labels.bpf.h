@@ -178,8 +178,12 @@ LABEL_SOURCE(pmubpf_go_label, go_label_id)
 LABEL_SOURCE(pmubpf_custom_label, custom_label_id)
 LABEL_SOURCE(pmubpf_otel_label, otel_label_id)
 
-/* The sample's label key: every source's set id, as one u64. */
-__noinline __u64 pmubpf_label_key(__u32 es, __u32 tgid, __u32 tid,
+/* The sample's label key: every source's set id, as one u64. Inlined in
+ * its caller, not a function of its own: each source's reader (a
+ * function) calls its notice's (another), and a frame more between the
+ * sample and those made the chain's stack more than the 512 bytes that
+ * verifiers without private stacks (before 6.13) allow a whole chain. */
+static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 				       __u32 pgen, __u64 period)
 {
 	struct task_struct *task = bpf_get_current_task_btf();

@@ -485,7 +485,7 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 	key.tid = tid;
 	if (tgid) { /* first: the DWARF unwinder checks the generation */
 		key.pgen = process_gen(es, tgid, tid, period);
-		key.label = pmubpf_label_key(es, tgid, tid, key.pgen, period);
+		key.label = label_key(es, tgid, tid, key.pgen, period);
 	}
 	if (want_user)
 		key.ustack = ustack_key(ctx, regs, es, tgid, key.pgen, period);

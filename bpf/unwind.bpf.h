@@ -81,6 +81,10 @@ enum uw_stop {
 	UW_STOP_DROP, /* stopped early: reason in c->reason */
 };
 
+struct uw_regs_tail {
+	__u64 ip, cs, flags, sp; /* pt_regs from ip on */
+};
+
 struct uw_ctx {
 	__u64 pc, sp, bp;
 	__u64 m_start, m_end, m_bias; /* the mapping of the last pc */
@@ -91,6 +95,7 @@ struct uw_ctx {
 	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
 	__u32 is_ra;                  /* pc is a return address */
 	__u32 fp_only;                /* no tables: every step by frame pointer */
+	struct uw_regs_tail regs;     /* uw_start's read of the saved user registers */
 };
 
 /* The walk's state lives in a per-CPU map value, not on the stack: the
@@ -330,6 +335,19 @@ static long uw_step(__u64 i, void *data)
 	return pmubpf_uw_step() ? 1 : 0;
 }
 
+/* A field of the sample's registers (the perf_event context): one load
+ * at its constant offset from the context pointer. Plain C let clang
+ * add the offset to the pointer first and load from there, which
+ * verifiers before 6.13 refuse ("dereference of modified ctx ptr"). */
+#define UW_REG(regs, field)                                                            \
+	({                                                                             \
+		__u64 v_;                                                              \
+		asm volatile("%0 = *(u64 *)(%1 + %2)"                                  \
+			     : "=r"(v_)                                                \
+			     : "r"(regs), "i"(__builtin_offsetof(struct pt_regs, field))); \
+		v_;                                                                    \
+	})
+
 /* The user registers a walk starts from, into a cleared c: those of the
  * user-mode code a sample interrupted (regs), else those saved at the
  * task's entry into the kernel. The task's code segment, or 0: no user
@@ -342,21 +360,24 @@ static __always_inline __u64 uw_start(struct task_struct *task, bpf_user_pt_regs
 	__builtin_memset(c, 0, sizeof(*c));
 	if (!BPF_CORE_READ(task, mm))
 		return 0; /* kernel thread: no user stack */
-	if (regs && (regs->cs & 3) == 3) { /* the sample interrupted user mode */
-		c->pc = regs->ip;
-		c->sp = regs->sp;
-		c->bp = regs->bp;
-		cs = regs->cs;
+	if (regs && (UW_REG(regs, cs) & 3) == 3) { /* the sample interrupted user mode */
+		c->pc = UW_REG(regs, ip);
+		c->sp = UW_REG(regs, sp);
+		c->bp = UW_REG(regs, bp);
+		cs = UW_REG(regs, cs);
 	} else { /* in the kernel: the registers saved at kernel entry */
 		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
-		struct pt_regs u;
+		/* ip, cs, flags, sp: the tail of pt_regs, read into the walk's
+		 * state (a whole pt_regs on the stack was 168 of the 512 bytes
+		 * older verifiers allow all frames of a call chain together). */
+		struct uw_regs_tail *t = &c->regs;
 
-		if (!ur || bpf_probe_read_kernel(&u, sizeof(u), ur) || !u.ip)
+		if (!ur || bpf_probe_read_kernel(t, sizeof(*t), &ur->ip) || !t->ip ||
+		    bpf_probe_read_kernel(&c->bp, sizeof(c->bp), &ur->bp))
 			return 0;
-		c->pc = u.ip;
-		c->sp = u.sp;
-		c->bp = u.bp;
-		cs = u.cs;
+		c->pc = t->ip;
+		c->sp = t->sp;
+		cs = t->cs;
 	}
 	return cs ? cs : 3;
 }

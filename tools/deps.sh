@@ -30,6 +30,8 @@ PKGS=(
   golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
   tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)
+  qemu-system-x86 busybox-static kmod cpio  # Debian's other kernels under qemu (tools/kernels, make test-kernels)
+  stress-ng                      # a CPU hog on every CPU (make test-slow)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox libbpf-tools) # libbpf-tools: offcputime (make bench-offcpu)

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The initramfs's init (tools/kernels/initramfs.sh): load the 9p modules,
+# mount this machine's root read-only at /newroot and the results share
+# (read-write) under it, make the places a recording writes writable
+# (tmpfs), then run the command the host left in the share as
+# /bin/bash tools/kernels/guest.sh inside the root, and power off.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in /mods/*.ko; do
+	[ -e "$m" ] && insmod "$m"
+done
+opts=trans=virtio,version=9p2000.L,msize=524288,cache=loose
+if ! mount -t 9p -o ro,$opts hostroot /newroot; then
+	echo "init: cannot mount the host root over 9p" >/dev/console
+	echo o >/proc/sysrq-trigger
+fi
+R=/newroot
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mount -t devpts devpts $R/dev/pts 2>/dev/null
+mount -t tmpfs -o mode=1777 tmp $R/tmp
+mount -t tmpfs run $R/run
+mount -t tmpfs vartmp $R/var/tmp
+mount -t tmpfs cache $R/var/cache
+mount -t tmpfs home $R/root
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+mkdir -p $R/run/kout
+mount -t 9p -o $opts kout $R/run/kout
+chroot $R /bin/bash /run/kout/cmd >/dev/console 2>&1
+echo $? >$R/run/kout/rc
+umount $R/run/kout
+echo o >/proc/sysrq-trigger
+sleep 10
