@@ -80,8 +80,27 @@ int session__stop_signal(void)
 /* libbpf's print callback is process-wide; so is its verbosity. */
 static int verbosity;
 
+/* What the kernel said of a refused program (libbpf warns it, at any
+ * verbosity): session_open's load names a refusal from it. */
+static struct loadlog load_log;
+
+struct loadlog *session_loadlog(void)
+{
+	return &load_log;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (level != LIBBPF_DEBUG) {
+		char *msg = NULL;
+		va_list aq;
+
+		va_copy(aq, ap);
+		if (vasprintf(&msg, fmt, aq) >= 0)
+			loadlog__feed(&load_log, msg);
+		va_end(aq);
+		free(msg);
+	}
 	if (level == LIBBPF_DEBUG && verbosity < 2)
 		return 0;
 	if (!verbosity)

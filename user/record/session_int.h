@@ -16,6 +16,7 @@
 #include "perf/timekeeper.h"
 #include "session.h"
 #include "unwind/unwind.h"
+#include "loadlog.h"
 #include "windows.h"
 
 /* At most this often the window's stacks map's fill is read
@@ -86,6 +87,9 @@ struct session {
 	int64_t duration;            /* set by session__stop */
 	struct unwind_stats uw_st;
 };
+
+/* What libbpf said of the last refused BPF program (loadlog.h). */
+struct loadlog *session_loadlog(void);
 
 /* Set s->err to the formatted one-line reason; returns -1. */
 int session_fail(struct session *s, const char *fmt, ...)

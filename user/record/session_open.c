@@ -416,7 +416,16 @@ int session__open(struct session *s)
 	    size_data_maps(s, windowed) ||
 	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
+	loadlog__reset(session_loadlog());
 	err = pmubpf_bpf__load(s->skel);
+	if (err && loadlog__refused(session_loadlog())) {
+		/* EACCES from the verifier, not from a missing capability
+		 * (that one is refused before any log is written). */
+		char why[384];
+
+		loadlog__describe(session_loadlog(), why, sizeof(why));
+		return session_fail(s, "%s (-v prints the verifier's log)", why);
+	}
 	if (err == -EPERM || err == -EACCES)
 		return session_fail(s, "loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
 	if (err)
