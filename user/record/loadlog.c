@@ -1,8 +1,11 @@
 /* loadlog.c — see loadlog.h. */
 #include "loadlog.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
 #define BEGIN_LOG "-- BEGIN PROG LOAD LOG --"
 #define END_LOG   "-- END PROG LOAD LOG --"
@@ -80,4 +83,35 @@ void loadlog__describe(const struct loadlog *l, char *buf, size_t size)
 {
 	snprintf(buf, size, "the kernel refused BPF program '%s': %s", l->prog[0] ? l->prog : "?",
 		 l->last[0] ? l->last : "no reason given");
+}
+
+static struct loadlog process_log;
+static int verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_DEBUG) { /* a refusal's messages are warnings */
+		char *msg = NULL;
+		va_list aq;
+
+		va_copy(aq, ap);
+		if (vasprintf(&msg, fmt, aq) >= 0)
+			loadlog__feed(&process_log, msg);
+		va_end(aq);
+		free(msg);
+	}
+	if (!verbosity || (level == LIBBPF_DEBUG && verbosity < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void loadlog__install(int v)
+{
+	verbosity = v;
+	libbpf_set_print(print_libbpf);
+}
+
+struct loadlog *loadlog__process(void)
+{
+	return &process_log;
 }

@@ -19,6 +19,13 @@ struct loadlog {
 	char last[256];  /* the verifier's last line (its reason), "" if none */
 };
 
+/* libbpf's print callback (process-wide): every message it warns of is
+ * fed to loadlog__process()'s log; printed at -v, its debug messages
+ * too at -vv. */
+void loadlog__install(int verbosity);
+/* The process's log, which libbpf's messages feed. */
+struct loadlog *loadlog__process(void);
+
 /* Forget what was kept (before a load). */
 void loadlog__reset(struct loadlog *l);
 /* One message of libbpf's, formatted. */

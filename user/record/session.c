@@ -77,36 +77,6 @@ int session__stop_signal(void)
 	return stop_signal;
 }
 
-/* libbpf's print callback is process-wide; so is its verbosity. */
-static int verbosity;
-
-/* What the kernel said of a refused program (libbpf warns it, at any
- * verbosity): session_open's load names a refusal from it. */
-static struct loadlog load_log;
-
-struct loadlog *session_loadlog(void)
-{
-	return &load_log;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level != LIBBPF_DEBUG) {
-		char *msg = NULL;
-		va_list aq;
-
-		va_copy(aq, ap);
-		if (vasprintf(&msg, fmt, aq) >= 0)
-			loadlog__feed(&load_log, msg);
-		va_end(aq);
-		free(msg);
-	}
-	if (level == LIBBPF_DEBUG && verbosity < 2)
-		return 0;
-	if (!verbosity)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
 
 
 const char *session__error(const struct session *s)
@@ -131,8 +101,7 @@ struct session *session__new(const struct config *cfg, bool quiet)
 	s->status = 1;
 	s->epfd = -1;
 	s->cmd.go_fd = s->cmd.err_fd = -1;
-	verbosity = cfg->verbose;
-	libbpf_set_print(libbpf_print);
+	loadlog__install(cfg->verbose);
 	return s;
 }
 

@@ -88,9 +88,6 @@ struct session {
 	struct unwind_stats uw_st;
 };
 
-/* What libbpf said of the last refused BPF program (loadlog.h). */
-struct loadlog *session_loadlog(void);
-
 /* Set s->err to the formatted one-line reason; returns -1. */
 int session_fail(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

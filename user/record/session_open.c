@@ -416,14 +416,14 @@ int session__open(struct session *s)
 	    size_data_maps(s, windowed) ||
 	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
-	loadlog__reset(session_loadlog());
+	loadlog__reset(loadlog__process());
 	err = pmubpf_bpf__load(s->skel);
-	if (err && loadlog__refused(session_loadlog())) {
+	if (err && loadlog__refused(loadlog__process())) {
 		/* EACCES from the verifier, not from a missing capability
 		 * (that one is refused before any log is written). */
 		char why[384];
 
-		loadlog__describe(session_loadlog(), why, sizeof(why));
+		loadlog__describe(loadlog__process(), why, sizeof(why));
 		return session_fail(s, "%s (-v prints the verifier's log)", why);
 	}
 	if (err == -EPERM || err == -EACCES)
