@@ -186,7 +186,7 @@ LABEL_SOURCE(pmubpf_otel_label, otel_label_id)
 static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 				       __u32 pgen, __u64 period)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	__u64 ids[PMUBPF_LSRC__MAX], key, foreign = 0;
 	__u64 tp;
 

@@ -86,8 +86,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * after a leader's pthread_exit kept their labels and unwind tables).
  * Where the loader asked for images (images.bpf.h), the image is sent
  * first, while the exit still has it. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
+static __always_inline int process_exit(struct task_struct *p, bool images)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	struct pmubpf_seen *s;
@@ -96,12 +95,28 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	s = own_generation(tgid);
 	if (s) {
-		if (images_on)
+		if (images)
 			image_send(tgid, s->pgen);
 		s->ended = 1;
 	}
 	forget_process(tgid);
 	return 0;
+}
+
+/* Two programs, one loaded: image_send walks a path with bpf_loop and
+ * the VMA iterator (6.x), and a program that only names those does not
+ * load on an older kernel, so the recordings without images load the
+ * one without it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	return process_exit(p, false);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_images, struct task_struct *p)
+{
+	return process_exit(p, images_on);
 }
 
 /* The leader's task is freed: no sample can come from it any more, and

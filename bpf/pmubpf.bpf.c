@@ -46,9 +46,7 @@ const volatile bool has_members = false;
 const volatile __u32 nr_cpus = 1;    /* possible CPUs: group_members rows */
 const volatile __u64 tp_period = 1;  /* a tracepoint sample's weight (-c) */
 
-/* Process generations: one counter for all processes, so (tgid, pgen)
- * names one address space for the whole recording. */
-__u32 next_pgen = 0;
+#include "compat.bpf.h"
 
 /* The recording window, set and cleared by userspace through the mmap'd
  * .bss: samples count only between the two stores, however long opening,
@@ -251,7 +249,7 @@ static __always_inline __u32 task_moving(struct task_struct *task)
 static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u32 tgid,
 					__u32 tid, __u32 pgen, __u64 label, __u64 ptr)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
 	n->kind = kind;
 	n->tgid = tgid;
@@ -303,7 +301,7 @@ static __always_inline int send_proc_notice(__u32 tgid, __u32 tid, __u32 pgen, _
 /* The start time of the current process (its leader's), CLOCK_MONOTONIC. */
 static __always_inline __u64 process_start(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
 	return BPF_CORE_READ(task, group_leader, start_time);
 }
@@ -312,7 +310,7 @@ static __always_inline __u64 process_start(void)
  * of another process that had the pid (its exit leaves the entry, so
  * that the samples the exit still takes keep the image BPF sent) is
  * replaced. */
-static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
+static __always_inline __u32 process_gen(__u32 maker, __u32 es, __u32 tgid, __u32 tid,
 					 __u64 period)
 {
 	struct pmubpf_seen *s = bpf_map_lookup_elem(&seen, &tgid);
@@ -320,7 +318,7 @@ static __always_inline __u32 process_gen(__u32 es, __u32 tgid, __u32 tid,
 
 	if (!s || (s->start && s->start != start)) {
 		struct pmubpf_seen nv = {
-			.pgen = __sync_fetch_and_add(&next_pgen, 1) + 1,
+			.pgen = new_pgen(maker, nr_cpus),
 			.start = start,
 		};
 		bpf_map_update_elem(&seen, &tgid, &nv, s ? BPF_EXIST : BPF_NOEXIST);
@@ -449,11 +447,12 @@ static __always_inline bool add_count(struct pmubpf_key *key, __u32 w, __u32 es,
 #include "groups.bpf.h"
 #include "dataaddr.bpf.h"
 
-/* One sample of event ev, from either entry below. regs: the registers
+/* One sample of event ev, from either entry below (maker: which one,
+ * for the process generations it makes: compat.bpf.h). regs: the registers
  * of an interrupted user-mode task, else NULL (the unwinder then takes
  * the task's saved user registers). addr: the sample's data address
  * (--data-addr), 0 if none. */
-static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period,
+static __always_inline int sample(__u32 maker, void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period,
 				  __u64 addr)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -484,7 +483,7 @@ static __always_inline int sample(void *ctx, bpf_user_pt_regs_t *regs, __u32 ev,
 	key.tgid = tgid;
 	key.tid = tid;
 	if (tgid) { /* first: the DWARF unwinder checks the generation */
-		key.pgen = process_gen(es, tgid, tid, period);
+		key.pgen = process_gen(maker, es, tgid, tid, period);
 		key.label = label_key(es, tgid, tid, key.pgen, period);
 	}
 	if (want_user)
@@ -509,7 +508,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if ((ctx->regs.cs & 3) == 3)
 		regs = &ctx->regs;
 #endif
-	return sample(ctx, regs, (__u32)bpf_get_attach_cookie(ctx), ctx->sample_period,
+	return sample(PGEN_BY_SAMPLE, ctx, regs, event_of(ctx), ctx->sample_period,
 		      data_events ? ctx->addr : 0);
 }
 
@@ -524,7 +523,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
-	__u32 ev = (__u32)bpf_get_attach_cookie(ctx), cpu;
+	__u32 ev = event_of(ctx), cpu;
 	__u64 *hits;
 
 	if (!recording || ev >= PMUBPF_MAX_EVENTS)
@@ -543,7 +542,7 @@ int on_tracepoint(void *ctx)
 	if (++*hits < tp_period)
 		return 0;
 	*hits = 0;
-	sample(ctx, NULL, ev, tp_period, 0);
+	sample(PGEN_BY_TRACEPOINT, ctx, NULL, ev, tp_period, 0);
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  * per process a slot listing its executable mappings with their tables.
  * Per sample, ustack_key() starts from the user registers (the
  * sample's own if it interrupted user mode, else the task's saved user
- * pt_regs) and, in a bpf_loop of up to PMUBPF_MAX_DEPTH steps: records
+ * pt_regs) and, in a loop of up to PMUBPF_MAX_DEPTH steps: records
  * the pc, finds its mapping (cached while frames stay in one object),
  * binary-searches the row, computes the CFA, reads the return address
  * (and rbp when the row says where it was saved) with
@@ -330,9 +330,15 @@ __noinline int pmubpf_uw_step(void)
 	return 0;
 }
 
-static long uw_step(__u64 i, void *data)
+/* Up to n steps of the walk: a bounded loop around pmubpf_uw_step (a
+ * function, verified once; the loop's turns differ only in i, a few
+ * instructions each), not bpf_loop: a program that names a bpf_loop
+ * callback does not load before 5.13 (compat.bpf.h). */
+static __always_inline void uw_walk(__u32 n)
 {
-	return pmubpf_uw_step() ? 1 : 0;
+	for (__u32 i = 0; i < n; i++)
+		if (pmubpf_uw_step())
+			break;
 }
 
 /* A field of the sample's registers (the perf_event context): one load
@@ -366,7 +372,7 @@ static __always_inline __u64 uw_start(struct task_struct *task, bpf_user_pt_regs
 		c->bp = UW_REG(regs, bp);
 		cs = UW_REG(regs, cs);
 	} else { /* in the kernel: the registers saved at kernel entry */
-		struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
+		struct pt_regs *ur = current_user_regs();
 		/* ip, cs, flags, sp: the tail of pt_regs, read into the walk's
 		 * state (a whole pt_regs on the stack was 168 of the 512 bytes
 		 * older verifiers allow all frames of a call chain together). */
@@ -392,7 +398,7 @@ static __always_inline __u64 uw_start(struct task_struct *task, bpf_user_pt_regs
 static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
 					    struct pmubpf_stack *st, __u32 es, __u64 period)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct uw_ctx *c;
 	__u32 zero = 0;
 	__u64 cs;
@@ -406,7 +412,7 @@ static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
 	if (cs == UW_USER32_CS)
 		return walk_stack(ctx, st, es, BPF_F_USER_STACK, PMUBPF_DROP_USTACK, period);
 	c->fp_only = 1;
-	bpf_loop(PMUBPF_MAX_DEPTH, uw_step, NULL, 0); /* at the depth: kept, as the kernel keeps it */
+	uw_walk(PMUBPF_MAX_DEPTH); /* at the depth: kept, as the kernel keeps it */
 	st->nr = c->n;
 	return st->nr ? PMUBPF_STACK_WALKED : PMUBPF_STACK_NONE;
 }
@@ -417,7 +423,7 @@ static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
 static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					       __u32 tgid, __u32 pgen, __u64 period)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct pmubpf_upid *up;
 	struct pmubpf_stack *st;
 	struct uw_ctx *c;
@@ -439,7 +445,7 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 		return PMUBPF_STACK_NONE;
 	c->slot = up->slot;
 	c->nmaps = up->nmaps;
-	bpf_loop(PMUBPF_MAX_DEPTH + 1, uw_step, NULL, 0);
+	uw_walk(PMUBPF_MAX_DEPTH + 1);
 	if (c->stop == UW_RUNNING) /* cannot happen: n reaches the depth */
 		c->stop = UW_STOP_DROP, c->reason = PMUBPF_DROP_DWARF_TRUNCATED;
 	if (c->stop == UW_STOP_DROP)

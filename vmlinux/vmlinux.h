@@ -207,6 +207,7 @@ struct task_struct {
 	struct nsproxy *nsproxy; /* NULL once the task has exited */
 	struct signal_struct *signal;
 	struct thread_struct thread;
+	void *stack; /* the kernel stack: its top holds the user registers */
 };
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX

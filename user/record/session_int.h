@@ -16,6 +16,7 @@
 #include "perf/timekeeper.h"
 #include "session.h"
 #include "unwind/unwind.h"
+#include "features.h"
 #include "loadlog.h"
 #include "windows.h"
 
@@ -42,6 +43,7 @@ struct session {
 	                              * the kernel's mmap reports (images.h) */
 	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */
 	bool offcpu;                 /* -e off-cpu: on_switch loaded (offcpu.h) */
+	struct features feat;        /* what this kernel's BPF can do */
 	struct pmubpf_bpf *skel;
 	/* the pipeline behind the notices */
 	struct symcache *sc;

@@ -364,6 +364,36 @@ static void session_warm_maps(struct session *s)
 		mapalloc__warm(s->win.stacks_fd[w], &none, sizeof(struct pmubpf_stack), s->cpus, s->ncpus);
 }
 
+static void say_lacking(const char *text, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "pmubpf: this kernel lacks %s\n", text);
+}
+
+/* What this kernel's BPF lacks (features.h) stood in for in BPF
+ * (compat.bpf.h), or refused where the recording needs it. */
+static int use_features(struct session *s)
+{
+	const struct config *cfg = s->cfg;
+	int sampled = 0;
+
+	features__probe(&s->feat);
+	if (cfg->verbose)
+		features__describe(&s->feat, say_lacking, NULL);
+	s->skel->rodata->has_attach_cookie = s->feat.attach_cookie;
+	s->skel->rodata->has_task_pt_regs = s->feat.task_pt_regs;
+	for (int e = 0; e < cfg->nevents && e < PMUBPF_MAX_EVENTS; e++)
+		sampled += !s->skel->rodata->leader_of[e];
+	if (sampled > 1 && !s->feat.attach_cookie)
+		return session_fail(s, "%d events sampled in one recording need BPF cookies "
+				       "(bpf_get_attach_cookie, Linux 5.15), which this kernel lacks: "
+				       "record one event at a time", sampled);
+	if (s->offcpu && !s->feat.offcpu)
+		return session_fail(s, "-e off-cpu needs BPF syscall programs with bpf_for_each_map_elem "
+				       "(Linux 5.14), which this kernel lacks");
+	return 0;
+}
+
 int session__open(struct session *s)
 {
 	const struct config *cfg = s->cfg;
@@ -390,18 +420,18 @@ int session__open(struct session *s)
 	s->skel->rodata->nr_events = (__u32)cfg->nevents;
 	if (set_groups_and_tracepoints(s))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
+	if (use_features(s))
+		return -1;
 	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
-	if (s->dwarf && !unwind__supported()) {
-		fprintf(stderr, "pmubpf: warning: this kernel lacks bpf_loop/bpf_task_pt_regs (5.17+): --call-graph fp\n");
-		s->dwarf = false;
-	}
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
 	/* A whole machine's recording: the kernel's mmap reports cost every
 	 * process that maps code (issue 11); targets keep them, for they
 	 * name a library the moment a target maps it (images.h). */
 	s->images = cfg->all && !cfg->data_addr && images__supported();
 	s->skel->rodata->images_on = s->images;
-	if (bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images))
+	if (bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images) ||
+	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
+	    bpf_program__set_autoload(s->skel->progs.on_exit, !s->images))
 		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
 	if (size_unused_maps(s) || size_lru_maps(s) || lazy_maps(s))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));

@@ -47,12 +47,6 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 	*max_slots = system_wide ? 1024 : 256;
 }
 
-bool unwind__supported(void)
-{
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1 &&
-	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) == 1;
-}
-
 int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide)
 {
 	uint32_t rows = 1, tables = 1, slots = 1;

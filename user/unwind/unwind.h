@@ -57,10 +57,6 @@ struct unwind_stats {
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 		   uint32_t *max_slots);
 
-/* Whether this kernel can run the BPF walker: bpf_loop and
- * bpf_task_pt_regs in perf_event programs (5.17+). */
-bool unwind__supported(void);
-
 /* The walker's four maps in the loaded BPF object. */
 struct bpf_map;
 struct unwind_bpf {
