@@ -42,10 +42,11 @@ static __always_inline __u32 event_of(void *ctx)
 /* The user registers the current task saved at its entry into the
  * kernel: at the top of its kernel stack (task_pt_regs), found without
  * the helper as the kernel itself finds them: THREAD_SIZE above
- * task->stack, less the registers (x86-64 and arm64 both: 16 KiB, no
- * padding; a KASAN kernel's 32 KiB stack would need the helper, which
- * every kernel since 5.15 has). The helper wants the task as a pointer
+ * task->stack, less the registers (x86-64: 16 KiB, no padding; a
+ * KASAN kernel's 32 KiB stack would need the helper, which every kernel
+ * since 5.15 has). The helper wants the task as a pointer
  * the verifier trusts (bpf_get_current_task_btf, 5.11). */
+#if defined(__TARGET_ARCH_x86) /* arm64's user stacks are the kernel's walk (unwind.bpf.h) */
 #define PMUBPF_THREAD_SIZE 16384
 static __always_inline struct pt_regs *current_user_regs(void)
 {
@@ -56,6 +57,7 @@ static __always_inline struct pt_regs *current_user_regs(void)
 	stack = BPF_CORE_READ(current_task(), stack);
 	return stack ? (struct pt_regs *)(stack + PMUBPF_THREAD_SIZE) - 1 : NULL;
 }
+#endif
 
 /* Process generations: numbers unique for the whole recording, so that
  * (tgid, pgen) names one address space. Counted per CPU and per kind of

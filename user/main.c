@@ -6,6 +6,7 @@
 #include "http/httpd.h"
 #include "lib/heap.h"
 #include "record/every.h"
+#include "record/features.h"
 #include "record/session.h"
 #include "top/live.h"
 
@@ -34,6 +35,9 @@ int main(int argc, char **argv)
 		break;
 	case CLI_LIST:
 		ret = event__list(SYSFS_PMUS, cfg.list_filter) ? 1 : 0;
+		break;
+	case CLI_FEATURES:
+		ret = features__print(stdout);
 		break;
 	case CLI_RECORD:
 		ret = cfg.every > 0 ? every__run(&cfg) : session__run(&cfg);

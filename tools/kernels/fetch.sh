@@ -45,7 +45,7 @@ mods=$(ls -d "$dir/root"/usr/lib/modules/* "$dir/root"/lib/modules/* 2>/dev/null
 kver=$(basename "$mods")
 vmlinuz=$(ls "$dir/root/boot/vmlinuz-$kver" "$mods/vmlinuz" 2>/dev/null | head -1 || true)
 [[ -n $kver && -f $vmlinuz ]] || { echo "fetch.sh: no kernel image in ${pkgs[*]}" >&2; exit 1; }
-ln -sf "$vmlinuz" "$dir/vmlinuz"
+ln -sfr "$vmlinuz" "$dir/vmlinuz"
 mv "$dir/packages.tmp" "$dir/packages"
 rm -rf "$dir/debs"
 echo "$kver" >"$dir/kver"

@@ -279,6 +279,12 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return CLI_LIST;
 	}
 
+	if (argc >= 2 && !strcmp(argv[1], "features")) {
+		if (argc > 2)
+			return errmsg(err, errlen, "'features' takes no arguments");
+		return CLI_FEATURES;
+	}
+
 	/* `pmubpf top [options]`: the record options, shown live. */
 	bool live = argc >= 2 && !strcmp(argv[1], "top");
 	bool delay_given = false, rows_given = false;

@@ -12,7 +12,7 @@
 #include "config/config.h"
 
 enum cli_action { CLI_RECORD, CLI_LIST, CLI_HELP, CLI_VERSION, CLI_SERVE,
-		  CLI_TOP };
+		  CLI_TOP, CLI_FEATURES };
 
 /* Parse argv. sysfs_root is passed to event__parse. Returns the action
  * (>= 0) or -EINVAL with a one-line reason in err. */

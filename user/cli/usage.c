@@ -10,6 +10,7 @@ void cli__usage(FILE *f)
 "usage: pmubpf [options] [-- command [args...]]\n"
 "       pmubpf --http [HOST]:PORT [options]\n"
 "       pmubpf list\n"
+"       pmubpf features     what this kernel's BPF can do, and without it\n"
 "       pmubpf top [-e EVENT] [-p PID | -t TID | -C CPUS | -a] [--delay SEC] [-n N]\n"
 "\n"
 "Samples stacks system-wide with eBPF on timer or hardware PMU events and\n"

@@ -6,6 +6,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "images.h"
+#include "ksymnames.h"
+#include "mapalloc.h"
 
 /* Does the kernel take a fetching atomic add (BPF_ATOMIC | BPF_FETCH)?
  * r1 = 1; *(u64 *)(fp - 8) = 0; r1 = atomic_fetch_add(fp - 8, r1). */
@@ -63,4 +66,37 @@ int features__describe(const struct features *f, void (*line)(const char *text, 
 			n++;
 		}
 	return n;
+}
+
+int features__print(FILE *out)
+{
+	struct features f;
+	struct ksymnames *kn;
+	bool kbpf;
+
+	/* Not root (or no CAP_BPF): every probe would say no. */
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER, NULL) != 1) {
+		fprintf(stderr, "pmubpf: features: cannot load BPF programs: run as root\n");
+		return 1;
+	}
+	features__probe(&f);
+	kn = ksymnames__open();
+	kbpf = kn != NULL;
+	ksymnames__close(kn);
+	const struct {
+		const char *name;
+		bool have;
+		const char *without;
+	} all[] = {
+		{ "bpf_get_attach_cookie", f.attach_cookie, "one sampled event per recording" },
+		{ "bpf_task_pt_regs", f.task_pt_regs, "user registers from the top of the kernel stack (same stacks)" },
+		{ "off-cpu", f.offcpu, "no -e off-cpu (needs syscall programs, bpf_for_each_map_elem, fetching atomics)" },
+		{ "lazy-maps", mapalloc__lazy_ok(), "hash maps preallocated whole (more kernel memory from start-up)" },
+		{ "exit-images", images__supported(), "images of exited processes from the kernel's mmap reports" },
+		{ "bpf-ksyms", kbpf, "kernel symbols from /proc/kallsyms" },
+	};
+	fprintf(out, "feature\tthis kernel\twithout it\n");
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		fprintf(out, "%s\t%s\t%s\n", all[i].name, all[i].have ? "yes" : "no", all[i].without);
+	return 0;
 }

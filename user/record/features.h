@@ -8,6 +8,7 @@
 #define PMUBPF_FEATURES_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct features {
 	bool attach_cookie; /* bpf_get_attach_cookie in perf_event programs (5.15) */
@@ -24,5 +25,11 @@ void features__probe(struct features *f);
  * callback; the number of lines. */
 int features__describe(const struct features *f, void (*line)(const char *text, void *arg),
 		       void *arg);
+
+/* `pmubpf features`: every feature pmubpf probes on this kernel, one a
+ * line, tab-separated: name, "yes" or "no", what a recording does
+ * without it (tools/kernels builds docs/kernels.md's table from this);
+ * 0, or 1 if BPF could not be asked at all (not root). */
+int features__print(FILE *out);
 
 #endif
