@@ -9,8 +9,9 @@ source "$(dirname "$0")/lib.sh"
 expect_error() {
 	local name=$1 pat=$2 out rc lines
 	shift 2
-	rm -f "$TMP"/out*
-	out=$("$PMUBPF" -o "$TMP/out.pb.gz" "$@" 2>&1 >/dev/null); rc=$?
+	rm -rf "$TMP"/out*
+	# LIMIT: seconds before the run is killed (exit 124, no stderr line).
+	out=$(${LIMIT:+timeout "$LIMIT"} "$PMUBPF" -o "$TMP/out.pb.gz" "$@" 2>&1 >/dev/null); rc=$?
 	lines=$(printf '%s\n' "$out" | grep -c .)
 	if [[ $rc -eq 0 ]]; then fail "$name" "exit 0 for: $*"
 	elif [[ $lines -ne 1 ]]; then fail "$name" "want one stderr line, got $lines: $out"
@@ -30,6 +31,15 @@ expect_error unknown_option "unknown option" --frobnicate
 expect_error no_stacks "no stack" --no-user --no-kernel -d 0.1
 expect_error bad_cpu_list "bad CPU list" -C 3-1 -d 0.1
 expect_error missing_dir "cannot write '/nonexistent/dir/p.pb.gz': no directory '/nonexistent/dir'" -o /nonexistent/dir/p.pb.gz -d 0.1
+# --every into a directory that is not there, or not one: the directory
+# is named (not a window's file, stamped 1970: no window exists yet),
+# and it is checked before the recording: a 10-minute one given 60 s.
+LIMIT=60 expect_error every_missing_dir "^pmubpf: cannot write into directory '$TMP/out.d/': no such directory\$" \
+	--every 2 -d 600 -o "$TMP/out.d/"
+LIMIT=60 expect_error every_missing_dir_prefix "^pmubpf: cannot write into directory '$TMP/out.d': no such directory\$" \
+	--every 2 -d 600 -o "$TMP/out.d/p.pb.gz"
+LIMIT=60 expect_error every_not_dir "^pmubpf: cannot write into directory '/etc/passwd/': Not a directory\$" \
+	--every 2 -d 600 -o /etc/passwd/
 # Quoted input with a newline (found by tests/fuzz/fuzz_cli.c) stays one line.
 expect_error newline_in_event "unknown event 'cache\?misses'" -e $'cache\nmisses' -d 0.1
 

@@ -142,4 +142,41 @@ static bool replace_and_abort(void)
 	return true;
 }
 
-TEST_MAIN("outfile", TEST(kinds), TEST(replace_and_abort))
+/* outfile__check_dir: the directory --every writes into, named itself in
+ * the error (never a file in it). */
+static bool dirs(void)
+{
+	const struct {
+		const char *dir; /* NULL: the test directory; "@x": x in it */
+		int ret;
+		const char *why; /* err: "cannot write into directory 'DIR': WHY" */
+	} rows[] = {
+		{ NULL, 0, NULL },
+		{ "@", 0, NULL }, /* DIR/ */
+		{ "@no", -ENOENT, "no such directory" },
+		{ "@no/", -ENOENT, "no such directory" },
+		{ "/etc/passwd", -ENOTDIR, "not a directory" },
+		{ "/etc/passwd/", -ENOTDIR, "Not a directory" }, /* stat's ENOTDIR */
+		{ "", -EINVAL, NULL },
+	};
+	char err[4096], want[4096], name[2048];
+
+	CHECK(setup());
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!rows[i].dir)
+			snprintf(name, sizeof(name), "%s", dir);
+		else
+			snprintf(name, sizeof(name), "%s", rows[i].dir[0] == '@' ? at(rows[i].dir + 1) : rows[i].dir);
+		err[0] = '\0';
+		CHECK_EQ_INT(outfile__check_dir(name, err, sizeof(err)), rows[i].ret);
+		if (rows[i].why) {
+			snprintf(want, sizeof(want), "cannot write into directory '%s': %s", name, rows[i].why);
+			CHECK_STR(err, want);
+		}
+	}
+	CHECK_EQ_INT(entries(), 0); /* made nothing */
+	teardown();
+	return true;
+}
+
+TEST_MAIN("outfile", TEST(kinds), TEST(dirs), TEST(replace_and_abort))

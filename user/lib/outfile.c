@@ -71,6 +71,22 @@ static int check_dir(const char *path, char *err, size_t errlen)
 	return ret;
 }
 
+int outfile__check_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!*dir)
+		return failf(err, errlen, -EINVAL, "empty output directory name");
+	if (stat(dir, &st))
+		return failf(err, errlen, -errno, "cannot write into directory '%s': %s", dir,
+			     errno == ENOENT ? "no such directory" : strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return failf(err, errlen, -ENOTDIR, "cannot write into directory '%s': not a directory", dir);
+	if (access(dir, W_OK | X_OK))
+		return failf(err, errlen, -errno, "cannot write into directory '%s': %s", dir, strerror(errno));
+	return 0;
+}
+
 /* A file that is not replaced but written where it is. */
 static int check_in_place(const char *path, const struct stat *st, char *err, size_t errlen)
 {

@@ -33,6 +33,11 @@ enum outfile_kind {
  * directory on the way, no write permission to the directory or device,
  * a name too long, a refused kind of file. Creates and opens nothing. */
 int outfile__check(const char *path, char *err, size_t errlen);
+/* A new file can be made in the directory dir (where --every writes a
+ * file per window): 0, or -errno with a one-line reason naming dir
+ * itself in err, never a file in it: no such directory, not a
+ * directory, no write permission. Creates nothing. */
+int outfile__check_dir(const char *dir, char *err, size_t errlen);
 
 struct outfile {
 	int fd;           /* write the data here */

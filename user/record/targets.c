@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config/values.h"
+#include "lib/clock.h"
 #include "lib/outfile.h"
 #include "lib/proctask.h"
 #include "report/report.h"
@@ -43,6 +45,28 @@ bool targets__alive(const struct config *cfg)
 	return false;
 }
 
+/* --every: the directory its windows' files go into, checked and named
+ * as such before anything loads (-o DIR/ or an existing DIR: the files
+ * DIR/pmubpf.EVENT.STAMP.pb.gz; else NAME.EVENT.STAMP.pb.gz beside -o's
+ * NAME). The error names the directory, not a window's file: no window
+ * has a name yet (the first one's was dated 1970). */
+static int check_windows_dir(const char *out, char *err, size_t errlen)
+{
+	const char *slash = strrchr(out, '/');
+	struct stat st;
+	char *dir;
+	int ret;
+
+	if ((slash && !slash[1]) || (stat(out, &st) == 0 && S_ISDIR(st.st_mode)))
+		return outfile__check_dir(out, err, errlen);
+	dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	ret = outfile__check_dir(dir, err, errlen);
+	free(dir);
+	return ret;
+}
+
 /* Every file the recording will write, checked before anything loads:
  * a bad path found after the recording would cost the recording. */
 int targets__check_outputs(const struct config *cfg, char *err, size_t errlen)
@@ -58,11 +82,13 @@ int targets__check_outputs(const struct config *cfg, char *err, size_t errlen)
 			 cfg->output, cfg->every > 0 ? "--every writes a file per window" : "several events write one file each");
 		return -EINVAL;
 	}
+	if (cfg->every > 0 && (ret = check_windows_dir(cfg->output, err, errlen)) < 0)
+		return ret;
 	for (int ev = 0; ev < cfg->nevents; ev++) {
 		/* --every: the names its windows will have (a directory -o
-		 * is theirs to fill). */
+		 * is theirs to fill), stamped now as the first would be. */
 		if (cfg->every > 0)
-			report__window_path(cfg, ev, 1, path, sizeof(path), NULL, 0);
+			report__window_path(cfg, ev, clock_ns(CLOCK_REALTIME), path, sizeof(path), NULL, 0);
 		else
 			report__output_path(cfg, ev, path, sizeof(path));
 		if (strlen(path) >= PATH_MAX) {
