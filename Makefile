@@ -2,6 +2,8 @@
 #   make            build ./pmubpf
 #   sudo make run   deps + build + profile the bundled demo, print a top-10
 #   sudo make test  deps + build + check-layers + every test (unit, then integration)
+#   sudo make test-kernels  the suites on Debian's 5.10 ... newest under qemu
+#   sudo make test-slow     make test held to one CPU, beside a CPU hog
 #   make check-layers  includes and calls point down user/'s layers
 #   make bench      benchmarks, results in docs/benchmarks.md
 #   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it)
@@ -275,6 +277,24 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
 	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh
+
+# Every kernel of the matrix (tools/kernels: Debian's 5.10, 6.1, 6.12 and
+# newest under qemu) running the suites below, docs/kernels.md written
+# from the run. `make test` runs the smoke suite on each
+# (tests/integration/kernels.sh). About 15 minutes a kernel on 2 CPUs.
+KERNEL_SUITES ?= smoke targets lifecycle labels customlabels golabels otel offcpu unwind \
+                 images mapmem dataaddr options errors limits http always heap
+test-kernels: deps
+	$(Q)$(MAKE) --no-print-directory test-build
+	$(Q)$(TEST_ENV) tools/kernels/matrix.sh --doc docs/kernels.md $(KERNEL_SUITES)
+
+# `make test` on a slower machine: held to one CPU's worth of time,
+# beside a CPU hog on every CPU (tools/test-slow.sh).
+test-slow: deps
+	$(Q)$(MAKE) --no-print-directory test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(MAKE) --no-print-directory check-layers
+	$(Q)$(TEST_ENV) $(SAN_UNIT) tools/test-slow.sh
+.PHONY: test-kernels test-slow
 
 unit-test: test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
 	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh unit

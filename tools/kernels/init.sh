@@ -1,6 +1,6 @@
 #!/bin/sh
 # The initramfs's init (tools/kernels/initramfs.sh): load the 9p modules,
-# mount this machine's root read-only at /newroot and the results share
+# mount this machine's root read-only, under an overlay, at /newroot and the results share
 # (read-write) under it, make the places a recording writes writable
 # (tmpfs), then run the command the host left in the share as
 # /bin/bash tools/kernels/guest.sh inside the root, and power off.
@@ -12,9 +12,19 @@ for m in /mods/*.ko; do
 	[ -e "$m" ] && insmod "$m"
 done
 opts=trans=virtio,version=9p2000.L,msize=524288,cache=loose
-if ! mount -t 9p -o ro,$opts hostroot /newroot; then
+if ! mount -t 9p -o ro,$opts hostroot /lower; then
 	echo "init: cannot mount the host root over 9p" >/dev/console
 	echo o >/proc/sysrq-trigger
+fi
+# Writable as the tests expect (a build, a file in the current
+# directory): the host's root read-only under an overlay whose changes
+# live in the guest's memory and go with it. Without overlayfs, the
+# read-only root itself.
+mount -t tmpfs rw /rw
+mkdir -p /rw/up /rw/work
+if ! mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/up,workdir=/rw/work /newroot; then
+	echo "init: no overlay: the root stays read-only" >/dev/console
+	mount --bind /lower /newroot
 fi
 R=/newroot
 mount -t proc proc $R/proc

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/kernels/initramfs.sh KDIR OUT — the initramfs that boots KDIR's
 # kernel (tools/kernels/fetch.sh) into this machine's root file system:
-# busybox-static, the modules 9p over virtio needs (resolved by modprobe,
+# busybox-static, the modules 9p over virtio and overlayfs need (resolved by modprobe,
 # decompressed: busybox insmod reads plain .ko only), and init
 # (tools/kernels/init.sh). Debian builds virtio and 9p as modules (6.1:
 # virtio_pci too; 6.12: xz-compressed).
@@ -18,7 +18,7 @@ root=$kdir/root
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage"/{bin,dev,proc,sys,newroot,mods}
+mkdir -p "$stage"/{bin,dev,proc,sys,newroot,lower,rw,mods}
 cp /bin/busybox "$stage/bin/busybox"
 for a in sh mount umount mkdir insmod chroot sleep cat echo poweroff ls; do
 	ln -s busybox "$stage/bin/$a"
@@ -26,7 +26,7 @@ done
 n=0
 # virtio_pci first (its dependencies before it), then 9p's; a module
 # built in is printed as "builtin".
-for m in virtio_pci 9pnet_virtio 9p; do
+for m in virtio_pci 9pnet_virtio 9p overlay; do
 	modprobe -d "$root" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
 	n=$((n + 1))
