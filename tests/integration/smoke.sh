@@ -51,9 +51,10 @@ check labels t_labels
 
 t_pid() {
 	local wl rc
-	"$B/demo" 3 >/dev/null &
+	# Runs until the recording is over, however long pmubpf takes to
+	# start (a first exec over 9p under qemu takes seconds).
+	"$B/demo" 600 >/dev/null &
 	wl=$!
-	sleep 0.3
 	rec pid -p "$wl" -d 1.5
 	rc=$?
 	kill "$wl" 2>/dev/null
@@ -90,21 +91,29 @@ PY
 check dwarf t_dwarf
 
 t_every() {
-	local n
-	"$B/demo" 4 >/dev/null &
+	local n wl rc
+	"$B/demo" 600 >/dev/null &
+	wl=$!
 	mkdir -p "$TMP/every"
-	"$PMUBPF" -a --every 1 -d 2.5 -o "$TMP/every/" 2>"$TMP/every.err" >/dev/null ||
-		{ echo "pmubpf exited $?: $(tail -n 1 "$TMP/every.err")"; wait; return 1; }
-	wait
+	"$PMUBPF" -a --every 1 -d 2.5 -o "$TMP/every/" 2>"$TMP/every.err" >/dev/null
+	rc=$?
+	kill "$wl" 2>/dev/null
+	wait "$wl" 2>/dev/null
+	[[ $rc -eq 0 ]] || { echo "pmubpf exited $rc: $(tail -n 1 "$TMP/every.err")"; return 1; }
 	n=$(find "$TMP/every" -name '*.pb.gz' | wc -l)
 	[[ $n -ge 2 ]] || { echo "$n window profiles, want 2 or more: $(tail -n 1 "$TMP/every.err")"; return 1; }
 }
 check every t_every
 
 t_kernel() {
-	"$B/demo" 2.5 >/dev/null &
-	rec kernel -a -d 1.5 || { wait; return 1; }
-	wait
+	local wl rc
+	"$B/demo" 600 >/dev/null &
+	wl=$!
+	rec kernel -a -d 1.5
+	rc=$?
+	kill "$wl" 2>/dev/null
+	wait "$wl" 2>/dev/null
+	[[ $rc -eq 0 ]] || return 1
 	$CHECK expect "$TMP/kernel.pb.gz" --min-samples 50 --kernel-frames 1 --func render_page
 }
 check kernel t_kernel

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include "images.h"
 #include "ksymnames.h"
+#include "loadlog.h"
 #include "mapalloc.h"
 
 /* Does the kernel take a fetching atomic add (BPF_ATOMIC | BPF_FETCH)?
@@ -74,6 +75,7 @@ int features__print(FILE *out)
 	struct ksymnames *kn;
 	bool kbpf;
 
+	loadlog__install(0); /* a probe's refusal is its answer, not a warning */
 	/* Not root (or no CAP_BPF): every probe would say no. */
 	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER, NULL) != 1) {
 		fprintf(stderr, "pmubpf: features: cannot load BPF programs: run as root\n");
