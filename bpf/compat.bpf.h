@@ -1,7 +1,7 @@
 /* compat.bpf.h — every piece of the BPF side that a kernel of the
  * supported range (5.10 to the newest) may lack, in one place, with what
- * stands in for it. Included by pmubpf.bpf.c before anything that uses
- * them.
+ * stands in for it. Included by base.bpf.h after the loader's flags, and
+ * by every part that uses its pieces.
  *
  * The loader probes each feature (user/record/features.c) and sets the
  * flags below before load. A branch on a flag that is false is never
@@ -18,6 +18,10 @@
  */
 #ifndef PMUBPF_COMPAT_BPF_H
 #define PMUBPF_COMPAT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 const volatile bool has_attach_cookie = true; /* bpf_get_attach_cookie: 5.15 */
 const volatile bool has_task_pt_regs = true;  /* bpf_task_pt_regs: 5.15 */

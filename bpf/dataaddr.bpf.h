@@ -1,9 +1,9 @@
 /* dataaddr.bpf.h — --data-addr: samples keyed by the data address too.
  *
- * Included by pmubpf.bpf.c after add_count. For the events data_events
- * names (a bit per event index), each sample is also counted in the
- * window's data map under {its counts key, the sample's data address}
- * (struct bpf_perf_event_data's addr: perf's PERF_SAMPLE_ADDR, set by
+ * Included by pmubpf.bpf.c. For the events data_events names (a bit per
+ * event index), each sample is also counted in the window's data map under
+ * {its counts key, the sample's data address} (struct
+ * bpf_perf_event_data's addr: perf's PERF_SAMPLE_ADDR, set by
  * user/perf/perfev.c for these events). A separate map rather than an
  * address in the counts key: the code profile keeps its few entries per
  * stack, and only the data profile pays for one entry per distinct
@@ -13,6 +13,11 @@
  */
 #ifndef PMUBPF_DATAADDR_BPF_H
 #define PMUBPF_DATAADDR_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
 
 const volatile __u32 data_events = 0; /* bit ev: --data-addr for event ev */
 

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* groups.bpf.h — event groups: members counted at their leader's samples.
  *
- * Included by pmubpf.bpf.c after add_count. A member of `-e {a,b}` does
- * not sample: at each sample of its leader, BPF reads the member's
- * counter on this CPU and counts its delta since the leader's previous
- * sample there, under the leader's sample key.
+ * Included by pmubpf.bpf.c. A member of `-e {a,b}` does not sample: at
+ * each sample of its leader, BPF reads the member's counter on this CPU
+ * and counts its delta since the leader's previous sample there, under
+ * the leader's sample key.
  */
 #ifndef PMUBPF_GROUPS_BPF_H
 #define PMUBPF_GROUPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
 
 /* Group members' counters, [member * nr_cpus + cpu] (the loader puts
  * each member's per-CPU fd there), and per CPU the value read at the

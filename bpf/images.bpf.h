@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* images.bpf.h — the image a sampled process leaves behind.
  *
- * Included at the end of pmubpf.bpf.c, before lifecycle.bpf.h. When a
+ * Included by pmubpf.bpf.c (at its end) and lifecycle.bpf.h. When a
  * process that was sampled (it has a `seen` generation) exits, or execs
  * into another image, BPF walks its VMAs (the open-coded VMA iterator,
  * which tracing programs may use) and sends its executable mappings in a
@@ -19,6 +19,14 @@
  */
 #ifndef PMUBPF_IMAGES_BPF_H
 #define PMUBPF_IMAGES_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "procgen.bpf.h"
 
 struct bpf_iter_task_vma {
 	__u64 __opaque[1];

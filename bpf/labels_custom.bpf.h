@@ -2,11 +2,12 @@
 /* labels_custom.bpf.h — labels of the custom-labels ABI v1 (Polar
  * Signals' libcustomlabels, used from Rust and C), read at sample time.
  *
- * Included by labels.bpf.h. The thread-local custom_labels_current_set
- * points at {storage, count, capacity}; storage at count labels {key,
- * value}, each a {len, buf} string. Userspace fills custom_slots[tgid]
- * with the variable's offset from the thread pointer (the executable's
- * static TLS, or a library's TLS descriptor: user/procs/customlabels.c).
+ * Included by labels.bpf.h and lifecycle.bpf.h. The thread-local
+ * custom_labels_current_set points at {storage, count, capacity}; storage
+ * at count labels {key, value}, each a {len, buf} string. Userspace fills
+ * custom_slots[tgid] with the variable's offset from the thread pointer
+ * (the executable's static TLS, or a library's TLS descriptor:
+ * user/procs/customlabels.c).
  *
  * Unlike our header's and Go's, these sets are changed in place: the
  * library replaces a value in the same set, and a freed string's memory
@@ -17,6 +18,12 @@
  */
 #ifndef PMUBPF_LABELS_CUSTOM_BPF_H
 #define PMUBPF_LABELS_CUSTOM_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "labels_common.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

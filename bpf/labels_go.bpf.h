@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* labels_go.bpf.h — a Go program's pprof labels, read at sample time.
  *
- * Included by labels.bpf.h. Go keeps the labels of pprof.Do (and of
- * SetGoroutineLabels) in the goroutine: runtime.g.labels. The running
- * goroutine of a thread is m.curg, where m is the g in the thread's TLS
- * slot (g.m): when the thread runs the runtime on its system stack (g0,
- * gsignal) curg is still the goroutine it runs for. Userspace fills
- * go_slots[tgid] from the binary's Go version (user/procs/goversion.c:
- * the offsets, and the layout of the labels, which changed in go1.24);
- * a version it does not know gets no slot, so BPF never reads with
- * guessed offsets.
+ * Included by labels.bpf.h and lifecycle.bpf.h. Go keeps the labels of
+ * pprof.Do (and of SetGoroutineLabels) in the goroutine: runtime.g.labels.
+ * The running goroutine of a thread is m.curg, where m is the g in the
+ * thread's TLS slot (g.m): when the thread runs the runtime on its system
+ * stack (g0, gsignal) curg is still the goroutine it runs for. Userspace
+ * fills go_slots[tgid] from the binary's Go version
+ * (user/procs/goversion.c: the offsets, and the layout of the labels,
+ * which changed in go1.24); a version it does not know gets no slot, so
+ * BPF never reads with guessed offsets.
  *
  * The set's id: Go's label sets are immutable (pprof.Do makes a new one),
  * but they are garbage-collected and their memory reused, so the address
@@ -22,6 +22,12 @@
  */
 #ifndef PMUBPF_LABELS_GO_BPF_H
 #define PMUBPF_LABELS_GO_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "labels_common.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

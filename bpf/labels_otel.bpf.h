@@ -2,13 +2,13 @@
 /* labels_otel.bpf.h — OpenTelemetry thread context (OTEP 4947), read at
  * sample time.
  *
- * Included by labels.bpf.h. The thread-local otel_thread_ctx_v1 points at
- * a Thread-Local Context Record: trace-id[16], span-id[8], valid (u8),
- * trace-flags (u8), attrs-data-size (u16), then that many bytes of
- * attributes {key index u8, length u8, value}. Userspace fills
- * otel_slots[tgid] with the variable's offset from the thread pointer
- * (user/procs/otelctx.c) once the process context (OTEP 4719) says the
- * process publishes thread context.
+ * Included by labels.bpf.h and lifecycle.bpf.h. The thread-local
+ * otel_thread_ctx_v1 points at a Thread-Local Context Record:
+ * trace-id[16], span-id[8], valid (u8), trace-flags (u8), attrs-data-size
+ * (u16), then that many bytes of attributes {key index u8, length u8,
+ * value}. Userspace fills otel_slots[tgid] with the variable's offset from
+ * the thread pointer (user/procs/otelctx.c) once the process context (OTEP
+ * 4719) says the process publishes thread context.
  *
  * A writer may keep one record per thread and rewrite it in place between
  * valid = 0 and valid = 1 (the OTEP allows it), so neither the record's
@@ -20,6 +20,12 @@
  */
 #ifndef PMUBPF_LABELS_OTEL_BPF_H
 #define PMUBPF_LABELS_OTEL_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "labels_common.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

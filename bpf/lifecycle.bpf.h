@@ -10,6 +10,19 @@
 #ifndef PMUBPF_LIFECYCLE_BPF_H
 #define PMUBPF_LIFECYCLE_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "labels_ours.bpf.h"
+#include "labels_go.bpf.h"
+#include "labels_custom.bpf.h"
+#include "labels_otel.bpf.h"
+#include "unwind.bpf.h"
+#include "images.bpf.h"
+
 /* Delete key from map if there. Most execs and exits are of processes
  * never sampled, never labeled: a lookup (lock-free) finds nothing
  * where a delete would take the bucket's lock to find nothing. */

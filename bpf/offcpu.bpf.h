@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* offcpu.bpf.h — -e off-cpu: how long each thread waited, and where.
  *
- * Included by pmubpf.bpf.c after the sampling path, whose pieces it
- * reuses. Not sampled: every switch of a target thread is seen.
+ * Included by pmubpf.bpf.c, after the sampling programs, whose pieces it
+ * reuses (procgen, labels, stacks and unwind headers). Not sampled: every
+ * switch of a target thread is seen.
  *
  * At sched_switch, in the context of the thread being switched out
  * (prev is current), its wait begins: its user and kernel stacks are
@@ -33,6 +34,18 @@
  */
 #ifndef PMUBPF_OFFCPU_BPF_H
 #define PMUBPF_OFFCPU_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "compat.bpf.h"
+#include "procgen.bpf.h"
+#include "labels.bpf.h"
+#include "stacks.bpf.h"
+#include "unwind.bpf.h"
 
 /* The off-cpu event's index in -e, or PMUBPF_MAX_EVENTS: none (the
  * switch program is then not even loaded). */
@@ -73,7 +86,7 @@ __u64 offcpu_t0 = 0;
 static __always_inline void offcpu_count(struct offcpu_wait *w, __u64 ns)
 {
 	__u32 ev = offcpu_event;
-	__u32 win = *(volatile __u32 *)&window & 1; /* once: see `window` */
+	__u32 win = *(volatile __u32 *)&window & 1; /* once: see base.bpf.h's `window` */
 	__u32 es = win * PMUBPF_MAX_EVENTS + ev;
 	struct pmubpf_key key = w->key;
 	struct pmubpf_drop_val *tot;

@@ -1,6 +1,6 @@
 /* pmubpf_abi.h — every structure that crosses the BPF/userspace boundary.
  *
- * Included by bpf/pmubpf.bpf.c (through vmlinux.h types) and by user/
+ * Included by bpf/'s files (through vmlinux.h types) and by user/
  * (through <linux/types.h>). Fixed-width types only, no pointers, no long:
  * both sides must agree on every offset. Units are in the comments.
  */

@@ -1,5 +1,6 @@
 /* unwind.bpf.h — user stacks unwound in BPF from .eh_frame-derived tables
- * (--call-graph dwarf), included by pmubpf.bpf.c after its stack helpers.
+ * (--call-graph dwarf), included by pmubpf.bpf.c, offcpu.bpf.h and
+ * lifecycle.bpf.h.
  *
  * Userspace (user/unwind.c) loads, per object, a sorted run of compact
  * rows {pc, rule} into unwind_rows (pmubpf_abi.h describes the rule), and
@@ -27,6 +28,14 @@
  */
 #ifndef PMUBPF_UNWIND_BPF_H
 #define PMUBPF_UNWIND_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "pmubpf_abi.h"
+#include "base.bpf.h"
+#include "compat.bpf.h"
+#include "stacks.bpf.h"
 
 const volatile bool call_graph_dwarf = false; /* --call-graph dwarf */
 
