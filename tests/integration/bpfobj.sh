@@ -9,6 +9,9 @@
 #     no fetching atomic.
 #   check_bites: on programs of its own, each made to break one rule, the
 #     checker fails with that rule's line (and passes their clean twin).
+#   layers_one_way: bpf/'s files include and use one way (tools/bpf_layers.py:
+#     nothing uses what a file including it defines; no include cycle),
+#     and the checker fails a tree of its own where two headers do.
 # Needs clang and llvm-objdump (tools/deps.sh), no root.
 source "$(dirname "$0")/lib.sh"
 
@@ -106,3 +109,29 @@ else
 	fail check_bites "$bites"
 fi
 
+
+# bpf/ itself, then a tree of two headers that use each other.
+lay=$(python3 "$ROOT/tools/bpf_layers.py" --direct "$ROOT/bpf" 2>&1); rc=$?
+mkdir -p "$TMP/lay"
+cat >"$TMP/lay/low.bpf.h" <<'SRC'
+#ifndef LOW
+#define LOW
+static int low_helper(int x) { return high_table[x]; }
+#endif
+SRC
+cat >"$TMP/lay/high.bpf.h" <<'SRC'
+#ifndef HIGH
+#define HIGH
+int high_table[4];
+#include "low.bpf.h"
+static int high_use(void) { return low_helper(1); }
+#endif
+SRC
+bad=$(python3 "$ROOT/tools/bpf_layers.py" "$TMP/lay" 2>&1); brc=$?
+if [[ $rc -ne 0 ]]; then
+	fail layers_one_way "bpf/: $(head -n 1 <<<"$lay")"
+elif [[ $brc -eq 0 ]] || ! grep -q 'uses high_table' <<<"$bad"; then
+	fail layers_one_way "a header using its includer's definition passed: $(head -n 1 <<<"$bad")"
+else
+	pass layers_one_way
+fi
