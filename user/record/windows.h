@@ -4,7 +4,7 @@
  * the aggregated counts out of the kernel while sampling goes on, without
  * losing or double-counting a sample at the boundary. BPF counts every
  * sample in the maps of the window it read at its start (counts0/1,
- * stacks0/1, the drops slots of that window: bpf/pmubpf.bpf.c `window`).
+ * stacks0/1, the drops slots of that window: bpf/base.bpf.h `window`).
  * windows__flip points new samples at the other set and returns once no
  * sample still running can write the old one (a map-in-map update, which
  * the kernel completes with an RCU grace period); the old set is then
