@@ -15,13 +15,23 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 {
 	const char *out = cfg->output, *slash = strrchr(out, '/');
 	const char *base = slash ? slash + 1 : out;
+	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
 	size_t stem;
 
+	/* DIR/: files named in it as --every names them (it made
+	 * DIR/.EVENT, hidden and without an extension, and refused one
+	 * event's DIR/ as a directory). */
+	if (!*base) {
+		if (cfg->nevents == 1)
+			snprintf(buf, len, "%spmubpf%s", out, want);
+		else
+			snprintf(buf, len, "%spmubpf.%s%s", out, cfg->events[ev].file_tag, want);
+		return;
+	}
 	if (cfg->nevents == 1) {
 		snprintf(buf, len, "%s", out);
 		return;
 	}
-	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
 	const char *ext = strstr(base, want);
 	if (ext && ext[strlen(want)] == '\0')
 		stem = (size_t)(ext - out);
