@@ -13,6 +13,12 @@ CHECK="python3 $ROOT/tests/integration/check.py"
 SUITE=$(basename "$0" .sh)
 TMP=$(mktemp -d /tmp/pmubpf-test.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+# Uncompressed copies of debug files (user/symbols/debugcache.h) go to a
+# cache of the script's own, empty at its start: a test must not depend
+# on what `make run`, an earlier test or a user left in
+# /var/cache/pmubpf/debug, nor add to it. A check that needs another
+# (symbols.sh: one per run, or none) sets it on its command.
+export PMUBPF_DEBUG_CACHE=$TMP/debug-cache
 
 pass() { echo "PASS $SUITE.$1"; }
 fail() { echo "FAIL $SUITE.$1: $2"; }
