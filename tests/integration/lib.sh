@@ -81,6 +81,34 @@ min_samples() {
 		'BEGIN { l = t / tck * hz; m = l - 3.29 * sqrt(l); print (m < 1 ? 1 : int(m)) }'
 }
 
+# cpu_weight FILE FUNC [PID [COMM]]: the weight (values[1], ns: each
+# sample's own period) of FILE's samples with FUNC in their stack, of
+# process PID and command COMM only where given. The estimate of the
+# CPU time spent there that does not depend on the sampling rate: the
+# timer's rate is dithered 5-15% either way (timekeeper.c), so over a
+# second a sample count runs some percent off CPU time x F, in either
+# direction, beyond its Poisson spread.
+cpu_weight() {
+	python3 - "$ROOT" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+prof = check.load(sys.argv[2])
+func, pid = sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else ""
+comm = sys.argv[5] if len(sys.argv) > 5 else ""
+print(sum(s["values"][1] for s in prof["samples"]
+          if (not pid or str(s["labels"].get("pid")) == pid)
+          and (not comm or s["labels"].get("comm") == comm) and func in check.funcs(s)))
+PY
+}
+
+# min_weight NS HZ: the least weight (ns) a correct profiler gives NS of
+# CPU time sampled at HZ: NS less 3.29 Poisson sigma of its count, in ns
+# (P sqrt(NS/P) for the period P), and at least 0.
+min_weight() {
+	awk -v t="$1" -v hz="$2" 'BEGIN { p = 1e9 / hz; m = t - 3.29 * sqrt(t * p); printf "%d\n", (m < 0 ? 0 : m) }'
+}
+
 # start_recorder ERRFILE ARGS...: run pmubpf -v ARGS in the background
 # and wait until it says it is recording. Sets RECORDER_PID.
 start_recorder() {
@@ -91,6 +119,43 @@ start_recorder() {
 	for ((i = 0; i < 200; i++)); do
 		grep -q '^pmubpf: recording' "$err" 2>/dev/null && return 0
 		kill -0 $RECORDER_PID 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# recorder_map NAME PID: the id of the BPF map NAME that process PID (a
+# recorder) holds, from its fds' fdinfo: never another recorder's map of
+# the same name (a second pmubpf may run on this machine). False if none.
+recorder_map() {
+	local ids
+	ids=$(cat /proc/"$2"/fdinfo/* 2>/dev/null | awk '$1 == "map_id:" { print $2 }' | sort -u)
+	[[ -n $ids ]] || return 1
+	bpftool map show -j 2>/dev/null | python3 -c '
+import json, sys
+ids = set(sys.argv[2].split())
+for m in json.load(sys.stdin):
+    if m.get("name") == sys.argv[1] and str(m.get("id")) in ids:
+        print(m["id"])
+        sys.exit(0)
+sys.exit(1)' "$1" "$ids"
+}
+
+# wait_label_slot RECORDER PID: wait until the recorder RECORDER has
+# given BPF process PID's label slot (its label_slots map holds PID): from
+# then on PID's samples carry its labels. Under -a that is the process's
+# first read, after its first samples: a wait in wall time that a busy
+# machine stretches (from ~15 ms to more than a 0.5 s workload lasted: a
+# test of labels starts its labelled work after this, not after a sleep).
+# False if either process ends first, or after 120 s (a recorder that
+# stuck: a bound for a hung test only, no speed is assumed under it).
+wait_label_slot() {
+	local rec=$1 pid=$2 id= key i
+	key=$(printf '%02x %02x %02x %02x' $((pid & 255)) $((pid >> 8 & 255)) $((pid >> 16 & 255)) $((pid >> 24 & 255)))
+	for ((i = 0; i < 2400; i++)); do
+		[[ -n $id ]] || id=$(recorder_map label_slots "$rec")
+		[[ -n $id ]] && bpftool map lookup id "$id" key hex $key >/dev/null 2>&1 && return 0
+		kill -0 "$rec" 2>/dev/null && kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05
 	done
 	return 1

@@ -166,15 +166,21 @@ fi
 # done), each spinning in before_exec: each must count there, and their
 # samples must be named and unwound through main (the unwind tables are
 # built from that image; exec_work has frame pointers, so main is there
-# either way, the names are the check).
+# either way, the names are the check). Their samples' weight there is
+# at least a Poisson bound under the time they spun on a CPU, as they
+# measured it (EXEC_WORK_TRUTH: 0.3 s of wall time each was ~1.2 s on a
+# quiet machine, ~0.45 s beside stress-ng --cpu 2, where "500 samples"
+# failed with 428). FILE TRUTH
 live_from_log() {
-	local n
+	local n min cpu
+	cpu=$(awk '$2 == "before_exec" { t += $3 } END { print t + 0 }' "$2")
+	min=$(min_weight "$cpu" 999)
 	n=$(sed -n "s/.* \([0-9]*\) live ones from mmap reports.*/\1/p" <<<"$($DUMP "$1" | grep -o '"processes: [^"]*"')")
 	((${n:-0} >= 4)) || { echo "${n:-no} live images from the log, want >= 4"; return 1; }
 	$DUMP "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-n = both = 0
+n = both = w = 0
 for s in d["samples"]:
     if s["labels"].get("comm") != "exec_work":
         continue
@@ -182,48 +188,112 @@ for s in d["samples"]:
     if "before_exec" not in funcs:
         continue
     n += s["values"][0]
+    w += s["values"][1]
     both += s["values"][0] if "main" in funcs[funcs.index("before_exec"):] else 0
-if n < 500:
-    sys.exit("%d samples in before_exec: want 500 of ~1200" % n)
-print("%d samples in before_exec, %d of them under main" % (n, both))
+want, cpu = int(sys.argv[1]), int(sys.argv[2])
+print("%d samples in before_exec (%d ms, want %d+ of %d ms of CPU), %d of them under main" %
+      (n, w // 1000000, want // 1000000, cpu // 1000000, both))
+if w < want:
+    sys.exit("%d samples in before_exec, %d ms: want %d+ ms for %d ms of CPU" % (n, w // 1000000, want // 1000000, cpu // 1000000))
 if both < 0.99 * n:
     sys.exit("under 99% unwound through main")
-'
+' "$min" "$cpu"
 }
 if PMUBPF_MMAP_REPORTS=1 start_recorder "$TMP/live.err" -a -F 999 -o "$TMP/live.pb.gz"; then
 	sleep 2
-	for ((i = 0; i < 4; i++)); do "$B/exec_work" 0.3 - /bin/true; done
+	for ((i = 0; i < 4; i++)); do EXEC_WORK_TRUTH=$TMP/live.truth "$B/exec_work" 0.3 - /bin/true; done
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
-	check live_from_log live_from_log "$TMP/live.pb.gz"
+	check live_from_log live_from_log "$TMP/live.pb.gz" "$TMP/live.truth"
 else
 	fail live_from_log "pmubpf did not start: $(tail -n1 "$TMP/live.err")"
 fi
 
 # A process whose leader leaves first (leader_exit.c: pthread_exit after
-# a third of its time): the kernel's exit tracepoint fires for the tgid
-# while its worker runs on. The process has not ended: the worker's
+# a third of its CPU time): the kernel's exit tracepoint fires for the
+# tgid while its worker runs on. The process has not ended: the worker's
 # samples after it keep their generation and its labels (a second
 # generation of the same image had the label slot gone: 2/3 of
-# worker_spin unlabelled). Under -a a process's labels count from its
-# snapshot on, a few ms in (1-2% of these samples). FILE [PID]
+# worker_spin unlabelled). The workload, its labels set, waits until the
+# recorder has given BPF its label slot (wait_label_slot) before it
+# spins: a process's labels count from its first read on, which under -a
+# comes after its first samples, 1-2% of these samples on a quiet
+# machine, all of the leader's on a busy one (it spun 0.5 s of wall
+# time: 0 of 96 leader_spin samples labelled beside a build). Spans are
+# CPU time; their samples' weight (cpu_weight) at least a Poisson bound
+# under the task-clock truth.
+# Every leader_spin and worker_spin sample carries its thread's label,
+# but for any the profile counts as a label read lost (BPF found the label
+# word unreadable: the sample is kept unlabelled and counted).
+# FILE TRUTH [PID]
 leader_exit_labels() {
-	local lead lead_lab work work_lab
-	read -r lead lead_lab work work_lab _ < <(leader_exit_tally "$1" "${2:-}")
-	echo "labelled: leader_spin ${lead_lab:-?} of ${lead:-?}, worker_spin ${work_lab:-?} of ${work:-?}"
-	((${work:-0} >= 600 && ${lead:-0} >= 200)) ||
-		{ echo "too few samples: want ~1500 in worker_spin, ~500 in leader_spin"; return 1; }
-	((lead_lab * 100 >= 97 * lead)) || { echo "under 97% of leader_spin labelled thread=leader"; return 1; }
-	((work_lab * 100 >= 97 * work)) || { echo "under 97% of worker_spin labelled thread=worker"; return 1; }
+	local lead lead_lab work work_lab tl tw wl ww ml mw lost
+	read -r lead lead_lab work work_lab _ < <(leader_exit_tally "$1" "${3:-}")
+	tl=$(awk '$2 == "leader_spin" { print $3 }' "$2" 2>/dev/null)
+	tw=$(awk '$2 == "worker_spin" { print $3 }' "$2" 2>/dev/null)
+	[[ -n $tl && -n $tw ]] || { echo "no truth lines in $2"; return 1; }
+	wl=$(cpu_weight "$1" leader_spin "${3:-}") ml=$(min_weight "$tl" 999)
+	ww=$(cpu_weight "$1" worker_spin "${3:-}") mw=$(min_weight "$tw" 999)
+	lost=$($DUMP "$1" | python3 -c '
+import json, re, sys
+print(sum(int(m.group(1)) for c in json.load(sys.stdin).get("comments", [])
+          for m in [re.match(r"lost: (\d+) label reads", c)] if m))')
+	echo "labelled: leader_spin ${lead_lab:-?} of ${lead:-?}, worker_spin ${work_lab:-?} of ${work:-?}; ${lost:-?} label reads lost;" \
+		"weights $((wl / 1000000)) ms, $((ww / 1000000)) ms (want $((ml / 1000000))+, $((mw / 1000000))+ of truth $((tl / 1000000)), $((tw / 1000000)))"
+	((wl >= ml && ww >= mw)) || { echo "too few samples for the CPU time spun"; return 1; }
+	((lead - lead_lab + work - work_lab <= ${lost:-0})) ||
+		{ echo "$((lead - lead_lab)) leader_spin and $((work - work_lab)) worker_spin samples without their thread's label"; return 1; }
 }
-if "$PMUBPF" -F 999 -o "$TMP/le.pb.gz" -- "$B/leader_exit" 1.5 "$TMP/le.truth" 2>"$TMP/le.err"; then
-	check leader_exit_command leader_exit_labels "$TMP/le.pb.gz"
+# leader_exit_go ERR GO: once leader_exit has said its pid in ERR (sets
+# LE_PID) and the recorder ($RECORDER_PID) has its label slot, make GO.
+# GO is made in any case (the workload ends); false, with the reason, if
+# the slot did not come.
+leader_exit_go() {
+	local err=$1 go=$2 i
+	LE_PID=
+	for ((i = 0; i < 2400; i++)); do # 120 s: a hung test's bound only
+		LE_PID=$(awk '/^started/ { print $2 }' "$err" 2>/dev/null)
+		[[ -n $LE_PID ]] && break
+		kill -0 $RECORDER_PID 2>/dev/null || break
+		sleep 0.05
+	done
+	if [[ -z $LE_PID ]]; then
+		touch "$go"
+		echo "leader_exit did not start: $(tail -n1 "$err")"
+		return 1
+	fi
+	if ! wait_label_slot $RECORDER_PID "$LE_PID"; then
+		touch "$go"
+		echo "the recorder gave process $LE_PID no label slot"
+		return 1
+	fi
+	touch "$go"
+}
+rm -f "$TMP/le.go" "$TMP/lea.go"
+if start_recorder "$TMP/le.err" -F 999 -o "$TMP/le.pb.gz" -- "$B/leader_exit" 1.5 "$TMP/le.truth" - "$TMP/le.go"; then
+	if out=$(leader_exit_go "$TMP/le.err" "$TMP/le.go"); then
+		wait $RECORDER_PID; rc=$?
+		if [[ $rc -eq 0 ]]; then
+			check leader_exit_command leader_exit_labels "$TMP/le.pb.gz" "$TMP/le.truth"
+		else
+			fail leader_exit_command "pmubpf failed: $(tail -n1 "$TMP/le.err")"
+		fi
+	else
+		fail leader_exit_command "$out"
+		wait $RECORDER_PID
+	fi
 else
-	fail leader_exit_command "pmubpf failed: $(tail -n1 "$TMP/le.err")"
+	fail leader_exit_command "pmubpf did not start: $(tail -n1 "$TMP/le.err")"
 fi
 if start_recorder "$TMP/lea.err" -a -F 999 -o "$TMP/lea.pb.gz"; then
-	"$B/leader_exit" 1.5 "$TMP/lea.truth" 2>"$TMP/lea.pid"
+	"$B/leader_exit" 1.5 "$TMP/lea.truth" - "$TMP/lea.go" 2>"$TMP/lea.pid" & lp=$!
+	out=$(leader_exit_go "$TMP/lea.pid" "$TMP/lea.go"); ok=$?
+	wait $lp
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
-	check leader_exit_all leader_exit_labels "$TMP/lea.pb.gz" "$(awk '/^started/ { print $2 }' "$TMP/lea.pid")"
+	if ((ok == 0)); then
+		check leader_exit_all leader_exit_labels "$TMP/lea.pb.gz" "$TMP/lea.truth" $lp
+	else
+		fail leader_exit_all "$out"
+	fi
 else
 	fail leader_exit_all "pmubpf did not start: $(tail -n1 "$TMP/lea.err")"
 fi

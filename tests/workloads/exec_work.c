@@ -5,7 +5,9 @@
  *
  * Waits until GOFILE exists ("-": no wait), so a profiler can attach
  * with -p first; spins in before_exec() for SECONDS; then execv(PROGRAM,
- * ARGS) — PROGRAM is argv[0] of the new image too.
+ * ARGS) — PROGRAM is argv[0] of the new image too. With EXEC_WORK_TRUTH
+ * set, appends "truth before_exec NS" to that file first: the spin's time
+ * on a CPU (task-clock, taskclock.h), the quantity its samples estimate.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "taskclock.h"
 
 static volatile uint64_t sink;
 
@@ -47,7 +50,18 @@ int main(int argc, char **argv)
 	if (strcmp(argv[2], "-"))
 		while (access(argv[2], F_OK))
 			usleep(10000);
+	const char *truth = getenv("EXEC_WORK_TRUTH");
+	int64_t t0 = truth ? thread_clock_ns() : 0;
+
 	before_exec(atof(argv[1]));
+	if (truth) {
+		FILE *f = fopen(truth, "a");
+
+		if (!f)
+			return 1;
+		fprintf(f, "truth before_exec %lld\n", (long long)(thread_clock_ns() - t0));
+		fclose(f);
+	}
 	execv(argv[3], argv + 3);
 	perror("exec_work: execv");
 	return 127;

@@ -1,23 +1,34 @@
-/* leader_exit.c — a process whose main thread leaves first: the leader
- * spins in leader_spin() for a third of argv[1] seconds (default 1.5)
- * and calls pthread_exit; the one other thread spins in worker_spin()
- * for all of them, so a third to two thirds of the process's samples
- * come after its leader's exit (the kernel's sched_process_exit for the
- * tgid), from a process that lives on. Prints "started PID" once both
- * spin, and "truth leader_spin NS" / "truth worker_spin NS" (task-clock,
- * taskclock.h) at the end (stdout, or the file argv[2]). Each thread
- * spins under a label set of its own (pmubpf/labels.h): thread=leader,
- * thread=worker. With argv[3] "heir", a third thread waits for the
- * worker's end and then spins in heir_spin() for argv[1] seconds more,
- * under thread=heir: the process outlives both threads it was first
- * seen through ("truth heir_spin NS" appended to the same output).
+/* leader_exit.c — a process whose main thread leaves first:
+ *
+ *   leader_exit [SECS [OUT [heir|- [GOFILE]]]]
+ *
+ * The leader spins in leader_spin() for SECS/3 (default 1.5) of its own
+ * CPU time and calls pthread_exit; the one other thread spins in
+ * worker_spin() until the leader has left and then for 2/3 SECS of CPU
+ * time more, so two thirds of its samples come after its leader's exit
+ * (the kernel's sched_process_exit for the tgid), from a process that
+ * lives on. Every span is CPU time (task-clock, taskclock.h), not wall
+ * time: a busy machine gives the same samples later, and the leader
+ * leaves first however the threads are scheduled. Prints "started PID"
+ * (stderr) once both threads run, and "truth leader_spin NS" / "truth
+ * worker_spin NS" (task-clock) at the end (stdout, or the file OUT if
+ * given and not empty). Each thread spins under a label set of its own
+ * (pmubpf/labels.h): thread=leader, thread=worker. With "heir", a third
+ * thread waits for the worker's end and then spins in heir_spin() for
+ * SECS of CPU time, under thread=heir: the process outlives both threads
+ * it was first seen through ("truth heir_spin NS" appended to the same
+ * output). With GOFILE, the leader and the worker, their labels set,
+ * spin in wait_go() until that file exists and only then begin: a test
+ * lets them go once the profiler has the process's labels (under -a,
+ * after its first samples were read, a wait in wall time that a busy
+ * machine stretches), so that every *_spin sample can carry its label.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <pmubpf/labels.h>
 #include "taskclock.h"
@@ -25,36 +36,45 @@
 static volatile uint64_t sink;
 static double secs = 1.5;
 static int64_t leader_ns;
-static const char *out_path;
+static atomic_int leader_left;
+static const char *out_path, *go_path;
 
-static int64_t now_ns(void)
+static void spin_some(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	for (int i = 0; i < 100000; i++)
+		sink += (uint64_t)i * 7;
 }
 
-static __attribute__((noinline)) void spin_until(int64_t end)
+/* ns of this thread's CPU time (task-clock) from now. */
+static void spin_cpu(int64_t ns)
 {
-	while (now_ns() < end)
-		for (int i = 0; i < 100000; i++)
-			sink += (uint64_t)i * 7;
+	int64_t end = thread_clock_ns() + ns;
+
+	while (thread_clock_ns() < end)
+		spin_some();
 }
 
-static __attribute__((noinline)) void leader_spin(int64_t end)
+static __attribute__((noinline)) void wait_go(void)
 {
-	spin_until(end);
+	while (go_path && access(go_path, F_OK))
+		spin_some();
 }
 
-static __attribute__((noinline)) void worker_spin(int64_t end)
+static __attribute__((noinline)) void leader_spin(void)
 {
-	spin_until(end);
+	spin_cpu((int64_t)(secs * 1e9 / 3));
 }
 
-static __attribute__((noinline)) void heir_spin(int64_t end)
+static __attribute__((noinline)) void worker_spin(void)
 {
-	spin_until(end);
+	while (!atomic_load_explicit(&leader_left, memory_order_acquire))
+		spin_some();
+	spin_cpu((int64_t)(secs * 1e9 * 2 / 3));
+}
+
+static __attribute__((noinline)) void heir_spin(void)
+{
+	spin_cpu((int64_t)(secs * 1e9));
 }
 
 /* The truth lines, into argv[2] (opened with mode: the worker's "w",
@@ -81,7 +101,7 @@ static void *heir(void *arg)
 		exit(1);
 	t0 = thread_clock_ns();
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "heir", NULL));
-	heir_spin(now_ns() + (int64_t)(secs * 1e9));
+	heir_spin();
 	snprintf(text, sizeof(text), "truth heir_spin %lld\n", (long long)(thread_clock_ns() - t0));
 	put_truth("a", text);
 	return NULL;
@@ -89,11 +109,14 @@ static void *heir(void *arg)
 
 static void *worker(void *arg)
 {
-	int64_t end = *(int64_t *)arg, t0 = thread_clock_ns();
 	char text[96];
+	int64_t t0;
 
+	(void)arg;
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "worker", NULL));
-	worker_spin(end);
+	wait_go();
+	t0 = thread_clock_ns();
+	worker_spin();
 	snprintf(text, sizeof(text), "truth leader_spin %lld\ntruth worker_spin %lld\n",
 		 (long long)leader_ns, (long long)(thread_clock_ns() - t0));
 	put_truth("w", text);
@@ -102,7 +125,6 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	static int64_t end;
 	static pthread_t t;
 	pthread_t h;
 	int64_t t0;
@@ -111,15 +133,19 @@ int main(int argc, char **argv)
 		secs = atof(argv[1]);
 	if (argc > 2 && argv[2][0])
 		out_path = argv[2];
-	end = now_ns() + (int64_t)(secs * 1e9);
-	t0 = thread_clock_ns();
-	if (pthread_create(&t, NULL, worker, &end))
+	if (argc > 4 && argv[4][0])
+		go_path = argv[4];
+	thread_clock_ns(); /* the clock chosen before the threads ask */
+	if (pthread_create(&t, NULL, worker, NULL))
 		return 1;
 	if (argc > 3 && !strcmp(argv[3], "heir") && pthread_create(&h, NULL, heir, &t))
 		return 1;
 	fprintf(stderr, "started %d\n", (int)getpid());
 	pmubpf_labels_set(pmubpf_labels_new(NULL, "thread", "leader", NULL));
-	leader_spin(now_ns() + (int64_t)(secs * 1e9 / 3));
+	wait_go();
+	t0 = thread_clock_ns();
+	leader_spin();
 	leader_ns = thread_clock_ns() - t0;
+	atomic_store_explicit(&leader_left, 1, memory_order_release);
 	pthread_exit(NULL); /* the process lives on in the worker */
 }
