@@ -30,7 +30,13 @@ R=/newroot
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
+mkdir -p $R/dev/pts
 mount -t devpts devpts $R/dev/pts 2>/dev/null
+# What udev would make: bash's <(...) needs /dev/fd.
+ln -sf /proc/self/fd $R/dev/fd
+ln -sf /proc/self/fd/0 $R/dev/stdin
+ln -sf /proc/self/fd/1 $R/dev/stdout
+ln -sf /proc/self/fd/2 $R/dev/stderr
 mount -t tmpfs -o mode=1777 tmp $R/tmp
 mount -t tmpfs run $R/run
 mount -t tmpfs vartmp $R/var/tmp
