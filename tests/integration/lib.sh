@@ -49,6 +49,20 @@ need_root() {
 	fi
 }
 
+# need_feature FEATURE NAMES...: every named check is skipped, and the
+# script ends, where `pmubpf features` says this kernel lacks FEATURE
+# (a kernel that truly lacks it: off-cpu before 5.14, several sampled
+# events before 5.15; the matrix's smoke suite checks the refusal there).
+# On a kernel that has it, nothing happens.
+need_feature() {
+	local feature=$1 n
+	shift
+	if "$PMUBPF" features 2>/dev/null | grep -q "^$feature	no	"; then
+		for n in "$@"; do skip "$n" "this kernel lacks $feature (pmubpf features)"; done
+		exit 0
+	fi
+}
+
 # has_pmu: true if this machine can count hardware cycles. Asked of
 # hwcycles (a bare perf_event_open), not of pmubpf, so the two can
 # disagree only if pmubpf is wrong; not of perf, which a machine with a

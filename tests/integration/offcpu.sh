@@ -8,6 +8,8 @@
 # is split between them, the sum exact), and the event's errors.
 source "$(dirname "$0")/lib.sh"
 need_root command_exact sample_type labels with_cpu_clock no_dispatch_frames pid_exact pid_unseen_noted every_windows_exact errors
+need_feature off-cpu command_exact sample_type labels with_cpu_clock no_dispatch_frames pid_exact pid_unseen_noted \
+	every_windows_exact errors
 
 W=$B/offcpu_work
 FUNCS=--names=offcpu_sleep,offcpu_pipe,offcpu_futex
