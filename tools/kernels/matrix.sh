@@ -31,7 +31,9 @@ for k in ${KERNELS:-bullseye bookworm trixie sid}; do
 		continue
 	fi
 	out=$kdir/out/$k
-	VM_QUIET=1 tools/kernels/vm.sh "$kdir/$k" "$out" bash tools/kernels/guest.sh "$@" 2>"$kdir/$k.vm.err"
+	# Each suite may run to its 600 s limit (guest.sh), and boot besides.
+	VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-$((($# + 1) * 600))} \
+		tools/kernels/vm.sh "$kdir/$k" "$out" bash tools/kernels/guest.sh "$@" 2>"$kdir/$k.vm.err"
 	rc=$?
 	outs+=("$k=$out")
 	if [[ ! -s $out/results ]]; then
