@@ -18,17 +18,10 @@ void report__output_path(const struct config *cfg, int ev, char *buf, size_t len
 	const char *want = cfg->format == FORMAT_FOLDED ? FOLDED_SUFFIX : ".pb.gz";
 	size_t stem;
 
-	/* DIR/: files named in it as --every names them (it made
-	 * DIR/.EVENT, hidden and without an extension, and refused one
-	 * event's DIR/ as a directory). */
-	if (!*base) {
-		if (cfg->nevents == 1)
-			snprintf(buf, len, "%spmubpf%s", out, want);
-		else
-			snprintf(buf, len, "%spmubpf.%s%s", out, cfg->events[ev].file_tag, want);
-		return;
-	}
-	if (cfg->nevents == 1) {
+	/* DIR/ names a directory, which a one-shot recording refuses
+	 * (checked before it starts) with one event or several: with
+	 * several it made DIR/.EVENT, hidden and without an extension. */
+	if (cfg->nevents == 1 || !*base) {
 		snprintf(buf, len, "%s", out);
 		return;
 	}
