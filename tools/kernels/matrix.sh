@@ -21,6 +21,7 @@ fi
 [[ $# -gt 0 ]] || { echo "usage: tools/kernels/matrix.sh [--doc FILE] SUITE..." >&2; exit 2; }
 build=${PMUBPF_BUILD:-build}
 kdir=$build/kernels
+mkdir -p "$kdir/out" # a fresh clone has none: the redirects below need it
 failed=0
 outs=()
 for k in ${KERNELS:-bullseye bookworm trixie sid}; do
