@@ -8,7 +8,7 @@
 # ARCH (amd64, arm64) picks the architecture, amd64 by default.
 set -euo pipefail
 suite=${1:?suite}
-dir=${2:?dir}
+dir=$(realpath -m "${2:?dir}") # apt takes a relative Dir:: below /
 arch=${ARCH:-amd64}
 [[ -s $dir/kver && -s $dir/vmlinuz ]] && exit 0
 
