@@ -91,13 +91,23 @@ PY
 check dwarf t_dwarf
 
 t_every() {
-	local n wl rc
+	local n wl rc pm i
 	"$B/demo" 600 >/dev/null &
 	wl=$!
 	mkdir -p "$TMP/every"
-	# 5 s: a window closes after the one before it is written, and a
-	# first write under qemu (symbols read over 9p) takes seconds.
-	"$PMUBPF" -a --every 1 -d 5 -o "$TMP/every/" 2>"$TMP/every.err" >/dev/null
+	# Until two windows are written (a window closes after the one
+	# before it is written; a first write under qemu beside a loaded
+	# host takes seconds), then a clean end: bounded by windows, not time.
+	"$PMUBPF" -a --every 1 -o "$TMP/every/" 2>"$TMP/every.err" >/dev/null &
+	pm=$!
+	for ((i = 0; i < 1200; i++)); do
+		n=$(find "$TMP/every" -name '*.pb.gz' | wc -l)
+		[[ $n -ge 2 ]] && break
+		kill -0 $pm 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT $pm 2>/dev/null
+	wait $pm
 	rc=$?
 	kill "$wl" 2>/dev/null
 	wait "$wl" 2>/dev/null
