@@ -3,12 +3,16 @@
  * its id would make, so that a sampling profiler sees a distinct set at
  * almost every sample.
  *
- *   label_churn SECONDS [NEW]
+ *   label_churn SECONDS [NEW [GOFILE]]
  *
- * One thread, for SECONDS: make {endpoint=/churn, req=N} (N counting up),
- * make it current, spin ~5 us, restore, free it. NEW=0 keeps one set for
- * the whole run instead (the baseline: same work, one set). Prints
- * "sets N" at the end.
+ * One thread, for SECONDS of its time on a CPU (task-clock, taskclock.h:
+ * a busy machine gives the same samples later, not fewer): spin ~5 us,
+ * make {endpoint=/churn, req=N} (N counting up) and make it current,
+ * free the one before; again. NEW=0 keeps one set for the whole run
+ * instead (the baseline: same spins, one set). With GOFILE, waits (sleeping) until that
+ * file exists before it starts: a profiler can attach first. Prints
+ * "sets N cpu NS" at the end: the sets made and the task-clock time spent
+ * making them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -17,17 +21,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <unistd.h>
+#include "taskclock.h"
 
 static uint64_t sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) static void spin(void)
 {
@@ -40,28 +37,41 @@ __attribute__((noinline)) static void spin(void)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 3, end = now() + secs;
+	double secs = argc > 1 ? atof(argv[1]) : 3;
 	int fresh = argc > 2 ? atoi(argv[2]) : 1;
 	unsigned long long n = 0;
 	char req[32];
 	const pmubpf_labels *one = pmubpf_labels_new(NULL, "endpoint", "/churn", "req", "0", NULL);
+	const pmubpf_labels *cur = one, *next;
+	int64_t t0, end;
 
-	while (now() < end) {
+	if (argc > 3)
+		while (access(argv[3], F_OK))
+			usleep(10000);
+	t0 = thread_clock_ns();
+	end = t0 + (int64_t)(secs * 1e9);
+	/* A set is current all the time, the next one made current as the
+	 * last is let go: every sample carries one, and one made within the
+	 * last ~5 us (a sample's period is 50 us), so nearly every sample
+	 * names a set no sample named before. */
+	pmubpf_labels_set(cur);
+	while (thread_clock_ns() < end) {
 		for (int i = 0; i < 64; i++) {
-			const pmubpf_labels *s = one, *prev;
-
+			spin();
 			if (fresh) {
 				snprintf(req, sizeof(req), "%llu", ++n);
-				s = pmubpf_labels_new(NULL, "endpoint", "/churn", "req", req, NULL);
+				next = pmubpf_labels_new(NULL, "endpoint", "/churn", "req", req, NULL);
+				pmubpf_labels_set(next);
+				if (cur != one)
+					pmubpf_labels_free(cur);
+				cur = next;
 			}
-			prev = pmubpf_labels_set(s);
-			spin();
-			pmubpf_labels_set(prev);
-			if (fresh)
-				pmubpf_labels_free(s);
 		}
 	}
+	pmubpf_labels_set(NULL);
+	if (cur != one)
+		pmubpf_labels_free(cur);
 	pmubpf_labels_free(one);
-	printf("sets %llu\n", fresh ? n : 1);
+	printf("sets %llu cpu %lld\n", fresh ? n : 1, (long long)(thread_clock_ns() - t0));
 	return 0;
 }
