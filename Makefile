@@ -67,14 +67,19 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o
 	$(Q)rm -f $@.tmp.o
 
+# Every bpf/NAME.bpf.c is an object of its own with a skeleton,
+# NAME.skel.h, that user/ includes.
+BPF_NAMES := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_NAMES))
+
 # -MMD names the .tmp.o: list the headers of the real target here.
-$(OUT)/pmubpf.bpf.o $(OUT)/ksymnames.bpf.o: $(wildcard bpf/*.h) vmlinux/vmlinux.h
+$(patsubst %,$(OUT)/%.bpf.o,$(BPF_NAMES)): $(wildcard bpf/*.h) vmlinux/vmlinux.h
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 # Made by a pattern rule, so make would delete them as intermediates.
-.SECONDARY: $(OUT)/pmubpf.skel.h $(OUT)/pmubpf.bpf.o $(OUT)/ksymnames.skel.h $(OUT)/ksymnames.bpf.o
+.SECONDARY: $(SKELS) $(patsubst %,$(OUT)/%.bpf.o,$(BPF_NAMES))
 
 # Compile check for the other supported arch (thread pointer differs).
 $(OUT)/pmubpf.arm64.bpf.o: bpf/pmubpf.bpf.c $(wildcard bpf/*.h) | $(OUT)
@@ -99,7 +104,7 @@ USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/profile.pb
 # The generated headers are order-only: they must exist before the first
 # compile, and afterwards -MMD's .d files rebuild exactly the objects that
 # include them (a BPF edit recompiles record/session.c, not all of user/).
-$(OUT)/user/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/ksymnames.skel.h $(OUT)/profile.pb-c.h $(OUT)/user
+$(OUT)/user/%.o: user/%.c | $(SKELS) $(OUT)/profile.pb-c.h $(OUT)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -176,7 +181,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                -I$(OUT) -Iuser -Ibpf -Iinclude -MMD -MP
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS))) \
              $(OUT)/fuzz/obj/profile.pb-c.o
-$(OUT)/fuzz/obj/%.o: user/%.c | $(OUT)/pmubpf.skel.h $(OUT)/ksymnames.skel.h $(OUT)/profile.pb-c.h
+$(OUT)/fuzz/obj/%.o: user/%.c | $(SKELS) $(OUT)/profile.pb-c.h
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Wall -Wextra -Werror -c $< -o $@

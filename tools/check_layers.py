@@ -24,7 +24,7 @@ LAYERS = ["lib", "config", "pprof", "symbols", "procs", "unwind", "perf",
           "http"]
 RANK = {l: i for i, l in enumerate(LAYERS)}
 TOP = len(LAYERS)                      # user/main.c
-EXTERNAL = {"pmubpf_abi.h", "pmubpf.skel.h", "ksymnames.skel.h", "profile.pb-c.h"}
+EXTERNAL = {"pmubpf_abi.h", "pmubpf.skel.h", "ksymnames.skel.h", "exitprobe.skel.h", "profile.pb-c.h"}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

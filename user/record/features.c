@@ -39,31 +39,68 @@ static bool helper(enum bpf_prog_type type, enum bpf_func_id id)
 	return libbpf_probe_bpf_helper(type, id, NULL) == 1;
 }
 
-void features__probe(struct features *f)
+static bool probe_attach_cookie(void)
 {
-	f->attach_cookie = helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_attach_cookie);
-	f->task_pt_regs = helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs);
-	f->atomic_fetch = probe_atomic_fetch();
-	f->offcpu = f->atomic_fetch && libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
-		    helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_for_each_map_elem);
+	return helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_attach_cookie);
+}
+
+static bool probe_task_pt_regs(void)
+{
+	return helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs);
+}
+
+static bool probe_offcpu(void)
+{
+	return probe_atomic_fetch() && libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+	       helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_for_each_map_elem);
+}
+
+static bool probe_bpf_ksyms(void)
+{
+	struct ksymnames *kn = ksymnames__open();
+
+	ksymnames__close(kn);
+	return kn != NULL;
+}
+
+/* Every feature, in enum feature's order: its name, how it is asked,
+ * and what a recording does without it. */
+static const struct {
+	const char *name;
+	bool (*probe)(void);
+	const char *without;
+} features_all[FEAT_N] = {
+	[FEAT_ATTACH_COOKIE] = { "bpf_get_attach_cookie", probe_attach_cookie,
+				 "one sampled event per recording (Linux 5.15 has it)" },
+	[FEAT_TASK_PT_REGS] = { "bpf_task_pt_regs", probe_task_pt_regs,
+				"user registers from the top of the kernel stack (same stacks; Linux 5.15 has it)" },
+	[FEAT_OFFCPU] = { "off-cpu", probe_offcpu,
+			  "no -e off-cpu (needs syscall programs, bpf_for_each_map_elem, fetching atomics: Linux 5.14)" },
+	[FEAT_LAZY_MAPS] = { "lazy-maps", mapalloc__lazy_ok,
+			     "hash maps preallocated whole (more kernel memory from start-up)" },
+	[FEAT_EXIT_IMAGES] = { "exit-images", images__supported,
+			       "images of exited processes from the kernel's mmap reports (BPF walks them with the VMA iterator, "
+			       "sched_prepare_exec and an exit that keeps the address space: Linux 6.16)" },
+	[FEAT_BPF_KSYMS] = { "bpf-ksyms", probe_bpf_ksyms, "kernel symbols from /proc/kallsyms" },
+};
+
+void features__probe(struct features *f, unsigned want)
+{
+	for (int i = 0; i < FEAT_N; i++) {
+		f->probed[i] = want & (1u << i);
+		f->have[i] = f->probed[i] && features_all[i].probe();
+	}
 }
 
 int features__describe(const struct features *f, void (*line)(const char *text, void *arg), void *arg)
 {
-	const struct {
-		bool have;
-		const char *text;
-	} all[] = {
-		{ f->attach_cookie, "bpf_get_attach_cookie (5.15): one sampled event per recording" },
-		{ f->task_pt_regs, "bpf_task_pt_regs (5.15): user registers found at the top of the kernel stack" },
-		{ f->atomic_fetch, "fetching atomics (5.12): no -e off-cpu" },
-		{ f->offcpu, "syscall programs with bpf_for_each_map_elem (5.14): no -e off-cpu" },
-	};
+	char text[256];
 	int n = 0;
 
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!all[i].have) {
-			line(all[i].text, arg);
+	for (int i = 0; i < FEAT_N; i++)
+		if (f->probed[i] && !f->have[i]) {
+			snprintf(text, sizeof(text), "%s: %s", features_all[i].name, features_all[i].without);
+			line(text, arg);
 			n++;
 		}
 	return n;
@@ -72,8 +109,6 @@ int features__describe(const struct features *f, void (*line)(const char *text, 
 int features__print(FILE *out)
 {
 	struct features f;
-	struct ksymnames *kn;
-	bool kbpf;
 
 	loadlog__install(0); /* a probe's refusal is its answer, not a warning */
 	/* Not root (or no CAP_BPF): every probe would say no. */
@@ -81,24 +116,9 @@ int features__print(FILE *out)
 		fprintf(stderr, "pmubpf: features: cannot load BPF programs: run as root\n");
 		return 1;
 	}
-	features__probe(&f);
-	kn = ksymnames__open();
-	kbpf = kn != NULL;
-	ksymnames__close(kn);
-	const struct {
-		const char *name;
-		bool have;
-		const char *without;
-	} all[] = {
-		{ "bpf_get_attach_cookie", f.attach_cookie, "one sampled event per recording" },
-		{ "bpf_task_pt_regs", f.task_pt_regs, "user registers from the top of the kernel stack (same stacks)" },
-		{ "off-cpu", f.offcpu, "no -e off-cpu (needs syscall programs, bpf_for_each_map_elem, fetching atomics)" },
-		{ "lazy-maps", mapalloc__lazy_ok(), "hash maps preallocated whole (more kernel memory from start-up)" },
-		{ "exit-images", images__supported(), "images of exited processes from the kernel's mmap reports" },
-		{ "bpf-ksyms", kbpf, "kernel symbols from /proc/kallsyms" },
-	};
+	features__probe(&f, FEAT_ALL);
 	fprintf(out, "feature\tthis kernel\twithout it\n");
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		fprintf(out, "%s\t%s\t%s\n", all[i].name, all[i].have ? "yes" : "no", all[i].without);
+	for (int i = 0; i < FEAT_N; i++)
+		fprintf(out, "%s\t%s\t%s\n", features_all[i].name, f.have[i] ? "yes" : "no", features_all[i].without);
 	return 0;
 }

@@ -3,26 +3,39 @@
  * Each feature the BPF side may lack (bpf/compat.bpf.h lists them with
  * their stand-ins) is probed by asking the kernel, never by its version
  * number: distributions backport BPF features. A missing feature turns
- * off what needs it, and that alone. */
+ * off what needs it, and that alone. One table in features.c names each
+ * feature, what it needs and what a recording does without it: `-v`,
+ * `pmubpf features` and docs/kernels.md all read it. */
 #ifndef PMUBPF_FEATURES_H
 #define PMUBPF_FEATURES_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
+enum feature {
+	FEAT_ATTACH_COOKIE, /* bpf_get_attach_cookie in perf_event programs (5.15) */
+	FEAT_TASK_PT_REGS,  /* bpf_task_pt_regs (5.15) */
+	FEAT_OFFCPU,        /* -e off-cpu: syscall programs with
+	                     * bpf_for_each_map_elem (5.14), fetching atomics (5.12) */
+	FEAT_LAZY_MAPS,     /* hash maps allocated as they fill in perf_event programs */
+	FEAT_EXIT_IMAGES,   /* VMA iterator (6.7) and sched_prepare_exec (6.10) */
+	FEAT_BPF_KSYMS,     /* kernel symbols by a BPF iterator (5.x, ksymnames.c) */
+	FEAT_N
+};
+#define FEAT_ALL ((1u << FEAT_N) - 1)
+
 struct features {
-	bool attach_cookie; /* bpf_get_attach_cookie in perf_event programs (5.15) */
-	bool task_pt_regs;  /* bpf_task_pt_regs (5.15) */
-	bool atomic_fetch;  /* BPF_ATOMIC with BPF_FETCH: fetch-add, xchg (5.12) */
-	bool offcpu;        /* -e off-cpu: syscall programs with
-	                     * bpf_for_each_map_elem (5.14), xchg */
+	bool have[FEAT_N];
+	bool probed[FEAT_N];
 };
 
-/* Probe them all (a few tiny program loads, ~1 ms). */
-void features__probe(struct features *f);
+/* Probe the features in the mask `want` (bits 1 << enum feature): a
+ * recording asks what it needs before it loads its BPF (a few tiny
+ * program loads, ~1 ms; exit-images ~20 ms). */
+void features__probe(struct features *f, unsigned want);
 
-/* One line per feature missing, "NAME (what stands in)", into the
- * callback; the number of lines. */
+/* One line per probed feature missing, "NAME: what a recording does
+ * without it", into the callback; the number of lines. */
 int features__describe(const struct features *f, void (*line)(const char *text, void *arg),
 		       void *arg);
 

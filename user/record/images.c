@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include "images.h"
 #include "lib/envflag.h"
+#include "exitprobe.skel.h"
 
 /* Does the kernel's BTF name every one of names[0..n)? Only its string
  * section is read, in pieces through one buffer, for "\0NAME\0": ~1 ms
@@ -78,12 +79,88 @@ static bool btf_names_all(const char *const *names, size_t n)
 	return !left;
 }
 
+static const char *why_not = "";
+
+/* Does the exit tracepoint see an exiting process's mm? A child that
+ * exits at once, watched by exitprobe.bpf.c: 1 yes, 0 no, -errno if it
+ * could not tell. */
+static int exit_has_mm(void)
+{
+	struct exitprobe_bpf *skel = exitprobe_bpf__open_and_load();
+	int err, status;
+	pid_t pid;
+
+	if (!skel)
+		return errno ? -errno : -ENOTSUP;
+	if (exitprobe_bpf__attach(skel)) {
+		err = errno ? -errno : -ENOTSUP;
+		exitprobe_bpf__destroy(skel);
+		return err;
+	}
+	/* The child's tgid is known only after fork: it waits for it to be
+	 * set (a pipe) before it exits. */
+	int go[2];
+
+	if (pipe2(go, O_CLOEXEC)) {
+		err = -errno;
+		exitprobe_bpf__destroy(skel);
+		return err;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	close(go[0]);
+	if (pid > 0)
+		skel->bss->probe_tgid = (__u32)pid;
+	close(go[1]); /* the child reads EOF and exits */
+	if (pid < 0) {
+		err = -errno;
+		exitprobe_bpf__destroy(skel);
+		return err;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	err = !skel->bss->exits ? -ESRCH : skel->bss->with_mm > 0;
+	exitprobe_bpf__destroy(skel);
+	return err;
+}
+
 bool images__supported(void)
 {
 	static const char *const need[] = { "bpf_iter_task_vma_new", "btf_trace_sched_prepare_exec" };
-	if (envflag_on(getenv("PMUBPF_MMAP_REPORTS")))
+	static int known = -1;
+	int r;
+
+	if (envflag_on(getenv("PMUBPF_MMAP_REPORTS"))) {
+		why_not = "PMUBPF_MMAP_REPORTS=1";
 		return false;
-	return btf_names_all(need, sizeof(need) / sizeof(need[0]));
+	}
+	if (known >= 0)
+		return known;
+	if (!btf_names_all(need, sizeof(need) / sizeof(need[0]))) {
+		why_not = "this kernel's BTF has no VMA iterator (6.7) or sched_prepare_exec (6.10)";
+		return (known = 0);
+	}
+	r = exit_has_mm();
+	if (r < 0) {
+		static char text[96];
+
+		snprintf(text, sizeof(text), "its exit could not be watched: %s", strerror(-r));
+		why_not = text;
+		return false; /* asked again next time */
+	}
+	if (!r)
+		why_not = "this kernel releases an exiting process's memory before its exit tracepoint (6.16 keeps it)";
+	return (known = r);
+}
+
+const char *images__why_not(void)
+{
+	return why_not;
 }
 
 int images__stats(int stats_fd, int nr_cpus, uint64_t out[PMUBPF_IMAGE_NSTATS])
@@ -105,45 +182,4 @@ int images__stats(int stats_fd, int nr_cpus, uint64_t out[PMUBPF_IMAGE_NSTATS])
 	}
 	free(v);
 	return 0;
-}
-
-int images__exit_probe(int seen_fd, int stats_fd, int nr_cpus)
-{
-	uint64_t before[PMUBPF_IMAGE_NSTATS], after[PMUBPF_IMAGE_NSTATS];
-	struct pmubpf_seen mark = { .pgen = 0, .noticed = 1 }; /* no generation is 0 */
-	int go[2], err, status;
-	__u32 tgid;
-	pid_t pid;
-	char c;
-
-	if ((err = images__stats(stats_fd, nr_cpus, before)))
-		return err;
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(go[0]);
-		close(go[1]);
-		return err;
-	}
-	if (pid == 0) { /* waits until marked, then exits */
-		close(go[1]);
-		_exit(read(go[0], &c, 1) < 0);
-	}
-	close(go[0]);
-	tgid = (__u32)pid;
-	err = bpf_map_update_elem(seen_fd, &tgid, &mark, BPF_ANY) ? -errno : 0;
-	close(go[1]); /* the child reads EOF and exits */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (err)
-		return err;
-	if ((err = images__stats(stats_fd, nr_cpus, after)))
-		return err;
-	if (after[PMUBPF_IMAGE_WALKS] > before[PMUBPF_IMAGE_WALKS])
-		return 1;
-	if (after[PMUBPF_IMAGE_NOMM] > before[PMUBPF_IMAGE_NOMM])
-		return 0;
-	return -ESRCH; /* the exit went unseen */
 }

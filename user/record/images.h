@@ -10,17 +10,17 @@
 #include <stdint.h>
 #include "pmubpf_abi.h"
 
-/* Does this kernel offer what the walk needs: the open-coded VMA
- * iterator (6.7) and the sched_prepare_exec tracepoint (6.10)? From its
- * BTF. PMUBPF_MMAP_REPORTS=1 in the environment says no (the reports'
- * way, for tests and comparisons). */
+/* Can BPF send the images of processes as they end? The kernel's BTF
+ * names the open-coded VMA iterator (6.7) and the sched_prepare_exec
+ * tracepoint (6.10), and its exit tracepoint runs while the process
+ * still has its address space (6.16; before, the kernel released it
+ * first): bpf/exitprobe.bpf.c, loaded on its own, watches a child exit
+ * (~20 ms, once per run). PMUBPF_MMAP_REPORTS=1 in the environment says
+ * no (the reports' way, for tests and comparisons). */
 bool images__supported(void);
 
-/* After the programs are attached: does the exit tracepoint run while
- * the process still has its address space (6.16; before, the kernel
- * released it first)? A child that exits, marked sampled in `seen`.
- * 1 yes, 0 no, -errno if it could not tell. */
-int images__exit_probe(int seen_fd, int stats_fd, int nr_cpus);
+/* Why images__supported said no: one phrase, "" if it said yes. */
+const char *images__why_not(void);
 
 /* BPF's counts (enum pmubpf_image_stat), summed over CPUs. */
 int images__stats(int stats_fd, int nr_cpus, uint64_t out[PMUBPF_IMAGE_NSTATS]);

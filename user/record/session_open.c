@@ -342,7 +342,7 @@ static int lazy_maps(struct session *s)
 				s->skel->maps.targets, s->skel->maps.stacks0, s->skel->maps.stacks1,
 				s->skel->maps.counts0, s->skel->maps.counts1 };
 
-	if (!mapalloc__lazy_ok())
+	if (!s->feat.have[FEAT_LAZY_MAPS])
 		return 0;
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (bpf_map__set_map_flags(m[i], bpf_map__map_flags(m[i]) | BPF_F_NO_PREALLOC))
@@ -377,18 +377,19 @@ static int use_features(struct session *s)
 	const struct config *cfg = s->cfg;
 	int sampled = 0;
 
-	features__probe(&s->feat);
+	features__probe(&s->feat, FEAT_ALL & ~(1u << FEAT_BPF_KSYMS) &
+					  ~(cfg->all && !cfg->data_addr ? 0 : 1u << FEAT_EXIT_IMAGES));
 	if (cfg->verbose)
 		features__describe(&s->feat, say_lacking, NULL);
-	s->skel->rodata->has_attach_cookie = s->feat.attach_cookie;
-	s->skel->rodata->has_task_pt_regs = s->feat.task_pt_regs;
+	s->skel->rodata->has_attach_cookie = s->feat.have[FEAT_ATTACH_COOKIE];
+	s->skel->rodata->has_task_pt_regs = s->feat.have[FEAT_TASK_PT_REGS];
 	for (int e = 0; e < cfg->nevents && e < PMUBPF_MAX_EVENTS; e++)
 		sampled += !s->skel->rodata->leader_of[e];
-	if (sampled > 1 && !s->feat.attach_cookie)
+	if (sampled > 1 && !s->feat.have[FEAT_ATTACH_COOKIE])
 		return session_fail(s, "%d events sampled in one recording need BPF cookies "
 				       "(bpf_get_attach_cookie, Linux 5.15), which this kernel lacks: "
 				       "record one event at a time", sampled);
-	if (s->offcpu && !s->feat.offcpu)
+	if (s->offcpu && !s->feat.have[FEAT_OFFCPU])
 		return session_fail(s, "-e off-cpu needs BPF syscall programs with bpf_for_each_map_elem "
 				       "(Linux 5.14), which this kernel lacks");
 	return 0;
@@ -427,7 +428,7 @@ int session__open(struct session *s)
 	/* A whole machine's recording: the kernel's mmap reports cost every
 	 * process that maps code (issue 11); targets keep them, for they
 	 * name a library the moment a target maps it (images.h). */
-	s->images = cfg->all && !cfg->data_addr && images__supported();
+	s->images = cfg->all && !cfg->data_addr && s->feat.have[FEAT_EXIT_IMAGES];
 	s->skel->rodata->images_on = s->images;
 	if (bpf_program__set_autoload(s->skel->progs.on_prepare_exec, s->images) ||
 	    bpf_program__set_autoload(s->skel->progs.on_exit_images, s->images) ||
@@ -463,20 +464,6 @@ int session__open(struct session *s)
 	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
 	if (err)
 		return session_fail(s, "attaching BPF tracepoints: %s", strerror(-err));
-	if (s->images) {
-		int r = images__exit_probe(bpf_map__fd(s->skel->maps.seen), bpf_map__fd(s->skel->maps.image_stats),
-					   libbpf_num_possible_cpus());
-
-		if (r != 1) { /* the exit comes too late to walk: the reports */
-			if (cfg->verbose)
-				fprintf(stderr, "pmubpf: images of processes gone from mmap reports: %s\n",
-					r == 0 ? "this kernel releases an exiting process's memory before its exit tracepoint"
-					       : strerror(-r));
-			bpf_link__destroy(s->skel->links.on_prepare_exec);
-			s->skel->links.on_prepare_exec = NULL;
-			s->images = false;
-		}
-	}
 	s->win = (struct windows){
 		.window = &s->skel->bss->window,
 		.grace_fd = bpf_map__fd(s->skel->maps.grace),
@@ -552,7 +539,8 @@ int session__build(struct session *s)
 	} else {
 		s->mw = mmapwatch__new(bpf_map__fd(skel->maps.mmap_events), s->procs, cfg->data_addr);
 		if (cfg->verbose && s->mw)
-			fprintf(stderr, "pmubpf: images of processes gone: from the kernel's mmap reports\n");
+			fprintf(stderr, "pmubpf: images of processes gone: from the kernel's mmap reports%s%s%s\n",
+				cfg->all ? " (" : "", cfg->all ? images__why_not() : "", cfg->all ? ")" : "");
 	}
 	if (!s->images && !s->mw && cfg->verbose)
 		fprintf(stderr, "pmubpf: no mmap reports (%s): new libraries found by periodic re-reads only\n",
