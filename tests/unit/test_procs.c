@@ -716,6 +716,59 @@ static bool held_while_built(void)
 	return true;
 }
 
+/* mmap reports read late, after the process exec'd again: each goes to
+ * the generation whose image it was made in. A program's ld.so maps libc
+ * after the program's first sample, and the process execs /bin/true
+ * before the report is read: libc is the first image's (it went to the
+ * second's, and the first's samples in libc were unnamed), and a report
+ * whose generation BPF has but no notice brought yet goes to the last
+ * generation noticed, if no exec came between (it was dropped). */
+static bool late_report_earlier_image(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen", 4, sizeof(struct pmubpf_seen), 8, NULL);
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc && seen >= 0 ? procs__new(sc, -1, seen) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .comm = "true" };
+	const int64_t ms = 1000000;
+	struct pmubpf_seen v = { .pgen = 3 }; /* BPF's newest: not noticed yet */
+	struct stat st;
+	pid_t child = dead_child();
+	struct proc *first, *second;
+
+	CHECK(child > 0 && ps);
+	CHECK(stat("/usr/bin/true", &st) == 0);
+	struct procmap m = { .start = 0x400000, .end = 0x401000, .inode = st.st_ino, .exec = true,
+			     .path = "/usr/bin/true" };
+	n.tgid = n.tid = (uint32_t)child;
+	procs__exec(ps, (uint32_t)child, 10 * ms);
+	procs__mapped(ps, (uint32_t)child, &m, 11 * ms);
+	n.pgen = 1, n.ts = 12 * ms;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	procs__exec(ps, (uint32_t)child, 20 * ms);
+	m.start = 0x800000, m.end = 0x801000;
+	procs__mapped(ps, (uint32_t)child, &m, 21 * ms);
+	n.pgen = 2, n.ts = 22 * ms;
+	CHECK(procs__notice(ps, &n, sizeof(n)) == 0);
+	procs__settle(ps);
+	CHECK((first = procs__get(ps, (uint32_t)child, 1)) && first->snapshotted && first->dead);
+	CHECK((second = procs__get(ps, (uint32_t)child, 2)) && second->snapshotted && second->dead);
+	CHECK_EQ_INT(first->maps.n, 1);
+	CHECK_EQ_INT(second->maps.n, 1);
+	CHECK(bpf_map_update_elem(seen, &(uint32_t){ (uint32_t)child }, &v, BPF_ANY) == 0);
+	m.start = 0x500000, m.end = 0x501000; /* the first image's libc, at 15 ms */
+	procs__mapped(ps, (uint32_t)child, &m, 15 * ms);
+	CHECK_EQ_INT(first->maps.n, 2);
+	CHECK_EQ_INT(second->maps.n, 1);
+	m.start = 0x900000, m.end = 0x901000; /* the second's, at 25 ms */
+	procs__mapped(ps, (uint32_t)child, &m, 25 * ms);
+	CHECK_EQ_INT(first->maps.n, 2);
+	CHECK_EQ_INT(second->maps.n, 2);
+	procs__free(ps);
+	symcache__free(sc);
+	close(seen);
+	return true;
+}
+
 /* A library dlopen()ed after the snapshot is in after the final re-read
  * (while the seen map still has our generation). */
 static bool rescan_after_dlopen(void)
@@ -895,6 +948,7 @@ TEST_MAIN("procs",
 	TEST(log_behind),
 	TEST(bpf_moved_no_read),
 	TEST(held_while_built),
+	TEST(late_report_earlier_image),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),
 )

@@ -227,8 +227,23 @@ void procs__mapped(struct procs *p, uint32_t tgid, const struct procmap *m, int6
 		return;
 	if (p->seen_fd >= 0 && bpf_map_lookup_elem(p->seen_fd, &tgid, &v) == 0)
 		pr = lookup(p, tgid, v.pgen);
-	else
-		pr = p->v[idx]; /* exited (its seen entry is gone): its last generation */
+	/* Exited (its seen entry is gone), or BPF's generation not noticed
+	 * here yet: the last generation noticed, unless the report is of a
+	 * later image (the exec check below). */
+	if (!pr)
+		pr = p->v[idx];
+	/* A report older than pr's image (an exec between the two) is of an
+	 * earlier generation's: read late, under churn, after the process
+	 * exec'd again. A program's ld.so maps libc after its first sample
+	 * (the image then read from the log has no libc yet) and the process
+	 * exec'd /bin/true before the report was read: libc went to true's
+	 * generation, and exec_work's samples in libc were unnamed (0.5% on
+	 * this machine, 5-7% under qemu). */
+	for (int hops = 0; pr && pr->prev_pgen && t < pr->seen_ns && hops < 8; hops++) {
+		if (!maplog__exec_between(p->log, tgid, t, pr->seen_ns))
+			break;
+		pr = lookup(p, tgid, pr->prev_pgen);
+	}
 	/* A mapping of an image after pr's (the seen entry is gone at exec
 	 * too, until the new image's first sample) is not pr's. */
 	if (pr && pr->seen_ns && maplog__exec_between(p->log, tgid, pr->seen_ns, t))
@@ -398,6 +413,10 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 		memcpy(pr->comm, comm, len);
 		pr->comm[len] = '\0';
 	}
+	uint64_t prev;
+
+	if (hashtab__find(p->by_tgid, hashtab__hash_u64(tgid), &tgid, &prev))
+		pr->prev_pgen = p->v[prev]->pgen;
 	if (hashtab__reserve(p->by_tgid, hashtab__count(p->by_tgid) + 1) ||
 	    hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
 		free(pr);

@@ -25,6 +25,9 @@ struct procs;
 
 struct proc {
 	uint32_t tgid, pgen;
+	uint32_t prev_pgen;       /* the generation of tgid noticed before
+	                           * this one (0: none): an mmap report read
+	                           * late may be of its image */
 	uint32_t via;             /* the id its /proc files and memory are
 	                           * read through: tgid, or, where the leader
 	                           * left first (pthread_exit: a zombie, no
