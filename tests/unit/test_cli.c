@@ -191,6 +191,7 @@ static bool errors(void)
 		{ ARGS("-o", "-", "-e", "cpu-clock,task-clock"), "-o - writes one profile" },
 		{ ARGS("-o", "-", "-e", "{cpu-clock,page-faults}"), "-o - writes one profile" },
 		{ ARGS("-o", "-", "--top", "3"), "-o - excludes --top" },
+		{ ARGS("-o", "-", "--every", "5"), "-o - excludes --every" },
 		{ ARGS("-e", "{cpu-clock,page-faults"), "unclosed group" },
 		{ ARGS("-e", "cpu-clock}"), "'}' without '{'" },
 		{ ARGS("-e", "{cpu-clock,{page-faults}}"), "nested" },

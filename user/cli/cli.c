@@ -530,6 +530,8 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 					 cfg->nevents, cfg->nevents);
 		if (cfg->top)
 			return errmsg(err, errlen, "-o - excludes --top: stdout carries the profile");
+		if (cfg->every > 0)
+			return errmsg(err, errlen, "-o - excludes --every: each window is a profile of its own (give -o DIR/ or -o FILE)");
 		if (cfg->data_addr)
 			return errmsg(err, errlen, "-o - excludes --data-addr: that makes two profiles (give -o FILE)");
 	}
