@@ -335,11 +335,16 @@ static pid_t start_sleeper(char *const argv[])
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* A group of its own, killed whole by stop(): bash's sleep
+		 * outliving it held the test's output open, and the test
+		 * runner waited the sleep's 60 s for its end. */
+		setpgid(0, 0);
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (pid < 0)
 		return -1;
+	setpgid(pid, pid); /* either side may come first */
 	for (int i = 0; i < 1000; i++) { /* 10 s at most */
 		ssize_t n;
 		int fd;
@@ -358,14 +363,14 @@ static pid_t start_sleeper(char *const argv[])
 			return pid;
 		usleep(10000);
 	}
-	kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return -1;
 }
 
 static void stop(pid_t pid)
 {
-	kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
 
