@@ -1,8 +1,7 @@
 #!/bin/sh
 # The initramfs's init (tools/kernels/initramfs.sh): load the 9p modules,
 # mount this machine's root read-only, under an overlay, at /newroot and the results share
-# (read-write) under it, make the places a recording writes writable
-# (tmpfs), then run the command the host left in the share as
+# (read-write) under it, then run the command the host left in the share as
 # /bin/bash tools/kernels/guest.sh inside the root, and power off.
 export PATH=/bin
 mount -t proc proc /proc
@@ -22,9 +21,11 @@ fi
 # read-only root itself.
 mount -t tmpfs rw /rw
 mkdir -p /rw/up /rw/work
+overlay=1
 if ! mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/up,workdir=/rw/work /newroot; then
 	echo "init: no overlay: the root stays read-only" >/dev/console
 	mount --bind /lower /newroot
+	overlay=
 fi
 R=/newroot
 mount -t proc proc $R/proc
@@ -37,11 +38,17 @@ ln -sf /proc/self/fd $R/dev/fd
 ln -sf /proc/self/fd/0 $R/dev/stdin
 ln -sf /proc/self/fd/1 $R/dev/stdout
 ln -sf /proc/self/fd/2 $R/dev/stderr
-mount -t tmpfs -o mode=1777 tmp $R/tmp
-mount -t tmpfs run $R/run
-mount -t tmpfs vartmp $R/var/tmp
-mount -t tmpfs cache $R/var/cache
-mount -t tmpfs home $R/root
+# Over an overlay every place is writable already, and nothing is
+# mounted over the tree: the repository (the command's directory) may
+# live anywhere, /tmp or /root included (CI's clone). On the read-only
+# root alone, the places a recording writes get a tmpfs each.
+if [ -z "$overlay" ]; then
+	mount -t tmpfs -o mode=1777 tmp $R/tmp
+	mount -t tmpfs run $R/run
+	mount -t tmpfs vartmp $R/var/tmp
+	mount -t tmpfs cache $R/var/cache
+	mount -t tmpfs home $R/root
+fi
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
