@@ -305,6 +305,14 @@ cadence() { # NAME LOAD...: a 6 s -a recording beside LOAD; "WAKE_NS CHURN_S"
 	# 50 ms) would be a small churn of its own.
 	"$PMUBPF" -v -a -F 999 -d 6 -o "$TMP/$name.pb.gz" 2>"$TMP/$name.err" &
 	RECORDER_PID=$!
+	# Its 6 s count from "recording" (a slow start, as under qemu, takes
+	# seconds of its own): looked for twice a second.
+	local i
+	for ((i = 0; i < 240; i++)); do # 120 s: a hung recorder's bound only
+		grep -q '^pmubpf: recording' "$TMP/$name.err" 2>/dev/null && break
+		kill -0 $RECORDER_PID 2>/dev/null || break
+		sleep 0.5
+	done
 	sleep 3
 	kill -0 $RECORDER_PID 2>/dev/null || { kill $load; return 1; }
 	wake=$(notice_wake)
@@ -314,9 +322,9 @@ cadence() { # NAME LOAD...: a 6 s -a recording beside LOAD; "WAKE_NS CHURN_S"
 }
 cadence_ok() {
 	local churn quiet
-	churn=$(cadence cad_churn "$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 8 2 "$TMP/cad.progress") ||
+	churn=$(cadence cad_churn "$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 600 2 "$TMP/cad.progress") ||
 		{ echo "pmubpf did not start: $(tail -n1 "$TMP/cad_churn.err")"; return 1; }
-	quiet=$(cadence cad_quiet sleep 8) || { echo "pmubpf did not start: $(tail -n1 "$TMP/cad_quiet.err")"; return 1; }
+	quiet=$(cadence cad_quiet sleep 600) || { echo "pmubpf did not start: $(tail -n1 "$TMP/cad_quiet.err")"; return 1; }
 	read -r cw cs <<<"$churn"
 	read -r qw qs <<<"$quiet"
 	echo "churn: notice_wake_ns $cw, $cs s at 20 ms; quiet: $qw, $qs s"

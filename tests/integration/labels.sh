@@ -23,17 +23,18 @@ fi
 
 # -p: attach to a running process; only the recorded window counts, so
 # the truth is the whole run's and the window must be representative:
-# the workload's pattern repeats every few milliseconds. It runs 8 s so
-# that a slow start (BPF verification on a loaded machine: seconds) still
-# leaves the whole -d 3 window inside its run.
-"$B/labels_work" 8 >"$TMP/p.truth" & lp=$!
+# the workload's pattern repeats every few milliseconds. It runs until
+# the -d 3 recording has ended (stopped by SIGTERM, its truth printed),
+# however long the recorder's start took (BPF verification on a loaded
+# machine or under qemu: seconds).
+"$B/labels_work" 600 >"$TMP/p.truth" & lp=$!
 sleep 0.3
-if "$PMUBPF" -F 999 -p $lp -d 3 -o "$TMP/p.pb.gz" 2>"$TMP/p.err"; then
-	wait $lp
+if start_recorder "$TMP/p.err" -F 999 -p $lp -d 3 -o "$TMP/p.pb.gz" && wait_recorder 120; then
+	kill -TERM $lp; wait $lp
 	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:phase --names $NAMES
 else
 	fail p_shares "pmubpf failed: $(tail -n1 "$TMP/p.err")"
-	wait $lp
+	kill -TERM $lp; wait $lp
 fi
 
 # -a, the labelled process started after pmubpf. Under -a pmubpf first

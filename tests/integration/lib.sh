@@ -124,18 +124,36 @@ min_weight() {
 }
 
 # start_recorder ERRFILE ARGS...: run pmubpf -v ARGS in the background
-# and wait until it says it is recording. Sets RECORDER_PID.
+# and wait until it says it is recording (120 s: a hung recorder's bound
+# only; a kernel under qemu takes seconds to verify and attach). Sets
+# RECORDER_PID.
 start_recorder() {
 	local err=$1 i
 	shift
 	"$PMUBPF" -v "$@" 2>"$err" &
 	RECORDER_PID=$!
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 2400; i++)); do
 		grep -q '^pmubpf: recording' "$err" 2>/dev/null && return 0
 		kill -0 $RECORDER_PID 2>/dev/null || return 1
 		sleep 0.05
 	done
 	return 1
+}
+
+# wait_recorder SECS: wait for $RECORDER_PID to end on its own (a -p
+# recording ends with its targets); its exit status, or 124 once SECS
+# have passed (a hung recording's bound only), when it is stopped.
+wait_recorder() {
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		kill -0 $RECORDER_PID 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 $RECORDER_PID 2>/dev/null; then
+		kill -INT $RECORDER_PID; wait $RECORDER_PID
+		return 124
+	fi
+	wait $RECORDER_PID
 }
 
 # recorder_map NAME PID: the id of the BPF map NAME that process PID (a
@@ -155,25 +173,35 @@ for m in json.load(sys.stdin):
 sys.exit(1)' "$1" "$ids"
 }
 
-# wait_label_slot RECORDER PID: wait until the recorder RECORDER has
-# given BPF process PID's label slot (its label_slots map holds PID): from
-# then on PID's samples carry its labels. Under -a that is the process's
-# first read, after its first samples: a wait in wall time that a busy
-# machine stretches (from ~15 ms to more than a 0.5 s workload lasted: a
-# test of labels starts its labelled work after this, not after a sleep).
-# False if either process ends first, or after 120 s (a recorder that
-# stuck: a bound for a hung test only, no speed is assumed under it).
-wait_label_slot() {
-	local rec=$1 pid=$2 id= key i
+# wait_map_key MAP RECORDER PID: wait until the recorder RECORDER's BPF
+# map MAP holds the 4-byte key PID. False if either process ends first,
+# or after 120 s (a recorder that stuck: a bound for a hung test only,
+# no speed is assumed under it).
+wait_map_key() {
+	local map=$1 rec=$2 pid=$3 id= key i
 	key=$(printf '%02x %02x %02x %02x' $((pid & 255)) $((pid >> 8 & 255)) $((pid >> 16 & 255)) $((pid >> 24 & 255)))
 	for ((i = 0; i < 2400; i++)); do
-		[[ -n $id ]] || id=$(recorder_map label_slots "$rec")
+		[[ -n $id ]] || id=$(recorder_map "$map" "$rec")
 		[[ -n $id ]] && bpftool map lookup id "$id" key hex $key >/dev/null 2>&1 && return 0
 		kill -0 "$rec" 2>/dev/null && kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05
 	done
 	return 1
 }
+
+# wait_label_slot RECORDER PID: wait until the recorder RECORDER has
+# given BPF process PID's label slot (its label_slots map holds PID): from
+# then on PID's samples carry its labels. Under -a that is the process's
+# first read, after its first samples: a wait in wall time that a busy
+# machine stretches (from ~15 ms to more than a 0.5 s workload lasted: a
+# test of labels starts its labelled work after this, not after a sleep).
+wait_label_slot() { wait_map_key label_slots "$@"; }
+
+# wait_unwind_slot RECORDER PID: wait until the recorder (--call-graph
+# dwarf, the default on x86-64) has read process PID's maps and given BPF
+# its unwind tables (unwind_pids holds PID): from then on the process can
+# end, or its binary go, and its samples still be named.
+wait_unwind_slot() { wait_map_key unwind_pids "$@"; }
 
 # slow_debuginfod: a debuginfod on a loopback port that answers each
 # query after 0.4 s, with a 404: what makes a profile's build long in

@@ -25,10 +25,13 @@ for reader in PROCMAP_QUERY text; do
 	cp "$B/serial" "$TMP/victim"
 	if [[ $reader == text ]]; then export PMUBPF_NO_PROCMAP_QUERY=1; else unset PMUBPF_NO_PROCMAP_QUERY; fi
 	if start_recorder "$TMP/del.err" -a -F 999 -o "$TMP/del.pb.gz"; then
-		"$TMP/victim" 1 /dev/null & vpid=$!
-		sleep 0.3
+		# Deleted once pmubpf has read its maps (under qemu the first
+		# read of every process takes seconds), gone before it writes.
+		"$TMP/victim" 600 /dev/null & vpid=$!
+		wait_unwind_slot $RECORDER_PID $vpid
 		rm -f "$TMP/victim"
-		wait $vpid
+		sleep 0.3
+		kill $vpid; wait $vpid
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
 		if grep -q "process maps read by $want\$" "$TMP/del.err"; then
 			check $name $CHECK expect "$TMP/del.pb.gz" --pid $vpid --func f10 --func main

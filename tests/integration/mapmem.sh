@@ -159,7 +159,7 @@ fi
 first_lossless() {
 	local n i pids=() lost=0
 	n=$(nproc)
-	for ((i = 0; i < n; i++)); do "$B/nofp_syscall" 30 >/dev/null & pids+=($!); done
+	for ((i = 0; i < n; i++)); do "$B/nofp_syscall" 600 >/dev/null & pids+=($!); done # killed below
 	sleep 0.5
 	for ((i = 0; i < 4; i++)); do
 		"$PMUBPF" -a -F 999 -d 0.3 -o "$TMP/first$i.pb.gz" 2>"$TMP/first$i.err" >/dev/null ||

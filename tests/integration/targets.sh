@@ -138,8 +138,11 @@ wait $zp
 # samples as leader_spin ones), and a -p given once the leader is a
 # zombie is taken (it said "no such process") and read through the
 # thread sampled (/proc/TGID/maps of a zombie leader is empty).
-"$B/leader_exit" 3 /dev/null 2>"$TMP/ll.pid" & llp=$!
-if timeout 120 "$PMUBPF" -F 999 -p $llp -o "$TMP/ll.pb.gz" 2>"$TMP/ll.err"; then
+# Each workload waits (spinning) for the recorder: GOFILE before the
+# leader spins, AFTERFILE before the worker's two thirds (leader_exit.c),
+# made once the recorder says it is recording.
+"$B/leader_exit" 3 /dev/null - "$TMP/ll.go" 2>"$TMP/ll.pid" & llp=$!
+if start_recorder "$TMP/ll.err" -F 999 -p $llp -o "$TMP/ll.pb.gz" && touch "$TMP/ll.go" && wait_recorder 120; then
 	read -r lead _ work _ < <(leader_exit_tally "$TMP/ll.pb.gz")
 	if ((${work:-0} >= 2 * ${lead:-0} && ${lead:-0} > 0)); then
 		pass pid_leader_leaves
@@ -149,15 +152,16 @@ if timeout 120 "$PMUBPF" -F 999 -p $llp -o "$TMP/ll.pb.gz" 2>"$TMP/ll.err"; then
 else
 	fail pid_leader_leaves "exit $? (124 = still running 120 s later): $(tail -n1 "$TMP/ll.err")"
 fi
+touch "$TMP/ll.go"
 wait $llp
-"$B/leader_exit" 3 /dev/null 2>"$TMP/lg.pid" & lgp=$!
+"$B/leader_exit" 3 /dev/null - "" "$TMP/lg.go" 2>"$TMP/lg.pid" & lgp=$!
 # Until the leader is a zombie: it spins 1 s of CPU time, however long a
 # busy machine takes to give it that (120 s: a hung test's bound only).
 for ((i = 0; i < 2400; i++)); do
 	[[ $(awk '{ print $3 }' /proc/$lgp/stat 2>/dev/null) == Z ]] && break
 	sleep 0.05
 done
-if timeout 120 "$PMUBPF" -F 999 -p $lgp -o "$TMP/lg.pb.gz" 2>"$TMP/lg.err"; then
+if start_recorder "$TMP/lg.err" -F 999 -p $lgp -o "$TMP/lg.pb.gz" && touch "$TMP/lg.go" && wait_recorder 120; then
 	read -r lead _ work lab _ < <(leader_exit_tally "$TMP/lg.pb.gz")
 	if ((${work:-0} >= 300 && ${lead:-1} == 0 && ${lab:-0} * 100 >= 97 * ${work:-0})); then
 		pass pid_leader_gone
@@ -167,6 +171,7 @@ if timeout 120 "$PMUBPF" -F 999 -p $lgp -o "$TMP/lg.pb.gz" 2>"$TMP/lg.err"; then
 else
 	fail pid_leader_gone "exit $? (124 = still running 120 s later): $(tail -n1 "$TMP/lg.err")"
 fi
+touch "$TMP/lg.go"
 wait $lgp
 # The same, where the thread it was read through leaves before the
 # process does: a third thread (leader_exit.c's heir) spins once the
@@ -174,12 +179,12 @@ wait $lgp
 # an mmap) goes through a thread that lives (it took the worker's
 # absence for the process's end and gave up the process's unwind slot:
 # 688 of 2003 heir samples walked by frame pointer).
-"$B/leader_exit" 2 /dev/null heir 2>"$TMP/lh.pid" & lhp=$!
+"$B/leader_exit" 2 /dev/null heir "" "$TMP/lh.go" 2>"$TMP/lh.pid" & lhp=$!
 for ((i = 0; i < 2400; i++)); do # as above
 	[[ $(awk '{ print $3 }' /proc/$lhp/stat 2>/dev/null) == Z ]] && break
 	sleep 0.05
 done
-if timeout 120 "$PMUBPF" -F 999 -p $lhp -o "$TMP/lh.pb.gz" 2>"$TMP/lh.err"; then
+if start_recorder "$TMP/lh.err" -F 999 -p $lhp -o "$TMP/lh.pb.gz" && touch "$TMP/lh.go" && wait_recorder 120; then
 	read -r _ _ _ _ heir lab fp < <(leader_exit_tally "$TMP/lh.pb.gz")
 	if ((${heir:-0} >= 300 && ${lab:-0} * 100 >= 97 * ${heir:-0} && ${fp:-1} * 10 <= ${heir:-0})); then
 		pass pid_heir
@@ -189,4 +194,5 @@ if timeout 120 "$PMUBPF" -F 999 -p $lhp -o "$TMP/lh.pb.gz" 2>"$TMP/lh.err"; then
 else
 	fail pid_heir "exit $? (124 = still running 120 s later): $(tail -n1 "$TMP/lh.err")"
 fi
+touch "$TMP/lh.go"
 wait $lhp

@@ -98,7 +98,7 @@ else
 fi
 
 # -p: a process already running (its maps read at first sight, mid-run).
-"$B/nofp_qsort" 6 >/dev/null &
+"$B/nofp_qsort" 600 >/dev/null & # killed below
 qpid=$!
 sleep 0.5
 if start_recorder "$TMP/attach_pid.err" --call-graph dwarf -F 999 -p $qpid -d 3 -o "$TMP/attach_pid.pb.gz"; then
@@ -156,7 +156,7 @@ check fp_mode fp_mode
 # the samples are many; its samples still reach main.
 fp_walk_ends_clean() {
 	local wp faults rc=0
-	"$B/serial" 4 /dev/null & wp=$!
+	"$B/serial" 600 /dev/null & wp=$! # killed below
 	if ! start_recorder "$TMP/fpclean.err" --call-graph fp -F 999 -p $wp -d 2.5 -o "$TMP/fpclean.pb.gz"; then
 		kill $wp; wait $wp
 		echo "pmubpf did not start: $(tail -n1 "$TMP/fpclean.err")"; return 1

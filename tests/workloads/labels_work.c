@@ -3,6 +3,9 @@
  *
  *   labels_work [SECONDS]   (default 3)
  *
+ * SIGTERM or SIGINT ends the run early, truth printed as at its end (a
+ * test that attaches to it runs it long and stops it once recorded).
+ *
  * Main thread, each step: 1 unit under, at random, A = {phase=a, req=1}
  * (its current set for the whole run; p = 1/5), B = new(A, phase=b) =
  * {phase=b, req=1} (nested: set and restored; p = 3/5), or a set
@@ -29,6 +32,7 @@
 #endif
 #include <pmubpf/labels.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +50,14 @@ struct thread_truth {
 };
 
 static int stop;
+static volatile sig_atomic_t stopped; /* by SIGTERM or SIGINT */
 static uint64_t sink;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
 
 static uint64_t cpu_ns(void)
 {
@@ -127,6 +138,8 @@ int main(int argc, char **argv)
 	printf("labels_work pid=%d tid=%d seconds=%g\n", (int)getpid(), (int)t->tid, secs);
 	fflush(stdout);
 
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	pthread_t th;
 	if (pthread_create(&th, NULL, worker, (void *)pmubpf_labels_current())) {
 		perror("pthread_create");
@@ -157,8 +170,8 @@ int main(int argc, char **argv)
 		}
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while ((double)(now.tv_sec - start.tv_sec) +
-		 (double)(now.tv_nsec - start.tv_nsec) / 1e9 < secs);
+	} while (!stopped && (double)(now.tv_sec - start.tv_sec) +
+				     (double)(now.tv_nsec - start.tv_nsec) / 1e9 < secs);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	pmubpf_labels_set(NULL);

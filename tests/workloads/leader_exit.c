@@ -1,6 +1,6 @@
 /* leader_exit.c — a process whose main thread leaves first:
  *
- *   leader_exit [SECS [OUT [heir|- [GOFILE]]]]
+ *   leader_exit [SECS [OUT [heir|- [GOFILE [AFTERFILE]]]]]
  *
  * The leader spins in leader_spin() for SECS/3 (default 1.5) of its own
  * CPU time and calls pthread_exit; the one other thread spins in
@@ -22,6 +22,11 @@
  * lets them go once the profiler has the process's labels (under -a,
  * after its first samples were read, a wait in wall time that a busy
  * machine stretches), so that every *_spin sample can carry its label.
+ * With AFTERFILE, the worker, once its leader has left, spins on (in
+ * worker_spin) until that file exists before its two thirds: a test
+ * attaches a recorder to the process after the leader's exit and lets
+ * the worker go once that recorder is recording, however long its start
+ * takes (seconds under qemu).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,7 +42,7 @@ static volatile uint64_t sink;
 static double secs = 1.5;
 static int64_t leader_ns;
 static atomic_int leader_left;
-static const char *out_path, *go_path;
+static const char *out_path, *go_path, *after_path;
 
 static void spin_some(void)
 {
@@ -54,10 +59,15 @@ static void spin_cpu(int64_t ns)
 		spin_some();
 }
 
+static void wait_file(const char *path)
+{
+	while (path && access(path, F_OK))
+		spin_some();
+}
+
 static __attribute__((noinline)) void wait_go(void)
 {
-	while (go_path && access(go_path, F_OK))
-		spin_some();
+	wait_file(go_path);
 }
 
 static __attribute__((noinline)) void leader_spin(void)
@@ -69,6 +79,7 @@ static __attribute__((noinline)) void worker_spin(void)
 {
 	while (!atomic_load_explicit(&leader_left, memory_order_acquire))
 		spin_some();
+	wait_file(after_path);
 	spin_cpu((int64_t)(secs * 1e9 * 2 / 3));
 }
 
@@ -135,6 +146,8 @@ int main(int argc, char **argv)
 		out_path = argv[2];
 	if (argc > 4 && argv[4][0])
 		go_path = argv[4];
+	if (argc > 5 && argv[5][0])
+		after_path = argv[5];
 	thread_clock_ns(); /* the clock chosen before the threads ask */
 	if (pthread_create(&t, NULL, worker, NULL))
 		return 1;
