@@ -15,7 +15,7 @@
  * tracepoint (6.10), and its exit tracepoint runs while the process
  * still has its address space (6.16; before, the kernel released it
  * first): bpf/exitprobe.bpf.c, loaded on its own, watches a child exit
- * (~20 ms, once per run). PMUBPF_MMAP_REPORTS=1 in the environment says
+ * (~15 ms of CPU, once per run). PMUBPF_MMAP_REPORTS=1 in the environment says
  * no (the reports' way, for tests and comparisons). */
 bool images__supported(void);
 
