@@ -22,6 +22,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "pmubpf_abi.h"
 
 const volatile bool has_attach_cookie = true; /* bpf_get_attach_cookie: 5.15 */
 const volatile bool has_task_pt_regs = true;  /* bpf_task_pt_regs: 5.15 */
@@ -72,12 +73,7 @@ static __always_inline struct pt_regs *current_user_regs(void)
  * (a perf_event program does not run inside another; nor a tracepoint's),
  * but a sample's NMI may come inside a tp_btf program: each kind has its
  * own counter. */
-enum pgen_maker {
-	PGEN_BY_SAMPLE,     /* on_sample: perf_event, in NMI or IRQ */
-	PGEN_BY_TRACEPOINT, /* on_tracepoint */
-	PGEN_BY_TP_BTF,     /* on_switch (off-CPU) */
-	PGEN_MAKERS,
-};
+/* enum pgen_maker: pmubpf_abi.h (the loader makes some too). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

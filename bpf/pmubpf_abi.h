@@ -147,6 +147,19 @@ struct pmubpf_drop_val {
 	__u64 period; /* their summed period (event units) */
 };
 
+/* Who made a process generation (the seen map's pgen): each maker's
+ * numbers are its own (pgen % PGEN_MAKERS), so none collide. BPF counts
+ * per CPU and per kind of program (bpf/compat.bpf.h new_pgen); the
+ * loader makes the generations of -p targets it reads before sampling
+ * begins (session_open.c). */
+enum pgen_maker {
+	PGEN_BY_SAMPLE,     /* on_sample: perf_event, in NMI or IRQ */
+	PGEN_BY_TRACEPOINT, /* on_tracepoint */
+	PGEN_BY_TP_BTF,     /* on_switch (off-CPU) */
+	PGEN_BY_LOADER,     /* the loader, for -p targets */
+	PGEN_MAKERS,
+};
+
 /* Value of the seen map (key: tgid): the process's generation. Userspace
  * reads it to tell whether a process is still in the address space a
  * snapshot was taken of (exec deletes the entry; the process's end
@@ -154,9 +167,10 @@ struct pmubpf_drop_val {
 struct pmubpf_seen {
 	__u32 pgen;
 	__u32 noticed; /* 1 once the first-sight notice went out */
-	__u64 start;   /* the leader's start_time (0: any, an entry the
-	                * loader made): a process that has the pid since
-	                * has another, and gets a generation of its own */
+	__u64 start;   /* the leader's start_time (0: an entry the loader
+	                * made, stamped at its first sample): a process that
+	                * has the pid since has another, and gets a
+	                * generation of its own */
 	__u32 ended;   /* 1 once its last thread exited (images.bpf.h
 	                * sent the image first, where asked): the
 	                * samples its exit still takes are of it */

@@ -43,6 +43,8 @@ static __always_inline __u32 process_gen(__u32 maker, __u32 es, __u32 tgid, __u3
 		s = bpf_map_lookup_elem(&seen, &tgid);
 		if (!s) /* LRU could not hold it: treat as unannounced */
 			return nv.pgen;
+	} else if (!s->start) {
+		s->start = start; /* the loader's (-p, read already): this process's */
 	}
 	if (!s->noticed) {
 		/* Several CPUs may race here; duplicates are harmless (the

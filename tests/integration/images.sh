@@ -282,11 +282,9 @@ fi
 # churn load (~150 processes/s here) and on a quiet machine.
 notice_wake() { # the running recorder's BPF notice_wake_ns
 	local id
-	id=$(bpftool map show -j | python3 -c '
-import json, sys
-ms = [m for m in json.load(sys.stdin) if m.get("name") == "pmubpf_b.bss"]
-print(max(ms, key=lambda m: m["id"])["id"] if ms else "")') || return 1
-	[[ -n $id ]] || return 1
+	# Its own map (by its fds): the newest of the name was once another
+	# recorder's, being freed ("get map by id: No such file").
+	id=$(recorder_map pmubpf_b.bss $RECORDER_PID) || return 1
 	bpftool map dump id "$id" -j | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -320,6 +318,13 @@ cadence() { # NAME LOAD...: a 6 s -a recording beside LOAD; "WAKE_NS CHURN_S"
 	kill $load 2>/dev/null; wait $load 2>/dev/null
 	echo "${wake:-?} $(sed -n 's/^pmubpf: loop: \([0-9]*\) s at the churn cadence.*/\1/p' "$TMP/$name.err")"
 }
+# The churn load's rate, measured (its end line): under 100 processes/s
+# (200 images: each runs env, which execs true) the machine cannot make
+# the 200 new images a second the churn cadence is for (TCG under qemu
+# makes ~30); the check is then a SKIP with the rate, not a FAIL.
+churn_rate() {
+	awk '$1 == "elapsed_ns" && $2 > 0 { printf "%d\n", $4 / ($2 / 1e9) }' "$TMP/cad.progress" 2>/dev/null
+}
 cadence_ok() {
 	local churn quiet
 	churn=$(cadence cad_churn "$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 600 2 "$TMP/cad.progress") ||
@@ -327,7 +332,19 @@ cadence_ok() {
 	quiet=$(cadence cad_quiet sleep 600) || { echo "pmubpf did not start: $(tail -n1 "$TMP/cad_quiet.err")"; return 1; }
 	read -r cw cs <<<"$churn"
 	read -r qw qs <<<"$quiet"
-	echo "churn: notice_wake_ns $cw, $cs s at 20 ms; quiet: $qw, $qs s"
+	echo "churn: notice_wake_ns $cw, $cs s at 20 ms ($(churn_rate) processes/s); quiet: $qw, $qs s"
 	[[ $cw == 20000000 && ${cs:-0} -ge 2 && ($qw == 0 || $qw == 10000000) && $qs == 0 ]]
 }
-check cadence_doubles cadence_ok
+cadence_checked() {
+	local out rc
+	out=$(cadence_ok 2>&1); rc=$?
+	CHURN_RATE=$(churn_rate)
+	if ((rc != 0 && ${CHURN_RATE:-0} < 100)); then
+		skip cadence_doubles "the churn load made ${CHURN_RATE:-?} processes/s on this machine (the churn cadence is for 200+ new images/s): $(tail -n1 <<<"$out")"
+	elif ((rc == 0)); then
+		pass cadence_doubles
+	else
+		fail cadence_doubles "$(tail -n1 <<<"$out")"
+	fi
+}
+cadence_checked

@@ -161,7 +161,11 @@ for ((i = 0; i < 2400; i++)); do
 	[[ $(awk '{ print $3 }' /proc/$lgp/stat 2>/dev/null) == Z ]] && break
 	sleep 0.05
 done
-if start_recorder "$TMP/lg.err" -F 999 -p $lgp -o "$TMP/lg.pb.gz" && touch "$TMP/lg.go" && wait_recorder 120; then
+# The worker goes on once the recorder has the process's labels (read
+# through the worker at its first sample: the leader, a zombie, is not
+# read before sampling as a -p target is).
+if start_recorder "$TMP/lg.err" -F 999 -p $lgp -o "$TMP/lg.pb.gz" && wait_label_slot $RECORDER_PID $lgp &&
+	touch "$TMP/lg.go" && wait_recorder 120; then
 	read -r lead _ work lab _ < <(leader_exit_tally "$TMP/lg.pb.gz")
 	if ((${work:-0} >= 300 && ${lead:-1} == 0 && ${lab:-0} * 100 >= 97 * ${work:-0})); then
 		pass pid_leader_gone

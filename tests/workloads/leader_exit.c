@@ -23,7 +23,8 @@
  * after its first samples were read, a wait in wall time that a busy
  * machine stretches), so that every *_spin sample can carry its label.
  * With AFTERFILE, the worker, once its leader has left, spins on (in
- * worker_spin) until that file exists before its two thirds: a test
+ * wait_after, called from worker_spin: those samples are the wait's,
+ * not the spin's) until that file exists before its two thirds: a test
  * attaches a recorder to the process after the leader's exit and lets
  * the worker go once that recorder is recording, however long its start
  * takes (seconds under qemu).
@@ -65,6 +66,13 @@ static void wait_file(const char *path)
 		spin_some();
 }
 
+/* Its samples are no worker_spin's (leader_exit_tally leaves them out):
+ * a test waits here for a recorder to have the process's labels. */
+static __attribute__((noinline)) void wait_after(void)
+{
+	wait_file(after_path);
+}
+
 static __attribute__((noinline)) void wait_go(void)
 {
 	wait_file(go_path);
@@ -79,7 +87,7 @@ static __attribute__((noinline)) void worker_spin(void)
 {
 	while (!atomic_load_explicit(&leader_left, memory_order_acquire))
 		spin_some();
-	wait_file(after_path);
+	wait_after();
 	spin_cpu((int64_t)(secs * 1e9 * 2 / 3));
 }
 
