@@ -90,7 +90,10 @@ def shares(args):
     prof = load(args.profile)
     truth = read_truth(args)
     counts = {k: 0 for k in truth}
+    within = set(args.within or [])
     for s in prof["samples"]:
+        if within and not within & set(funcs(s)):
+            continue  # outside the units the truth timed
         if args.by == "leaf":
             key = leaf(s)
         else:
@@ -477,6 +480,8 @@ def main():
     a.add_argument("--sigmas", type=float, default=None)
     a.add_argument("--alpha", type=float, default=0.001)
     a.add_argument("--names", help="comma-separated truth names to use")
+    a.add_argument("--within", action="append",
+                   help="FUNC: only samples with FUNC in their stack (the units the truth timed)")
     a.set_defaults(fn=shares)
     e = sub.add_parser("expect")
     e.add_argument("profile")

@@ -12,8 +12,11 @@ need_root command_shares command_worker_adopts p_shares p_first_labelled a_start
 
 NAMES=phase=a,phase=b,phase=c,unlabelled
 
-if "$PMUBPF" -F 999 -o "$TMP/cmd.pb.gz" -- "$B/labels_work" 4 >"$TMP/cmd.truth" 2>"$TMP/cmd.err"; then
-	check command_shares $CHECK shares "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --by tag:phase --names $NAMES
+# The command starts its labelled work once pmubpf has its labels
+# (labels_work_go): a command is read at its first sample.
+if LABELS_WORK_GO=$TMP/cmd.go start_recorder "$TMP/cmd.err" -F 999 -o "$TMP/cmd.pb.gz" -- "$B/labels_work" 4 \
+	>"$TMP/cmd.truth" && { labels_work_go "$TMP/cmd.truth" "$TMP/cmd.go"; wait $RECORDER_PID; }; then
+	check command_shares $CHECK shares "$TMP/cmd.pb.gz" "$TMP/cmd.truth" --by tag:phase --names $NAMES $LABELS_UNITS
 	# The worker thread's samples in worker_a carry main's set (adopted).
 	check command_worker_adopts $CHECK expect "$TMP/cmd.pb.gz" --func worker_a --tag phase=a --tag req=1 --tag phase=c
 	check command_valid valid_profile "$TMP/cmd.pb.gz"
@@ -57,7 +60,7 @@ if bare > lost:
 sleep 0.3
 if start_recorder "$TMP/p.err" -F 999 -p $lp -d 3 -o "$TMP/p.pb.gz" && wait_recorder 120; then
 	kill -TERM $lp; wait $lp
-	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:phase --names $NAMES
+	check p_shares $CHECK shares "$TMP/p.pb.gz" "$TMP/p.truth" --by tag:phase --names $NAMES $LABELS_UNITS
 	check p_first_labelled p_all_labelled "$TMP/p.pb.gz"
 else
 	fail p_shares "pmubpf failed: $(tail -n1 "$TMP/p.err")"

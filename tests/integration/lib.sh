@@ -203,6 +203,27 @@ wait_label_slot() { wait_map_key label_slots "$@"; }
 # end, or its binary go, and its samples still be named.
 wait_unwind_slot() { wait_map_key unwind_pids "$@"; }
 
+# labels_work_go TRUTH GO: once labels_work (run with LABELS_WORK_GO=GO,
+# its stdout into TRUTH) has said its pid and the recorder
+# ($RECORDER_PID) has its label slot, make GO: its labelled work starts
+# only once its samples can carry labels (read at its first sample, a
+# wait in wall time that qemu stretches to seconds of a 3 s run). GO is
+# made in any case; false if the slot did not come.
+labels_work_go() {
+	local pid= i rc=0
+	for ((i = 0; i < 2400; i++)); do # 120 s: a hung test's bound only
+		pid=$(sed -n 's/^labels_work pid=\([0-9]*\) .*/\1/p' "$1" 2>/dev/null)
+		[[ -n $pid ]] && break
+		kill -0 $RECORDER_PID 2>/dev/null || break
+		sleep 0.05
+	done
+	[[ -n $pid ]] && wait_label_slot $RECORDER_PID $pid || rc=1
+	touch "$2"
+	return $rc
+}
+# The units labels_work times (its truth): shares are of their samples.
+LABELS_UNITS="--within work_a --within work_b --within work_c --within worker_a --within worker_none"
+
 # slow_debuginfod: a debuginfod on a loopback port that answers each
 # query after 0.4 s, with a 404: what makes a profile's build long in
 # production, here on demand. Sets DINFOD_URL and DINFOD_LOG (one line

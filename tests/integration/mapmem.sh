@@ -39,8 +39,9 @@ for n, m in sorted(newest.items()):
 # truth,err}.
 record() {
 	local name=$1
-	start_recorder "$TMP/$name.err" -F 999 -o "$TMP/$name.pb.gz" -- "$B/labels_work" 3 \
+	LABELS_WORK_GO=$TMP/$name.go start_recorder "$TMP/$name.err" -F 999 -o "$TMP/$name.pb.gz" -- "$B/labels_work" 3 \
 		>"$TMP/$name.truth" || return 1
+	labels_work_go "$TMP/$name.truth" "$TMP/$name.go"
 	sleep 1
 	maps_of_recorder "$TMP/$name.maps" 2>"$TMP/$name.maps.err"
 	wait $RECORDER_PID
@@ -69,7 +70,7 @@ if ((kmaj > 6 || (kmaj == 6 && kmin >= 1))); then want=1; else want=0; fi
 if record lazy; then
 	lazy_ok() { flags_are "$TMP/lazy.maps" $want "${LAZY[@]}" && flags_are "$TMP/lazy.maps" 0 "${EAGER[@]}"; }
 	check lazy_slots lazy_ok
-	check lazy_labels $CHECK shares "$TMP/lazy.pb.gz" "$TMP/lazy.truth" --by tag:phase --names $NAMES
+	check lazy_labels $CHECK shares "$TMP/lazy.pb.gz" "$TMP/lazy.truth" --by tag:phase --names $NAMES $LABELS_UNITS
 else
 	fail lazy_slots "pmubpf failed: $(tail -n1 "$TMP/lazy.err")"
 	fail lazy_labels "pmubpf failed"
@@ -78,7 +79,7 @@ fi
 # PMUBPF_MAP_PREALLOC=1: every map whole, as on an older kernel.
 if PMUBPF_MAP_PREALLOC=1 record pre; then
 	check prealloc_env flags_are "$TMP/pre.maps" 0 "${LAZY[@]}" "${EAGER[@]}"
-	check prealloc_labels $CHECK shares "$TMP/pre.pb.gz" "$TMP/pre.truth" --by tag:phase --names $NAMES
+	check prealloc_labels $CHECK shares "$TMP/pre.pb.gz" "$TMP/pre.truth" --by tag:phase --names $NAMES $LABELS_UNITS
 else
 	fail prealloc_env "pmubpf failed: $(tail -n1 "$TMP/pre.err")"
 	fail prealloc_labels "pmubpf failed"

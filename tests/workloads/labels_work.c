@@ -5,6 +5,9 @@
  *
  * SIGTERM or SIGINT ends the run early, truth printed as at its end (a
  * test that attaches to it runs it long and stops it once recorded).
+ * With LABELS_WORK_GO=FILE in the environment, it waits (asleep, 1 ms at
+ * a time) after printing its pid line until FILE exists: a test lets it
+ * go once the profiler has its labels.
  *
  * Main thread, each step: 1 unit under, at random, A = {phase=a, req=1}
  * (its current set for the whole run; p = 1/5), B = new(A, phase=b) =
@@ -138,6 +141,9 @@ int main(int argc, char **argv)
 	printf("labels_work pid=%d tid=%d seconds=%g\n", (int)getpid(), (int)t->tid, secs);
 	fflush(stdout);
 
+	const char *go = getenv("LABELS_WORK_GO");
+	while (go && *go && access(go, F_OK))
+		usleep(1000);
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	pthread_t th;
