@@ -188,7 +188,11 @@ for ((i = 0; i < 2400; i++)); do # as above
 	[[ $(awk '{ print $3 }' /proc/$lhp/stat 2>/dev/null) == Z ]] && break
 	sleep 0.05
 done
-if start_recorder "$TMP/lh.err" -F 999 -p $lhp -o "$TMP/lh.pb.gz" && touch "$TMP/lh.go" && wait_recorder 120; then
+# The worker goes on once the recorder has built the process's unwind
+# tables (at its first sample, as above): the count below is of the
+# whole profile's walks by frame pointer.
+if start_recorder "$TMP/lh.err" -F 999 -p $lhp -o "$TMP/lh.pb.gz" && wait_unwind_slot $RECORDER_PID $lhp &&
+	touch "$TMP/lh.go" && wait_recorder 120; then
 	read -r _ _ _ _ heir lab fp < <(leader_exit_tally "$TMP/lh.pb.gz")
 	if ((${heir:-0} >= 300 && ${lab:-0} * 100 >= 97 * ${heir:-0} && ${fp:-1} * 10 <= ${heir:-0})); then
 		pass pid_heir

@@ -22,9 +22,9 @@
  * lets them go once the profiler has the process's labels (under -a,
  * after its first samples were read, a wait in wall time that a busy
  * machine stretches), so that every *_spin sample can carry its label.
- * With AFTERFILE, the worker, once its leader has left, spins on (in
- * wait_after, called from worker_spin: those samples are the wait's,
- * not the spin's) until that file exists before its two thirds: a test
+ * With AFTERFILE, the worker, once its leader has left, waits (asleep, in
+ * wait_after, called from worker_spin: its samples are the wait's, not
+ * the spin's) until that file exists before its two thirds: a test
  * attaches a recorder to the process after the leader's exit and lets
  * the worker go once that recorder is recording, however long its start
  * takes (seconds under qemu).
@@ -67,10 +67,14 @@ static void wait_file(const char *path)
 }
 
 /* Its samples are no worker_spin's (leader_exit_tally leaves them out):
- * a test waits here for a recorder to have the process's labels. */
+ * a test waits here for a recorder to have read the process (its
+ * labels, its unwind tables). Asleep, 1 ms at a time: the few samples
+ * it takes meanwhile (walked by frame pointer before the tables come)
+ * do not weigh on the counts of the spins after it. */
 static __attribute__((noinline)) void wait_after(void)
 {
-	wait_file(after_path);
+	while (after_path && access(after_path, F_OK))
+		usleep(1000);
 }
 
 static __attribute__((noinline)) void wait_go(void)
