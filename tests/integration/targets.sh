@@ -5,7 +5,7 @@
 # follows a process until its last thread ends, also one whose leader
 # thread left first (pthread_exit).
 source "$(dirname "$0")/lib.sh"
-need_root tid_only all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list pid_exit_stops \
+need_root tid_only tid_weight all_two_procs all_kernel_frames all_idle_left_out command_follows_forks command_exit_status cpu_list pid_exit_stops \
 	pid_leader_leaves pid_leader_gone pid_heir
 
 # -t: one thread of the ten.
@@ -19,13 +19,12 @@ if [[ -n $tid ]] && start_recorder "$TMP/tid.err" -F 999 -t "$tid" -o "$TMP/tid.
 	# Only that thread, and all of it: the recording spans t3's whole run,
 	# so its CPU time (the workload's truth) sets the samples and weight
 	# (a flat 100 samples failed on a loaded machine).
-	tid_only() {
-		$CHECK expect "$TMP/tid.pb.gz" --only-tid "$tid" --func t3 || return 1
-		$CHECK weights "$TMP/tid.pb.gz" "$TMP/tid.truth" --names t3 --hz 999 --min-samples 20
-	}
-	check tid_only tid_only
+	check tid_only $CHECK expect "$TMP/tid.pb.gz" --only-tid "$tid" --func t3
+	need_real_timer tid_weight &&
+		check tid_weight $CHECK weights "$TMP/tid.pb.gz" "$TMP/tid.truth" --names t3 --hz 999 --min-samples 20
 else
 	fail tid_only "could not start threads/pmubpf: $(tail -n1 "$TMP/tid.err" 2>/dev/null)"
+	fail tid_weight "could not start threads/pmubpf"
 	touch "$TMP/go"; wait $tpid
 fi
 
