@@ -97,6 +97,40 @@ static bool user_functions(void)
 	return true;
 }
 
+/* The same address as a caller's return address and, later, as a sampled
+ * pc (a function's first byte: where qemu delivers interrupts; a
+ * function pointer on the stack read as a frame): two locations, each
+ * named for what it is. One location per address named the leaf's
+ * samples after the function before it (hot_compare came out as
+ * frame_dummy, under qemu, in unwind.fp_mode). */
+static bool return_then_leaf(void)
+{
+	char path[128];
+	struct env e;
+	struct ksyms *ks;
+	FILE *f;
+	uint64_t target = (uint64_t)(uintptr_t)symb_target;
+
+	CHECK(env_open(&e));
+	const char *before = user_name(&e, target, false);
+	CHECK(before && strcmp(before, "symb_target"));
+	CHECK_STR(user_name(&e, target, true), "symb_target");
+	snprintf(path, sizeof(path), "%s/kallsyms2", tmpdir);
+	CHECK((f = fopen(path, "w")));
+	fputs("ffffffff81001000 T do_thing\n"
+	      "ffffffff81002000 t helper_fn\n", f);
+	fclose(f);
+	CHECK((ks = ksyms__load(path)));
+	uint64_t ret = symb__kernel(e.p, ks, 0xffffffff81002000ULL, false, &e.st);
+	uint64_t pc = symb__kernel(e.p, ks, 0xffffffff81002000ULL, true, &e.st);
+	CHECK_STR(pprof__location_name(e.p, ret), "do_thing");
+	CHECK_STR(pprof__location_name(e.p, pc), "helper_fn");
+	CHECK(ret != pc);
+	env_close(&e);
+	ksyms__free(ks);
+	return true;
+}
+
 /* Kernel frames: by a kallsyms file; modules named as the file; below the
  * first symbol (or without kallsyms) the address names it. */
 static bool kernel_frames(void)
@@ -230,6 +264,7 @@ TEST_MAIN("symbolize",
 	TEST(setup_tmp),
 	TEST(user_functions),
 	TEST(kernel_frames),
+	TEST(return_then_leaf),
 	TEST(unnamed_frames),
 	TEST(no_symbol),
 	TEST(synthetic),

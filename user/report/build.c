@@ -158,7 +158,7 @@ static int queue_user(struct pprof *p, struct naming *nm, const struct report_da
 		if (!obj)
 			continue; /* no debug info to load: named with the samples */
 		q.off = q.ip - m->start + m->pgoff;
-		if (!(q.mid = symb__place(p, pr, m, q.ip, &q.addr)))
+		if (!(q.mid = symb__place(p, pr, m, q.leaf ? q.ip : q.ip - 1, &q.addr))) /* as symb__user */
 			return -ENOMEM;
 		uint64_t h = hashtab__hash_mix(q.mid, q.addr);
 		if (pprof__find_location(p, q.mid, q.addr) || hashtab__find(nm->seen, h, &q, NULL))

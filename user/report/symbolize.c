@@ -199,7 +199,15 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 {
 	const struct procmap *m;
 	struct elfobj *obj = symb__object(pr, ip, &m);
-	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1, addr = ip;
+	/* A caller's frame is its return address: named, and kept as a
+	 * location, at the call (ip - 1), as profile.proto has it ("a
+	 * non-leaf address may be in the middle of a call instruction").
+	 * Kept at ip, a return address that was also a sampled pc (a
+	 * function's first byte, where qemu's interrupts land, with the
+	 * comparator's address on qsort's stack taken for a frame) named
+	 * the leaf's samples after the function before it: hot_compare's
+	 * came out as frame_dummy. */
+	uint64_t mid = 0, loc, vaddr, pc = leaf ? ip : ip - 1, addr = pc;
 	const struct elfsym *sym = NULL;
 	struct dwarf_frame frames[DWARF_MAX_FRAMES];
 	struct pprof_line lines[DWARF_MAX_FRAMES];
@@ -213,10 +221,10 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		const struct perfmap_sym *js = procsyms__jit_lookup(pr, pc);
 
 		if (js)
-			return jit_location(p, pr, m, ip, js, st);
+			return jit_location(p, pr, m, pc, js, st);
 	}
 	if (m)
-		mid = symb__place(p, pr, m, ip, &addr);
+		mid = symb__place(p, pr, m, pc, &addr);
 	loc = pprof__find_location(p, mid, addr);
 	if (loc)
 		return loc;
@@ -285,12 +293,12 @@ uint64_t symb__kernel(struct pprof *p, const struct ksyms *ks, uint64_t ip,
 	if (opts.no_symbol)
 		ks = NULL; /* addresses only, like user frames */
 	mid = kernel_mapping(p, ks);
-
+	ip = leaf ? ip : ip - 1; /* a caller's: at its call, as in symb__user */
 	loc = pprof__find_location(p, mid, ip);
 	if (loc)
 		return loc;
 	st->kernel_frames++;
-	k = ks ? ksyms__lookup(ks, leaf ? ip : ip - 1) : NULL;
+	k = ks ? ksyms__lookup(ks, ip) : NULL;
 	if (!k) {
 		char name[64];
 		struct pprof_line line = { .function = name };
