@@ -47,10 +47,14 @@ no_bpf_images() { # name err
 # innermost user frame in a known mapping. Truth is 100%; the bound is
 # issue 11's 99%. Named after the right image: every user frame in a
 # file exec_work maps (itself, libc, libm, ld.so, the vDSO; not /bin/true's,
-# nor the shell's), and the samples in its 3 ms spin at least a Poisson
-# bound under the CPU time the spins measured (EXEC_WORK_TRUTH; "a
-# quarter of the samples" assumed a machine's speed: under qemu the
-# exec and dynamic loading take 30 times the spin). Samples inside execve past its
+# nor the shell's), and the samples in its 3 ms spin weigh at least half
+# the CPU time the spins measured (EXEC_WORK_TRUTH). Half, not a Poisson
+# bound: each 3 ms burst starts on a CPU that idled, and a CPU here
+# takes no timer samples while idle and starts its period anew on
+# waking, so short bursts weigh ~10% under their CPU time (902 ms for
+# 1007); named after the wrong image, the spin has none. ("A quarter of
+# the samples" assumed a machine's speed: under qemu the exec and
+# dynamic loading take 30 times the spin.) Samples inside execve past its
 # point of no return are left out here (exec_inside_named has them):
 # the comm is the new image's already, the user registers still the
 # old image's.
@@ -88,10 +92,10 @@ if named < 0.99 * n:
 if foreign:
     sys.exit("frames in files exec_work does not map (named after the wrong image): %s" % sorted(foreign))
 want, cpu = int(sys.argv[1]), int(sys.argv[2])
-print("before_exec: %d ms of samples, want %d+ of %d ms of CPU" % (spin_w // 1000000, want // 1000000, cpu // 1000000))
+print("before_exec: %d ms of samples, want %d+ (half) of %d ms of CPU" % (spin_w // 1000000, want // 1000000, cpu // 1000000))
 if spin_w < want or not cpu:
     sys.exit("too few samples in before_exec for its CPU time: named after the wrong image?")
-' "$(min_weight "$cpu" 999)" "$cpu"
+' "$((cpu / 2))" "$cpu"
 }
 
 # Samples taken inside the execve of /bin/true by exec_work processes
@@ -167,6 +171,9 @@ images_said() {
 # processes of ~3 ms end within it and are never read from /proc. Seen
 # here: 3 of 462 processes read (this shell and the like); read at
 # once, 165 of 482.
+# Where the processes outlived the wait (each one's turn in the loop less
+# a /bin/true's, measured: ~9 ms here), that is not what this shows: a
+# SKIP with the time, not a FAIL.
 wait_spared() {
 	local c s l
 	c=$($DUMP "$1" | grep -o '"processes: [^"]*"') || { echo "no processes: comment"; return 1; }
@@ -177,8 +184,8 @@ wait_spared() {
 	((${l:-999} * 20 <= s)) || { echo "over 5% read from /proc: $c"; return 1; }
 }
 
-# Samples of comm $2 in before_exec (at least a Poisson bound under the
-# CPU time TRUTH $4 says the spins took), and a mapping of file $3.
+# Samples of comm $2 in before_exec (weighing at least half the CPU time
+# TRUTH $4 says the spins took, as short_named), and a mapping of file $3.
 mapped_named() {
 	local cpu
 	cpu=$(awk '$2 == "before_exec" { t += $3 } END { print t + 0 }' "$4")
@@ -197,7 +204,7 @@ if path not in files:
     sys.exit("no mapping of " + path)
 if n < 20 or spin < want or not cpu:
     sys.exit("want 20 samples, and in before_exec as many as its CPU time (short_named)")
-' "$2" "$3" "$(min_weight "$cpu" 999)" "$cpu"
+' "$2" "$3" "$((cpu / 2))" "$cpu"
 }
 
 # The generations BPF keeps marked ended, in the recorder's `seen` map:
@@ -223,9 +230,15 @@ for way in bpf reports; do
 	else unset PMUBPF_MMAP_REPORTS; fi
 	if start_recorder "$TMP/short.$way.err" -a -F 999 -o "$TMP/short.$way.pb.gz"; then
 		: >"$TMP/short.$way.truth"
+		t0=$(date +%s%N)
 		for ((i = 0; i < 300; i++)); do
 			EXEC_WORK_TRUTH=$TMP/short.$way.truth "$B/exec_work" 0.003 - /bin/true
 		done
+		if [[ $way == bpf ]]; then # each one's life: its turn less a /bin/true's
+			t1=$(date +%s%N)
+			for ((i = 0; i < 100; i++)); do /bin/true; done
+			echo $((((t1 - t0) / 300 - ($(date +%s%N) - t1) / 100) / 1000000)) >"$TMP/short.life_ms"
+		fi
 		[[ $way == bpf ]] && ended_entries >"$TMP/seen.bpf"
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
 		check $name short_named "$TMP/short.$way.pb.gz" "$TMP/short.$way.truth"
@@ -237,7 +250,12 @@ unset PMUBPF_MMAP_REPORTS
 if bpf_images "$TMP/short.bpf.err"; then
 	check short_lived_images images_said "$TMP/short.bpf.pb.gz" 100
 	check images_seen_dropped seen_dropped "$TMP/seen.bpf"
-	check images_wait_spares_reads wait_spared "$TMP/short.bpf.pb.gz"
+	life=$(cat "$TMP/short.life_ms" 2>/dev/null)
+	if ((${life:-0} > 10)); then
+		skip images_wait_spares_reads "exec_work's processes lived ${life} ms each on this machine (exec, dynamic loading, a 3 ms spin): longer than the 10 ms wait that spares their reads"
+	else
+		check images_wait_spares_reads wait_spared "$TMP/short.bpf.pb.gz"
+	fi
 	if start_recorder "$TMP/inside.err" -a -F 999 -o "$TMP/inside.pb.gz"; then
 		for ((i = 0; i < 300; i++)); do "$B/exec_work" 0 - /bin/true; done
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
