@@ -208,7 +208,9 @@ if PMUBPF_MMAP_REPORTS=1 start_recorder "$TMP/live.err" -a -F 999 -o "$TMP/live.
 	for ((i = 0; i < 4; i++)); do EXEC_WORK_TRUTH=$TMP/live.truth "$B/exec_work" 0.3 - /bin/true; done
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
 	check live_from_log live_from_log "$TMP/live.pb.gz" "$TMP/live.truth"
-	need_real_timer live_weight && check live_weight live_from_log "$TMP/live.pb.gz" "$TMP/live.truth" weight
+	if need_real_timer live_weight; then
+		check live_weight live_from_log "$TMP/live.pb.gz" "$TMP/live.truth" weight
+	fi
 else
 	fail live_from_log "pmubpf did not start: $(tail -n1 "$TMP/live.err")"
 	fail live_weight "pmubpf did not start"
@@ -282,8 +284,9 @@ if start_recorder "$TMP/le.err" -F 999 -o "$TMP/le.pb.gz" -- "$B/leader_exit" 1.
 		wait $RECORDER_PID; rc=$?
 		if [[ $rc -eq 0 ]]; then
 			check leader_exit_command leader_exit_labels "$TMP/le.pb.gz" "$TMP/le.truth"
-			need_real_timer leader_exit_command_weight &&
+			if need_real_timer leader_exit_command_weight; then
 				WEIGHT=1 check leader_exit_command_weight leader_exit_labels "$TMP/le.pb.gz" "$TMP/le.truth"
+			fi
 		else
 			fail leader_exit_command "pmubpf failed: $(tail -n1 "$TMP/le.err")"
 		fi
@@ -301,8 +304,9 @@ if start_recorder "$TMP/lea.err" -a -F 999 -o "$TMP/lea.pb.gz"; then
 	kill -INT $RECORDER_PID; wait $RECORDER_PID
 	if ((ok == 0)); then
 		check leader_exit_all leader_exit_labels "$TMP/lea.pb.gz" "$TMP/lea.truth" $lp
-		need_real_timer leader_exit_all_weight &&
+		if need_real_timer leader_exit_all_weight; then
 			WEIGHT=1 check leader_exit_all_weight leader_exit_labels "$TMP/lea.pb.gz" "$TMP/lea.truth" $lp
+		fi
 	else
 		fail leader_exit_all "$out"
 	fi
