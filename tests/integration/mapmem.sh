@@ -70,7 +70,7 @@ if ((kmaj > 6 || (kmaj == 6 && kmin >= 1))); then want=1; else want=0; fi
 if record lazy; then
 	lazy_ok() { flags_are "$TMP/lazy.maps" $want "${LAZY[@]}" && flags_are "$TMP/lazy.maps" 0 "${EAGER[@]}"; }
 	check lazy_slots lazy_ok
-	check lazy_labels $CHECK shares "$TMP/lazy.pb.gz" "$TMP/lazy.truth" --by tag:phase --names $NAMES $LABELS_UNITS
+	label_shares lazy_labels "$TMP/lazy.pb.gz" "$TMP/lazy.truth"
 else
 	fail lazy_slots "pmubpf failed: $(tail -n1 "$TMP/lazy.err")"
 	fail lazy_labels "pmubpf failed"
@@ -79,7 +79,7 @@ fi
 # PMUBPF_MAP_PREALLOC=1: every map whole, as on an older kernel.
 if PMUBPF_MAP_PREALLOC=1 record pre; then
 	check prealloc_env flags_are "$TMP/pre.maps" 0 "${LAZY[@]}" "${EAGER[@]}"
-	check prealloc_labels $CHECK shares "$TMP/pre.pb.gz" "$TMP/pre.truth" --by tag:phase --names $NAMES $LABELS_UNITS
+	label_shares prealloc_labels "$TMP/pre.pb.gz" "$TMP/pre.truth"
 else
 	fail prealloc_env "pmubpf failed: $(tail -n1 "$TMP/pre.err")"
 	fail prealloc_labels "pmubpf failed"
