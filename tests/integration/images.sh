@@ -93,9 +93,15 @@ if foreign:
     sys.exit("frames in files exec_work does not map (named after the wrong image): %s" % sorted(foreign))
 want, cpu = int(sys.argv[1]), int(sys.argv[2])
 print("before_exec: %d ms of samples, want %d+ (half) of %d ms of CPU" % (spin_w // 1000000, want // 1000000, cpu // 1000000))
-if spin_w < want or not cpu:
+if spin_w < want or not cpu or not spin:
     sys.exit("too few samples in before_exec for its CPU time: named after the wrong image?")
-' "$((cpu / 2))" "$cpu"
+' "$(spin_want "$cpu")" "$cpu"
+}
+# Half the spins' CPU time, on a real CPU; on one qemu emulates nothing
+# (its timer restarts late on waking: 40% of the CPU time on 5.10), the
+# frames in files exec_work does not map left to tell a wrong image.
+spin_want() {
+	if grep -q "QEMU TCG CPU" /proc/cpuinfo 2>/dev/null; then echo 0; else echo $(($1 / 2)); fi
 }
 
 # Samples taken inside the execve of /bin/true by exec_work processes
@@ -202,9 +208,9 @@ print("%d samples of %s, %d ms in before_exec (want %d+ of %d ms of CPU); %s map
       (n, comm, spin // 1000000, want // 1000000, cpu // 1000000, path, path in files))
 if path not in files:
     sys.exit("no mapping of " + path)
-if n < 20 or spin < want or not cpu:
+if n < 20 or spin < want or not cpu or not spin:
     sys.exit("want 20 samples, and in before_exec as many as its CPU time (short_named)")
-' "$2" "$3" "$((cpu / 2))" "$cpu"
+' "$2" "$3" "$(spin_want "$cpu")" "$cpu"
 }
 
 # The generations BPF keeps marked ended, in the recorder's `seen` map:
