@@ -60,7 +60,7 @@ no_bpf_images() { # name err
 # old image's.
 short_named() { # PROFILE TRUTH
 	local cpu
-	cpu=$(awk '$2 == "before_exec" { t += $3 } END { print t + 0 }' "$2")
+	cpu=$(awk '$2 == "before_exec" { t += $3 } END { printf "%.0f\n", t }' "$2")
 	$DUMP "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -194,7 +194,7 @@ wait_spared() {
 # TRUTH $4 says the spins took, as short_named), and a mapping of file $3.
 mapped_named() {
 	local cpu
-	cpu=$(awk '$2 == "before_exec" { t += $3 } END { print t + 0 }' "$4")
+	cpu=$(awk '$2 == "before_exec" { t += $3 } END { printf "%.0f\n", t }' "$4")
 	$DUMP "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -137,7 +137,7 @@ need_real_timer() {
 # CPU time sampled at HZ: NS less 3.29 Poisson sigma of its count, in ns
 # (P sqrt(NS/P) for the period P), and at least 0.
 min_weight() {
-	awk -v t="$1" -v hz="$2" 'BEGIN { p = 1e9 / hz; m = t - 3.29 * sqrt(t * p); printf "%d\n", (m < 0 ? 0 : m) }'
+	awk -v t="$1" -v hz="$2" 'BEGIN { p = 1e9 / hz; m = t - 3.29 * sqrt(t * p); printf "%.0f\n", (m < 0 ? 0 : m) }'
 }
 
 # start_recorder ERRFILE ARGS...: run pmubpf -v ARGS in the background

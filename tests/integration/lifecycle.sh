@@ -177,7 +177,7 @@ fi
 # FILE TRUTH [weight]
 live_from_log() {
 	local n min=0 cpu
-	cpu=$(awk '$2 == "before_exec" { t += $3 } END { print t + 0 }' "$2")
+	cpu=$(awk '$2 == "before_exec" { t += $3 } END { printf "%.0f\n", t }' "$2")
 	[[ ${3:-} == weight ]] && min=$(min_weight "$cpu" 999)
 	n=$(sed -n "s/.* \([0-9]*\) live ones from mmap reports.*/\1/p" <<<"$($DUMP "$1" | grep -o '"processes: [^"]*"')")
 	((${n:-0} >= 4)) || { echo "${n:-no} live images from the log, want >= 4"; return 1; }
