@@ -60,6 +60,13 @@ fi
 mkfifo "$TMP/gate"
 "$W" "$TMP/pid.truth" 2 "$TMP/gate" &
 wpid=$!
+# The recorder starts once the workload is blocked in gate_wait's read
+# (its syscall 0): under qemu its own start took longer than the
+# recorder's, and its wait began while recording (gate_wait sampled).
+for ((i = 0; i < 2400; i++)); do # 120 s: a hung test's bound only
+	[[ $(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null) == 0 ]] && break
+	sleep 0.05
+done
 if start_recorder "$TMP/pid.err" -e off-cpu -p "$wpid" -o "$TMP/pid.pb.gz"; then
 	echo go >"$TMP/gate"
 	wait $wpid
