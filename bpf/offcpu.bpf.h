@@ -41,7 +41,6 @@
 #include <bpf/bpf_tracing.h>
 #include "pmubpf_abi.h"
 #include "base.bpf.h"
-#include "compat.bpf.h"
 #include "procgen.bpf.h"
 #include "labels.bpf.h"
 #include "stacks.bpf.h"
