@@ -152,8 +152,9 @@ static int queue_user(struct pprof *p, struct naming *nm, const struct report_da
 		return 0;
 	for (uint32_t i = 0; i < f->nr; i++) {
 		const struct procmap *m;
-		struct elfobj *obj = symb__object(pr, f->ips[i], &m);
-		struct pending q = { obj, pr, f->ips[i], 0, 0, n == 0 && i == 0, 0 };
+		bool leaf = n == 0 && i == 0;
+		struct elfobj *obj = symb__object(pr, leaf ? f->ips[i] : f->ips[i] - 1, &m); /* as symb__user */
+		struct pending q = { obj, pr, f->ips[i], 0, 0, leaf, 0 };
 
 		if (!obj)
 			continue; /* no debug info to load: named with the samples */

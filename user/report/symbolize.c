@@ -198,7 +198,7 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 		    struct symb_stats *st)
 {
 	const struct procmap *m;
-	struct elfobj *obj = symb__object(pr, ip, &m);
+	struct elfobj *obj = symb__object(pr, leaf ? ip : ip - 1, &m); /* the call's mapping */
 	/* A caller's frame is its return address: named, and kept as a
 	 * location, at the call (ip - 1), as profile.proto has it ("a
 	 * non-leaf address may be in the middle of a call instruction").
@@ -263,7 +263,7 @@ uint64_t symb__user(struct pprof *p, struct proc *pr, uint64_t ip, bool leaf,
 	char anon[PATH_MAX_NAME];
 	if (!nlines) {
 		st->user_unknown++;
-		address_name(m, ip, anon, sizeof(anon));
+		address_name(m, pc, anon, sizeof(anon)); /* at the location's address */
 		lines[0] = (struct pprof_line){ .function = anon };
 		nlines = 1;
 	}
