@@ -101,7 +101,7 @@ if spin_w < want or not cpu or not spin:
 # (its timer restarts late on waking: 40% of the CPU time on 5.10), the
 # frames in files exec_work does not map left to tell a wrong image.
 spin_want() {
-	if grep -q "QEMU TCG CPU" /proc/cpuinfo 2>/dev/null; then echo 0; else echo $(($1 / 2)); fi
+	if cpu_emulated; then echo 0; else echo $(($1 / 2)); fi
 }
 
 # Samples taken inside the execve of /bin/true by exec_work processes

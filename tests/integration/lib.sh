@@ -124,8 +124,9 @@ PY
 # a plain spin's 2%. The checks that weigh samples against CPU time are
 # asserted on real CPUs (make test on the running kernel), and are SKIPs
 # on an emulated one: need_real_timer NAME... says so, false there.
+cpu_emulated() { grep -q "QEMU TCG CPU" /proc/cpuinfo 2>/dev/null; }
 need_real_timer() {
-	grep -q "QEMU TCG CPU" /proc/cpuinfo 2>/dev/null || return 0
+	cpu_emulated || return 0
 	local n
 	for n in "$@"; do
 		skip "$n" "an emulated CPU (qemu TCG: its timer skips periods): samples against CPU time are asserted on real CPUs"
@@ -275,7 +276,7 @@ labels_emulated() {
 # for a truth of 9.8% on 5.10), every unit's sample labelled instead
 # (units_labelled), and it says so.
 label_shares() {
-	if grep -q "QEMU TCG CPU" /proc/cpuinfo 2>/dev/null; then
+	if cpu_emulated; then
 		check "$1" labels_emulated "$2"
 	else
 		check "$1" $CHECK shares "$2" "$3" --by tag:phase --names phase=a,phase=b,phase=c,unlabelled $LABELS_UNITS
