@@ -108,7 +108,8 @@ struct {
 /* Where a path walk is (image_path): kernel addresses, as numbers. */
 struct path_walk {
 	__u64 d, vm, mnt;
-	__u32 k, done;
+	__u64 root_d, root_vm; /* the process's root (its chroot) */
+	__u32 k, done, rootk, root_met;
 };
 
 /* One step up from w->d: a name, or a mount point crossed. 1 to stop. */
@@ -124,6 +125,13 @@ static long path_step(__u64 i, struct path_walk *w)
 
 	if (!n)
 		return 1;
+	/* The process's root: the path it sees ends here (d_path's); the
+	 * walk goes on to the namespace's, which a loader outside the
+	 * chroot opens. */
+	if (!w->root_met && w->d == w->root_d && w->vm == w->root_vm) {
+		w->root_met = 1;
+		w->rootk = k;
+	}
 	if (d == BPF_CORE_READ(vm, mnt_root)) {
 		up = BPF_CORE_READ(mnt, mnt_parent);
 
@@ -152,13 +160,16 @@ static long path_step(__u64 i, struct path_walk *w)
 
 /* The path of file (a struct file *), leaf first, up to the root of its
  * mount namespace (mount points crossed), into image_scratch's names[];
- * PMUBPF_MAP_F_LONG if it has more names than names[] holds. A global
- * function, and bpf_loop: verified once, not at every turn of a loop. */
+ * PMUBPF_MAP_F_LONG if it has more names than names[] holds; and
+ * PMUBPF_MAP_F_ROOT with rootk if the current process's root (a chroot)
+ * was met on the way. A global function, and bpf_loop: verified once,
+ * not at every turn of a loop. */
 __noinline int image_path(__u64 file)
 {
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct file *f = (struct file *)file;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct path_walk w = {};
 
 	if (!n)
@@ -166,8 +177,13 @@ __noinline int image_path(__u64 file)
 	w.d = (__u64)BPF_CORE_READ(f, f_path.dentry);
 	w.vm = (__u64)BPF_CORE_READ(f, f_path.mnt);
 	w.mnt = w.vm - bpf_core_field_offset(struct mount, mnt);
+	w.root_d = (__u64)BPF_CORE_READ(task, fs, root.dentry);
+	w.root_vm = (__u64)BPF_CORE_READ(task, fs, root.mnt);
 	bpf_loop(PMUBPF_MAP_COMPS + 16, path_step, &w, 0);
 	n->ncomp = (__u16)w.k;
+	n->rootk = (__u16)w.rootk;
+	if (w.root_met)
+		n->flags |= PMUBPF_MAP_F_ROOT;
 	if (!w.done)
 		n->flags |= PMUBPF_MAP_F_LONG;
 	return 0;
@@ -219,13 +235,13 @@ static __always_inline void image_send_path(struct pmubpf_map_notice *n, struct 
 	n->ino = key->ino;
 	n->dev = key->dev;
 	n->flags = PMUBPF_MAP_F_PATH;
-	n->ncomp = 0;
+	n->ncomp = n->rootk = 0;
 	bpf_probe_read_kernel(&fa, sizeof(fa), &vma->vm_file);
 	image_path(fa);
 	/* No wakeup: the process notices' (at most every 10 ms) bring
 	 * these in; one per notice would cost the ending process. */
 	err = bpf_ringbuf_output(&notices, n, sizeof(*n), 1 /* BPF_RB_NO_WAKEUP */);
-	if (!err && !(n->flags & PMUBPF_MAP_F_LONG))
+	if (!err && (!(n->flags & PMUBPF_MAP_F_LONG) || (n->flags & PMUBPF_MAP_F_ROOT)))
 		bpf_map_update_elem(&image_files, key, &one, BPF_ANY);
 }
 

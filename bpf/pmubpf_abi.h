@@ -370,8 +370,11 @@ struct pmubpf_notice {
 #define PMUBPF_MAP_COMPS 24
 #define PMUBPF_MAP_NAME 256 /* NAME_MAX + 1 */
 #define PMUBPF_MAP_F_PATH 1u  /* names[] hold the path (else the loader has it) */
-#define PMUBPF_MAP_F_LONG 2u  /* deeper or longer than names[] hold: no path */
+#define PMUBPF_MAP_F_LONG 2u  /* from the namespace's root, deeper than names[]
+			       * hold (only F_ROOT's path, if any) */
 #define PMUBPF_MAP_F_VDSO 4u  /* the vDSO (no file) */
+#define PMUBPF_MAP_F_ROOT 8u  /* names[0..rootk) are the path from the process's
+			       * own root (chroot), met on the way up */
 struct pmubpf_map_notice {
 	struct pmubpf_notice hdr;
 	__u64 start, end;
@@ -380,7 +383,10 @@ struct pmubpf_map_notice {
 	__u64 exe_ino;/* the process's executable (mm->exe_file), 0 if none */
 	__u32 dev;    /* the kernel's dev_t: major << 20 | minor */
 	__u16 flags;  /* PMUBPF_MAP_F_* */
-	__u16 ncomp;  /* names[] used (F_PATH) */
+	__u16 ncomp;  /* names[] used (F_PATH): the path from the mount
+		       * namespace's root, unless F_LONG */
+	__u16 rootk;  /* F_ROOT: the first rootk of them, from the process's root */
+	__u16 pad[3];
 	char names[PMUBPF_MAP_COMPS][PMUBPF_MAP_NAME];
 };
 /* A notice without names[] (the loader knows the file's path). */

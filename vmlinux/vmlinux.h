@@ -195,6 +195,10 @@ struct signal_struct {
 	atomic_t live; /* the group's threads not yet past do_exit's count */
 };
 
+struct fs_struct {
+	struct path root; /* the task's root: its chroot */
+};
+
 struct task_struct {
 	pid_t pid;  /* thread id */
 	pid_t tgid; /* process id */
@@ -205,6 +209,7 @@ struct task_struct {
 	struct task_struct *real_parent;
 	char comm[16];
 	struct nsproxy *nsproxy; /* NULL once the task has exited */
+	struct fs_struct *fs;    /* NULL once the task has exited */
 	struct signal_struct *signal;
 	struct thread_struct thread;
 	void *stack; /* the kernel stack: its top holds the user registers */

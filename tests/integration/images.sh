@@ -6,15 +6,16 @@
 # PMUBPF_MMAP_REPORTS=1, from the kernel's mmap reports. Short-lived
 # processes are named either way; the BPF way also names the samples an
 # execve takes before its old image goes, follows a path across a mount
-# point and through a 200-byte name, and says which mappings it could
-# not name (a path deeper than it walks), and spares the /proc reads of
+# point and through a 200-byte name, names them for a recorder inside
+# a chroot, and says which mappings it could not name (a path deeper
+# than it walks), and spares the /proc reads of
 # processes that end within their first 10 ms (images_wait_spares_reads).
 # cadence_doubles: the loop's cadence (session.c session_cadence) is
 # 20 ms while 200+ new process images a second are sampled, in BPF's wake too,
 # and 10 ms on a quiet machine.
 source "$(dirname "$0")/lib.sh"
 need_root short_lived_named short_lived_named_reports short_lived_images images_seen_dropped exec_inside_named \
-	images_mount_path images_too_deep images_wait_spares_reads images_like_parent cadence_doubles
+	images_mount_path images_too_deep images_chroot images_wait_spares_reads images_like_parent cadence_doubles
 
 # Which way pmubpf took: -v says (session_open.c). The mmap reports'
 # way is a SKIP only where the kernel lacks what BPF needs: the VMA
@@ -308,13 +309,40 @@ if bpf_images "$TMP/short.bpf.err" && mount -t tmpfs pmubpf-test "$mnt"; then
 		fail images_mount_path "pmubpf did not start: $(tail -n1 "$TMP/mnt.err")"
 		fail images_too_deep "pmubpf did not start"
 	fi
+	# The same runs and their recorder inside a chroot (the tree bound
+	# at $TMP/croot, in a mount namespace of this test's own, gone with
+	# it): BPF's path from the namespace's root (.../croot/...) is no
+	# file to the recorder there, the path from the process's own root
+	# is (bpf/images.bpf.h: PMUBPF_MAP_F_ROOT). The kernels' matrix
+	# runs every suite so (tools/kernels/init.sh); before, every image
+	# there was "mapped files unreadable".
+	mkdir -p "$TMP/croot"
+	: >"$TMP/chroot.truth"
+	cat >"$TMP/chroot.sh" <<-EOF
+		"$PMUBPF" -v -a -F 999 -o "$TMP/chroot.pb.gz" 2>"$TMP/chroot.err" & r=\$!
+		for ((i = 0; i < 2400; i++)); do
+			grep -q '^pmubpf: recording' "$TMP/chroot.err" 2>/dev/null && break
+			kill -0 \$r 2>/dev/null || exit 1
+			sleep 0.05
+		done
+		for ((i = 0; i < 40; i++)); do EXEC_WORK_TRUTH=$TMP/chroot.truth "$long/mnt_work" 0.003 - /bin/true; done
+		kill -INT \$r; wait \$r
+	EOF
+	if unshare -m --propagation private bash -c \
+		'mount --rbind / "$1" && chroot "$1" /bin/bash "$2"' - "$TMP/croot" "$TMP/chroot.sh"; then
+		check images_chroot mapped_named "$TMP/chroot.pb.gz" mnt_work "$long/mnt_work" "$TMP/chroot.truth"
+	else
+		fail images_chroot "the recording in a chroot failed: $(tail -n1 "$TMP/chroot.err" 2>/dev/null)"
+	fi
 	umount "$mnt"
 elif bpf_images "$TMP/short.bpf.err"; then
 	fail images_mount_path "mounting a tmpfs on $mnt failed"
 	fail images_too_deep "mounting a tmpfs on $mnt failed"
+	fail images_chroot "mounting a tmpfs on $mnt failed"
 else
 	no_bpf_images images_mount_path "$TMP/short.bpf.err"
 	no_bpf_images images_too_deep "$TMP/short.bpf.err"
+	no_bpf_images images_chroot "$TMP/short.bpf.err"
 fi
 
 # The cadence: BPF's notice_wake_ns (its .bss, read with bpftool while

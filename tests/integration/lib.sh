@@ -25,11 +25,13 @@ fail() { echo "FAIL $SUITE.$1: $2"; }
 skip() { echo "SKIP $SUITE.$1: $2"; }
 
 # check NAME CMD...: PASS if CMD succeeds, else FAIL with its last line.
+# PMUBPF_TEST_VERBOSE=1 prints what a passing check measured too.
 check() {
 	local name=$1 out
 	shift
 	if out=$("$@" 2>&1); then
 		pass "$name"
+		[[ -z ${PMUBPF_TEST_VERBOSE:-} ]] || printf '%s\n' "$out" | sed 's/^/    /' | tail -n 25
 	else
 		fail "$name" "$(tail -n 1 <<<"$out")"
 		printf '%s\n' "$out" | sed 's/^/    /' | tail -n 25

@@ -352,6 +352,73 @@ static bool gone_named_from_image_notices(void)
 	return true;
 }
 
+/* The path a gone process's mapping got from a NOTICE_MAP whose names
+ * are ns_path's (leaf first), the first rootk of them its own root's
+ * view (F_ROOT; -1: none), ns_path too deep to send (long). */
+static char *chroot_named(const char *ns_path, int rootk, bool long_path, const struct stat *st)
+{
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct pmubpf_notice n = { .kind = PMUBPF_NOTICE_PROC, .pgen = 1, .comm = "true", .ts = 1000 };
+	struct pmubpf_map_notice *m = calloc(1, sizeof(*m));
+	pid_t a = dead_child();
+	struct proc *pr;
+	char *got = NULL;
+
+	if (ps && m && a > 0) {
+		procs__set_image_files(ps, -1);
+		n.tgid = n.tid = (uint32_t)a;
+		procs__notice(ps, &n, sizeof(n));
+		map_notice(m, (uint32_t)a, 1, st, ns_path, true);
+		if (rootk >= 0) {
+			m->flags |= PMUBPF_MAP_F_ROOT;
+			m->rootk = (uint16_t)rootk;
+		}
+		if (long_path)
+			m->flags |= PMUBPF_MAP_F_LONG;
+		procs__notice(ps, &m->hdr, sizeof(*m));
+		procs__settle(ps);
+		procs__settle(ps);
+		if ((pr = procs__get(ps, (uint32_t)a, 1)) && pr->maps.n == 1)
+			got = strdup(pr->maps.maps[0].path);
+	}
+	free(m);
+	procs__free(ps);
+	symcache__free(sc);
+	return got ? got : strdup("(none)");
+}
+
+/* A process in a chroot: BPF sends the path from the namespace's root
+ * and marks where the process's own root was met (bpf/images.bpf.h).
+ * The namespace's path where it is the file here (a loader outside the
+ * chroot); the process's own where only that is (a loader inside it,
+ * as the kernels' matrix runs); the process's own where the
+ * namespace's was too deep to send. */
+static bool gone_named_in_chroot(void)
+{
+	struct stat st;
+	char *p;
+
+	CHECK(stat("/usr/bin/true", &st) == 0);
+	/* Inside: /outside/jail/usr/bin/true is no file here. */
+	p = chroot_named("/outside/jail/usr/bin/true", 3, false, &st);
+	CHECK_STR(p, "/usr/bin/true");
+	free(p);
+	/* Outside: the namespace's path is the file, its root's is not. */
+	p = chroot_named("/usr/bin/true", 1, false, &st);
+	CHECK_STR(p, "/usr/bin/true");
+	free(p);
+	/* Too deep from the namespace's root: the process's own view. */
+	p = chroot_named("/x/y/usr/bin/true", 3, true, &st);
+	CHECK_STR(p, "/usr/bin/true");
+	free(p);
+	/* Too deep, and no root met: nothing. */
+	p = chroot_named("/x/y/usr/bin/true", -1, true, &st);
+	CHECK_STR(p, "(none)");
+	free(p);
+	return true;
+}
+
 /* n children that wait (pause) until paused_stop kills them; false if
  * any fork failed (the ones made are still stopped by paused_stop). */
 static bool paused_start(pid_t *kids, int n)
@@ -943,6 +1010,7 @@ TEST_MAIN("procs",
 	TEST(gone_named_from_reports),
 	TEST(gone_named_from_images),
 	TEST(gone_named_from_image_notices),
+	TEST(gone_named_in_chroot),
 	TEST(image_wait),
 	TEST(live_from_log),
 	TEST(log_behind),

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "lib/grow.h"
 #include "lib/hashtab.h"
@@ -107,13 +108,14 @@ static void keep_path(struct procs *p, const struct image_key *k, const char *pa
 	t->v[t->n++] = (struct image_path){ k->ino, k->dev, copy };
 }
 
-/* The path BPF sent, leaf first: "/" and the names from the root. */
-static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
+/* The path of BPF's first k names (leaf first): "/" and the names from
+ * the root. */
+static void join_path(const struct pmubpf_map_notice *n, int k, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (int i = (int)n->ncomp - 1; i >= 0 && i < PMUBPF_MAP_COMPS; i--) {
+	for (int i = k - 1; i >= 0 && i < PMUBPF_MAP_COMPS; i--) {
 		int w = snprintf(buf + at, len - at, "/%.*s", PMUBPF_MAP_NAME, n->names[i]);
 
 		if (w < 0 || (size_t)w >= len - at) {
@@ -122,6 +124,37 @@ static void join_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
 		}
 		at += (size_t)w;
 	}
+}
+
+static bool is_file(const char *path, const struct pmubpf_map_notice *n)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_ino == n->ino;
+}
+
+/* The path BPF sent, into buf (empty if none): from the mount
+ * namespace's root, or from the process's own root (F_ROOT, a chroot
+ * met on the way up) where only that names the file here: a loader in
+ * the same chroot as the process, or a path too deep to send whole. Two
+ * that differ are told apart by a stat each, once per file. */
+static void sent_path(const struct pmubpf_map_notice *n, char *buf, size_t len)
+{
+	bool whole = !(n->flags & PMUBPF_MAP_F_LONG), own = n->flags & PMUBPF_MAP_F_ROOT;
+
+	buf[0] = '\0';
+	if (whole)
+		join_path(n, n->ncomp, buf, len);
+	if (!own || (whole && buf[0] && (n->rootk == n->ncomp || is_file(buf, n))))
+		return;
+	char *mine = malloc(len);
+
+	if (!mine)
+		return;
+	join_path(n, n->rootk, mine, len);
+	if (!buf[0] || is_file(mine, n))
+		memcpy(buf, mine, len);
+	free(mine);
 }
 
 bool procs_images_entry(struct procs *p, const struct pmubpf_image_map *e, const char *given,
@@ -155,8 +188,8 @@ bool procs_images_mapping(struct procs *p, const struct pmubpf_map_notice *n, si
 
 	if (size < PMUBPF_MAP_NOTICE_SHORT || ((n->flags & PMUBPF_MAP_F_PATH) && size < sizeof(*n)))
 		return false;
-	if ((n->flags & PMUBPF_MAP_F_PATH) && !(n->flags & PMUBPF_MAP_F_LONG)) {
-		join_path(n, buf, len);
+	if (n->flags & PMUBPF_MAP_F_PATH) {
+		sent_path(n, buf, len);
 		if (buf[0]) {
 			path = buf;
 			keep_path(p, &k, path);
