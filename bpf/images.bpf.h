@@ -465,7 +465,11 @@ static __always_inline void image_unstash(__u32 tgid)
 			ln.hdr.kind = PMUBPF_NOTICE_LIKE;
 			ln.like_tgid = like->tgid;
 			ln.like_pgen = like->pgen;
-			image_count_sent(bpf_ringbuf_output(&notices, &ln, sizeof(ln), 1 /* BPF_RB_NO_WAKEUP */));
+			long err = bpf_ringbuf_output(&notices, &ln, sizeof(ln), 1 /* BPF_RB_NO_WAKEUP */);
+
+			image_count_sent(err);
+			if (!err)
+				image_count(PMUBPF_IMAGE_LIKES, 1);
 		}
 		bpf_map_delete_elem(&image_likes, &tgid);
 		return;

@@ -436,6 +436,8 @@ enum pmubpf_image_stat {
 	PMUBPF_IMAGE_LOST,    /* mappings not sent: the ring buffer was full */
 	PMUBPF_IMAGE_NOMM,    /* exits with no address space left to walk (kernels
 	                       * before 6.16 release it before the tracepoint) */
+	PMUBPF_IMAGE_LIKES,   /* fork children named by their parent's image
+	                       * (NOTICE_LIKE sent: images.bpf.h image_unstash) */
 	PMUBPF_IMAGE_NSTATS,
 };
 

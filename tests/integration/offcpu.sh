@@ -61,10 +61,12 @@ mkfifo "$TMP/gate"
 "$W" "$TMP/pid.truth" 2 "$TMP/gate" &
 wpid=$!
 # The recorder starts once the workload is blocked in gate_wait's read
-# (its syscall 0): under qemu its own start took longer than the
-# recorder's, and its wait began while recording (gate_wait sampled).
+# (/proc/PID/syscall: read's number, 0 on x86-64, 63 on arm64): under
+# qemu its own start took longer than the recorder's, and its wait began
+# while recording (gate_wait sampled).
+case $(uname -m) in aarch64) nr_read=63 ;; *) nr_read=0 ;; esac
 for ((i = 0; i < 2400; i++)); do # 120 s: a hung test's bound only
-	[[ $(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null) == 0 ]] && break
+	[[ $(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null) == "$nr_read" ]] && break
 	sleep 0.05
 done
 if start_recorder "$TMP/pid.err" -e off-cpu -p "$wpid" -o "$TMP/pid.pb.gz"; then

@@ -87,44 +87,42 @@ static const char *why_not = "";
 static int exit_has_mm(void)
 {
 	struct exitprobe_bpf *skel = exitprobe_bpf__open_and_load();
-	int err, status;
+	int err, status, go[2] = { -1, -1 };
 	pid_t pid;
 
 	if (!skel)
 		return errno ? -errno : -ENOTSUP;
 	if (exitprobe_bpf__attach(skel)) {
 		err = errno ? -errno : -ENOTSUP;
-		exitprobe_bpf__destroy(skel);
-		return err;
+		goto out;
 	}
 	/* The child's tgid is known only after fork: it waits for it to be
-	 * set (a pipe) before it exits. */
-	int go[2];
-
+	 * set (a pipe's EOF) before it exits. */
 	if (pipe2(go, O_CLOEXEC)) {
 		err = -errno;
-		exitprobe_bpf__destroy(skel);
-		return err;
+		goto out;
 	}
 	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto out;
+	}
 	if (pid == 0) {
 		char c;
 
 		close(go[1]);
 		_exit(read(go[0], &c, 1) < 0);
 	}
-	close(go[0]);
-	if (pid > 0)
-		skel->bss->probe_tgid = (__u32)pid;
+	skel->bss->probe_tgid = (__u32)pid;
 	close(go[1]); /* the child reads EOF and exits */
-	if (pid < 0) {
-		err = -errno;
-		exitprobe_bpf__destroy(skel);
-		return err;
-	}
+	go[1] = -1;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	err = !skel->bss->exits ? -ESRCH : skel->bss->with_mm > 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (go[i] >= 0)
+			close(go[i]);
 	exitprobe_bpf__destroy(skel);
 	return err;
 }
