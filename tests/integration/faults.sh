@@ -4,7 +4,7 @@
 # symlinks, never the host's /dev/null: a regression must not break the
 # machine it is caught on.
 source "$(dirname "$0")/lib.sh"
-CHECKS="empty_label_key out_null_device out_full_device out_fifo out_stdout_link
+CHECKS="empty_label_key out_null_device out_full_device out_fifo out_fifo_unread out_stdout_link
  out_refused_before_recording sighup_writes sigquit_writes kill_leaves_no_bpf
  kill_leaves_no_temp full_fs_keeps_old readonly_dir_keeps_old threads_2000
  fork_burst_500 two_instances perfmap_refused_said http_slow_clients build_O1"
@@ -52,6 +52,26 @@ if [[ $rc -eq 0 && -p $TMP/fifo ]] && valid_profile "$TMP/fifo.out" >/dev/null; 
 	pass out_fifo
 else
 	fail out_fifo "rc $rc, $(ls -l "$TMP/fifo"), $(tail -n1 "$TMP/fifo.err")"
+fi
+# A FIFO nobody opens: pmubpf says it waits (as a shell's > would); a
+# signal meanwhile ends the wait, and the profile goes to FIFO.unread
+# beside it, said in one line, exit 1. It was "Interrupted system
+# call", and the recording lost.
+mkfifo "$TMP/fifo2"
+"$PMUBPF" -a -d 0.3 -o "$TMP/fifo2" 2>"$TMP/fifo2.err" &
+p=$!
+for ((i = 0; i < 600; i++)); do # 30 s: a hung test's bound only
+	grep -q 'waiting for a reader' "$TMP/fifo2.err" 2>/dev/null && break
+	sleep 0.05
+done
+kill -TERM $p
+wait $p
+rc=$?
+if [[ $rc -eq 1 && -p $TMP/fifo2 ]] && valid_profile "$TMP/fifo2.unread" >/dev/null &&
+	[[ $(grep -c 'the profile is in .*fifo2.unread' "$TMP/fifo2.err") -eq 1 ]]; then
+	pass out_fifo_unread
+else
+	fail out_fifo_unread "rc $rc, $(ls -l "$TMP"/fifo2*), $(tail -n2 "$TMP/fifo2.err" | tr '\n' ' ')"
 fi
 ln -s /proc/self/fd/1 "$TMP/stdout" # what /dev/stdout is
 "$PMUBPF" -a -d 0.3 -o "$TMP/stdout" 2>"$TMP/so.err" | cat >"$TMP/so.out"

@@ -4,11 +4,12 @@
 # (build/tests/pprof_scrape, tests/http_client) with overlapping scrapes;
 # /metrics checked by promtool and scraped by a real Prometheus server;
 # 30 slow clients lock nobody out; a bearer token is needed beyond
-# loopback and then checked; the systemd unit verifies and its
+# loopback and then checked, its refusals logged a line per 10 s with
+# their count; the systemd unit verifies and its
 # capabilities are enough to profile another user's process with names.
 source "$(dirname "$0")/lib.sh"
 need_root scrapers_parca_alloy promtool_metrics metrics_values prometheus_scrape slow_clients \
-	token_required token_auth token_scrape systemd_verify unit_caps
+	token_required token_auth token_scrape token_denials_logged systemd_verify unit_caps
 SCRAPE=$B/pprof_scrape
 
 # start_server ERR ARGS...: pmubpf --http ARGS in the background, its
@@ -188,6 +189,7 @@ chmod 600 "$TMP/token"
 if ! start_server "$TMP/srv2.err" 0.0.0.0:0 --http-token-file "$TMP/token" -F 499; then
 	fail token_auth "server did not start: $(cat "$TMP/srv2.err")"
 	fail token_scrape "no server"
+	fail token_denials_logged "no server"
 else
 	URL=http://127.0.0.1:$PORT
 	codes=""
@@ -211,7 +213,24 @@ else
 	fi
 	kill $w 2>/dev/null
 	wait $w 2>/dev/null
+	# 50 more without a token: a client without one must not flood the
+	# log. A line per 10 s (these take well under that: one line, or
+	# two where the above ran past 10 s), and every 401 counted in the
+	# lines and the one at exit: 54 with token_auth's 4.
+	for ((i = 0; i < 50; i++)); do curl -s -o /dev/null "$URL/metrics"; done
 	stop_server
+	check token_denials_logged python3 - "$TMP/srv2.err" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+lines = re.findall(r"-> 401(?:, (\d+) more 401s unlogged before it)?\n", text)
+at_exit = re.findall(r"(\d+) more 401s unlogged since the last line", text)
+total = len(lines) + sum(int(n) for n in [m for m in lines if m] + at_exit)
+print(f"{len(lines)} lines of 401, {total} 401s counted, at exit: {at_exit}")
+if total != 54:
+    sys.exit(f"{total} 401s counted, want 54")
+if len(lines) > 3:
+    sys.exit(f"{len(lines)} lines for 54 401s in a few seconds: want one per 10 s")
+PY
 fi
 
 # The systemd unit as `make install` writes it.

@@ -170,6 +170,8 @@ static bool errors(void)
 		{ ARGS("-C", "2-1"), "bad CPU list" },
 		{ ARGS("-d", "0"), "bad duration" },
 		{ ARGS("-d", "nan"), "bad duration" },
+		{ ARGS("-d", "1e9"), "up to 31536000 (a year)" },
+		{ ARGS("--every", "0.5"), "from 1 to 31536000" },
 		{ ARGS("-o", ""), "empty output" },
 		{ ARGS("--top", "0"), "bad --top" },
 		{ ARGS("--counts-map-size", "10"), "bad --counts-map-size" },

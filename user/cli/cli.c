@@ -339,7 +339,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case 'd':
 			if (values__parse_seconds(optarg, 0, 31536000, &cfg->duration))
-				return errmsg(err, errlen, "bad duration '-d %s': want seconds > 0, e.g. 10 or 0.5", optarg);
+				return errmsg(err, errlen, "bad duration '-d %s': want seconds over 0, up to 31536000 (a year), e.g. 10 or 0.5", optarg);
 			break;
 		case 'o':
 			if (!*optarg)
@@ -389,7 +389,7 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			break;
 		case OPT_EVERY:
 			if (values__parse_seconds(optarg, 1, 31536000, &cfg->every))
-				return errmsg(err, errlen, "bad window '--every %s': want seconds >= 1, e.g. 60", optarg);
+				return errmsg(err, errlen, "bad window '--every %s': want seconds from 1 to 31536000 (a year), e.g. 60", optarg);
 			break;
 		case OPT_WINDOW:
 			if (values__parse_seconds(optarg, 0.1, 3600, &cfg->window))

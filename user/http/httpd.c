@@ -34,6 +34,7 @@
 #define HTTPD_CONN_MEMORY 16384    /* request line + headers, per connection */
 #define HTTPD_THREAD_STACK (256 * 1024)
 #define HTTPD_DRAIN_S 10           /* at exit: answers under way may finish */
+#define HTTPD_DENIED_LOG_S 10      /* 401s: one line at most this often */
 
 struct server {
 	const struct config *cfg;
@@ -42,6 +43,9 @@ struct server {
 	char token[HTTPD_TOKEN_MAX + 2];
 	bool need_token;
 	atomic_int in_flight;      /* requests between their first call and completion */
+	pthread_mutex_t denied_mu; /* the 401s' lines (log_denied) */
+	int64_t denied_logged_ns;  /* the last one said */
+	uint64_t denied_quiet;     /* 401s since then, not said */
 };
 
 /* Go's net/http/pprof profiles pmubpf does not have; both scrapers ask
@@ -147,6 +151,41 @@ static void log_status(const struct req_log *l, unsigned status, const char *mor
 {
 	fprintf(stderr, "pmubpf: %s: %s -> %u%s%s\n", l->peer, l->shown, status, more ? ", " : "",
 		more ? more : "");
+}
+
+/* A 401, logged at most once per HTTPD_DENIED_LOG_S: a client without
+ * the token cannot flood stderr. The line says how many came meanwhile
+ * unsaid; those after the last line are said at exit (denied_said). */
+static void log_denied(struct server *s, const struct req_log *l)
+{
+	int64_t now = mono_ns();
+	uint64_t quiet = 0;
+	bool say;
+
+	pthread_mutex_lock(&s->denied_mu);
+	say = !s->denied_logged_ns || now - s->denied_logged_ns >= HTTPD_DENIED_LOG_S * 1000000000LL;
+	if (say) {
+		quiet = s->denied_quiet;
+		s->denied_quiet = 0;
+		s->denied_logged_ns = now;
+	} else {
+		s->denied_quiet++;
+	}
+	pthread_mutex_unlock(&s->denied_mu);
+	if (!say)
+		return;
+	char more[96];
+
+	snprintf(more, sizeof(more), "%llu more 401s unlogged before it (one line per %d s)",
+		 (unsigned long long)quiet, HTTPD_DENIED_LOG_S);
+	log_status(l, 401, quiet ? more : NULL);
+}
+
+static void denied_said(struct server *s)
+{
+	if (s->denied_quiet)
+		fprintf(stderr, "pmubpf: %llu more 401s unlogged since the last line (one line per %d s)\n",
+			(unsigned long long)s->denied_quiet, HTTPD_DENIED_LOG_S);
 }
 
 /* ---- pages ---- */
@@ -310,7 +349,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (s->need_token &&
 	    !httpd__bearer_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
 			      s->token)) {
-		log_status(&l, 401, NULL);
+		log_denied(s, &l);
 		return answer_line(c, 401, "unauthorized: send Authorization: Bearer TOKEN (the server's --http-token-file)",
 				   MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pmubpf\"");
 	}
@@ -378,7 +417,7 @@ static int check_access(struct server *s, char *err, size_t errlen)
 
 int httpd__serve(const struct config *cfg, const char *sysfs_root)
 {
-	struct server s = { .cfg = cfg };
+	struct server s = { .cfg = cfg, .denied_mu = PTHREAD_MUTEX_INITIALIZER };
 	struct MHD_Daemon *d = NULL;
 	sigset_t block, orig;
 	char err[640];
@@ -433,6 +472,7 @@ int httpd__serve(const struct config *cfg, const char *sysfs_root)
 	MHD_stop_daemon(d); /* closes lfd unless quiesced */
 	if (q != MHD_INVALID_SOCKET)
 		close(q);
+	denied_said(&s);
 	recorder__free(s.rec);
 	return ret;
 fail:

@@ -157,7 +157,7 @@ static void tmp_name(char *name, size_t size, const char *base)
 	*p = '\0';
 }
 
-int outfile__open(struct outfile *o, const char *path)
+static int open_as(struct outfile *o, const char *path, bool nowait)
 {
 	char name[NAME_MAX + 1];
 	int kind = outfile__check(path, NULL, 0);
@@ -168,7 +168,17 @@ int outfile__open(struct outfile *o, const char *path)
 	if (!(o->path = strdup(path)))
 		return -ENOMEM;
 	if (kind == OUTFILE_IN_PLACE) {
-		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO with no reader is ENXIO, not a wait; the
+		 * writes then block as usual. */
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (nowait ? O_NONBLOCK : 0));
+		if (o->fd >= 0 && nowait) {
+			int fl = fcntl(o->fd, F_GETFL);
+
+			if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK)) {
+				close(o->fd);
+				o->fd = -1;
+			}
+		}
 		if (o->fd < 0) {
 			int e = errno;
 
@@ -255,6 +265,16 @@ static int put_in_place(struct outfile *o)
 		return err;
 	}
 	return -EEXIST;
+}
+
+int outfile__open(struct outfile *o, const char *path)
+{
+	return open_as(o, path, false);
+}
+
+int outfile__open_nowait(struct outfile *o, const char *path)
+{
+	return open_as(o, path, true);
 }
 
 int outfile__commit(struct outfile *o)

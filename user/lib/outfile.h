@@ -49,8 +49,12 @@ struct outfile {
 };
 
 /* Open path for writing as outfile__check says. 0 or -errno (nothing
- * created). For OUTFILE_IN_PLACE on a FIFO this waits for a reader. */
+ * created). For OUTFILE_IN_PLACE on a FIFO this waits for a reader
+ * (-EINTR if a signal comes first). */
 int outfile__open(struct outfile *o, const char *path);
+/* The same, but a FIFO with no reader yet is -ENXIO at once (the
+ * caller may say it waits, then outfile__open). */
+int outfile__open_nowait(struct outfile *o, const char *path);
 /* fsync and put the file in place (OUTFILE_REPLACE), close. 0 or -errno;
  * on failure nothing is left and the old file, if any, is intact. */
 int outfile__commit(struct outfile *o);

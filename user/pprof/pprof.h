@@ -96,7 +96,10 @@ const char *pprof__location_mapping_file(struct pprof *p, uint64_t loc);
  * file is replaced whole (unnamed temp file, fsync, link/rename), a
  * character device or FIFO written in place, anything else refused.
  * Returns 0 or -errno; on failure no file is left and an old one is
- * intact. */
+ * intact. A FIFO with no reader is waited for, said on stderr; a signal
+ * meanwhile puts the profile in PATH PPROF_UNREAD instead, and -EINTR
+ * says so (the profile is there). */
+#define PPROF_UNREAD ".unread"
 int pprof__write(struct pprof *p, const char *path);
 
 /* The same profile as folded stacks (pprof_folded.c), the input of

@@ -175,6 +175,32 @@ static int encode_to_fd(int fd, const struct pprof *p)
 	return err;
 }
 
+/* A signal came while a FIFO waited for its reader: the profile goes to
+ * PATH.unread (replaced whole) beside it. -EINTR once it is there (the
+ * caller says where), else why not. */
+static int write_unread(const char *path, int (*fill)(int fd, const void *ctx), const void *ctx)
+{
+	char alt[4096];
+	struct outfile o;
+	int err;
+
+	if (snprintf(alt, sizeof(alt), "%s" PPROF_UNREAD, path) >= (int)sizeof(alt))
+		return -ENAMETOOLONG;
+	err = outfile__open(&o, alt);
+	if (err)
+		return err;
+	if (o.kind != OUTFILE_REPLACE) { /* not a file of ours to make */
+		outfile__abort(&o);
+		return -EEXIST;
+	}
+	err = fill(o.fd, ctx);
+	if (err)
+		outfile__abort(&o);
+	else
+		err = outfile__commit(&o);
+	return err ? err : -EINTR;
+}
+
 /* The one way a profile reaches its output, whatever its format: "-" is
  * stdout (-o -); a path goes through lib/outfile.h (a file replaced
  * whole, never half-written; a device or FIFO written in place). fill
@@ -188,7 +214,14 @@ static int write_out(const char *path, int (*fill)(int fd, const void *ctx), con
 		return -EINVAL;
 	if (!strcmp(path, "-"))
 		return fill(STDOUT_FILENO, ctx);
-	err = outfile__open(&o, path);
+	err = outfile__open_nowait(&o, path);
+	if (err == -ENXIO) { /* a FIFO nobody reads yet: as a shell's > would, wait */
+		fprintf(stderr, "pmubpf: waiting for a reader of the FIFO '%s' (a signal puts the profile in '%s" PPROF_UNREAD "')\n",
+			path, path);
+		err = outfile__open(&o, path);
+		if (err == -EINTR)
+			return write_unread(path, fill, ctx);
+	}
 	if (err)
 		return err;
 	err = fill(o.fd, ctx);

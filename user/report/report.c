@@ -116,7 +116,10 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 		report__output_path(cfg, ev, path, sizeof(path));
 	ret = cfg->format == FORMAT_FOLDED ? pprof__write_folded(b.p, path, "comm")
 					   : pprof__write(b.p, path);
-	if (ret) {
+	if (ret == -EINTR) { /* pprof.h: a FIFO's reader never came */
+		snprintf(err, errlen, "no reader opened the FIFO '%s' before the signal: the profile is in '%s" PPROF_UNREAD "'",
+			 path, path);
+	} else if (ret) {
 		snprintf(err, errlen, "writing '%s': %s", path, strerror(-ret));
 	} else {
 		if (in->samples && !in->data_profile)
