@@ -14,17 +14,9 @@
 #include "pmubpf_abi.h"
 #include "base.bpf.h"
 
-struct label_seen_key {
-	__u32 tgid;
-	__u32 pgen;
-	__u64 label;
-	__u32 src; /* enum pmubpf_label_source, or PMUBPF_LSRC_UNION */
-	__u32 pad;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, struct label_seen_key);
+	__type(key, struct pmubpf_label_seen_key);
 	__type(value, __u8);
 	__uint(max_entries, 65536);
 } seen_labels SEC(".maps");
@@ -33,7 +25,7 @@ struct {
  * userspace? Once it has, later samples only carry the id. */
 static __always_inline bool label_seen(__u32 tgid, __u32 pgen, __u64 id, __u32 src)
 {
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
+	struct pmubpf_label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
 
 	return bpf_map_lookup_elem(&seen_labels, &lk) != NULL;
 }
@@ -43,7 +35,7 @@ static __always_inline bool label_seen(__u32 tgid, __u32 pgen, __u64 id, __u32 s
 static __always_inline void label_noticed(__u32 tgid, __u32 pgen, __u64 id, __u32 src, int sent,
 					  __u32 es, __u64 period)
 {
-	struct label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
+	struct pmubpf_label_seen_key lk = { .tgid = tgid, .pgen = pgen, .label = id, .src = src };
 	__u8 one = 1;
 
 	if (sent)

@@ -278,6 +278,18 @@ enum pmubpf_label_source {
 };
 #define PMUBPF_LSRC_UNION PMUBPF_LSRC__MAX /* seen_labels: a union key */
 
+/* seen_labels' key (bpf/labels_common.bpf.h): a set of a process
+ * generation that userspace was told of. The loader deletes the entry of
+ * a set it forgets (no window used it: user/procs/procs_labels.c) or
+ * could not keep (a cap), so that the set's next sample sends it again. */
+struct pmubpf_label_seen_key {
+	__u32 tgid;
+	__u32 pgen;
+	__u64 label;
+	__u32 src; /* enum pmubpf_label_source, or PMUBPF_LSRC_UNION */
+	__u32 pad;
+};
+
 /* go_slots[tgid]: where a Go program keeps its current goroutine's
  * labels, from the binary's Go version (user/procs/goversion.c). */
 enum pmubpf_go_layout {

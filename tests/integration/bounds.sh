@@ -15,7 +15,7 @@
 # started), never by wall time at a rate assumed: a slower or busier
 # machine takes longer, and gets the same samples.
 source "$(dirname "$0")/lib.sh"
-need_root labels_capped labels_rss_per_set churn_slots_reclaimed churn_slots_live churn_no_counts_loss \
+need_root labels_capped labels_rss_per_set labels_per_window churn_slots_reclaimed churn_slots_live churn_no_counts_loss \
 	stacks_drained_half_full oneshot_windows_exact every_drained_half_full
 
 # Comments of a profile, one per line.
@@ -72,6 +72,7 @@ open(sys.argv[1] + ".peak", "w").write("%d\n" % kb)' "$TMP/$name" \
 # time that gives 24576 sets at it, and a quarter more (60 s at most: a
 # hung test's bound); the baseline (one set) for as long.
 label_run 1 lcal 1
+lcal_sets=$SETS
 churn_s=$(awk -v n="$SETS" 'BEGIN { s = n > 0 ? 1.25 * (16384 + 8192) / n : 60; printf "%.3f", (s > 60 ? 60 : s) }')
 label_run 1 l1 "$churn_s"
 churn_kb=$PEAK_KB
@@ -119,6 +120,63 @@ per = (churn - base) * 1024 / sets
 print(f"peak RSS {base} KiB (one set) -> {churn} KiB ({sets} sets): {per:.0f} bytes per set, bound {bound}")
 if per > bound:
     sys.exit(f"{per:.0f} bytes per label set > {bound}")
+PY
+fi
+
+# --- label sets per window: the caps bound the sets a window reads -----
+# An --every recording keeps a set while windows use it, and its caps
+# count the sets read in a window (procs.h: procs__labels_gc):
+# label_churn's new set per request, 1.5 times the per-process cap
+# (16384) of them in all, recorded in 2 s windows at 4999 Hz (a sample
+# names about one new set: up to ~10000 a window, and three windows'
+# worth alive at once, more than the cap: under the alive bound, three
+# times it). Every set was once kept for the whole recording, and every
+# sample after the cap's 16384th set said [too many sets] (issue 40).
+# The churn's CPU time: the sets it gives at lcal's rate, which 4999 Hz
+# caps (60 s at most: a hung test's bound).
+win_s=$(awk -v n="$lcal_sets" 'BEGIN { r = n > 4999 ? 4999 : n; s = r > 0 ? 1.5 * 16384 / (0.9 * r) : 60; printf "%.3f", (s > 60 ? 60 : s) }')
+rm -f "$TMP/lw.go"
+mkdir -p "$TMP/lw"
+"$B/label_churn" "$win_s" 1 "$TMP/lw.go" >"$TMP/lw.out" & lp=$!
+"$PMUBPF" -v -F 4999 --every 2 -p $lp -o "$TMP/lw/" 2>"$TMP/lw.err" & rp=$!
+for ((i = 0; i < 2400; i++)); do # 120 s: a hung recorder's bound only
+	grep -q '^pmubpf: recording' "$TMP/lw.err" 2>/dev/null && break
+	kill -0 $rp 2>/dev/null || break
+	sleep 0.05
+done
+touch "$TMP/lw.go"
+wait $lp
+wait $rp; rc=$?
+if [[ $rc -ne 0 ]]; then
+	fail labels_per_window "pmubpf failed ($rc): $(tail -n1 "$TMP/lw.err")"
+else
+	check labels_per_window python3 - "$ROOT" "$TMP"/lw/*.pb.gz <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+sets = forgot = over = labelled = samples = 0
+for f in sys.argv[2:]:
+    p = check.load(f)
+    for c in p["comments"]:
+        m = re.search(r"labels: .* (\d+) sets read, .*; (\d+) forgotten", c)
+        if m:
+            sets, forgot = max(sets, int(m.group(1))), max(forgot, int(m.group(2)))
+        m = re.search(r"labels: (\d+) sets not kept", c)
+        if m:
+            over = max(over, int(m.group(1)))
+    for s in p["samples"]:
+        if s["labels"].get("comm") != "label_churn":
+            continue
+        samples += s["values"][0]
+        labelled += s["values"][0] * ("req" in s["labels"])
+print(f"{len(sys.argv) - 2} profiles: {sets} sets read, {forgot} forgotten, {over} over a cap; "
+      f"{labelled} of {samples} samples of label_churn labelled")
+if over:
+    sys.exit(f"{over} sets over a cap: the sets of windows written were not forgotten")
+if sets < 1.25 * 16384:
+    sys.exit(f"only {sets} sets read: fewer than the cap and a quarter, nothing shown")
+if labelled < 0.95 * samples:
+    sys.exit("under 95% of label_churn's samples labelled")
 PY
 fi
 

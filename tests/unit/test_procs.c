@@ -911,6 +911,80 @@ static bool labels_record_and_set(void)
 	return true;
 }
 
+/* A label set's notice as BPF sends it, and BPF's seen_labels entry. */
+static bool notice_set(struct procs *ps, int seen, uint32_t tgid, const pmubpf_labels *set)
+{
+	static struct pmubpf_label_notice n; /* 5 KiB */
+	struct pmubpf_label_seen_key k = { .tgid = tgid, .pgen = 1, .label = set->id,
+					   .src = PMUBPF_LSRC_OURS };
+	uint8_t one = 1;
+
+	n.hdr = (struct pmubpf_notice){ .kind = PMUBPF_NOTICE_LABEL, .tgid = tgid, .pgen = 1,
+					.tid = tgid, .label = set->id,
+					.label_ptr = (uint64_t)(uintptr_t)set };
+	n.len = 0;
+	return bpf_map_update_elem(seen, &k, &one, BPF_ANY) == 0 &&
+	       procs__notice(ps, &n.hdr, sizeof(n)) == 0;
+}
+
+static bool seen_has(int seen, uint32_t tgid, const pmubpf_labels *set)
+{
+	struct pmubpf_label_seen_key k = { .tgid = tgid, .pgen = 1, .label = set->id,
+					   .src = PMUBPF_LSRC_OURS };
+	uint8_t v;
+
+	return bpf_map_lookup_elem(seen, &k, &v) == 0;
+}
+
+/* Label sets live as long as windows use them (procs.h,
+ * procs__labels_gc): one no drained window used is retired at the next
+ * gc (BPF's seen_labels entry deleted, the set still named), freed at
+ * the one after if no window drained meanwhile used it, and read again
+ * when its notice comes again; one used again while retired stays. */
+static bool labels_kept_per_window(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen_labels", sizeof(struct pmubpf_label_seen_key), 1, 64, NULL);
+	const pmubpf_labels *a = pmubpf_labels_new(NULL, "req", "a", NULL);
+	const pmubpf_labels *b = pmubpf_labels_new(NULL, "req", "b", NULL);
+	const pmubpf_labels *c = pmubpf_labels_new(NULL, "req", "c", NULL);
+	uint32_t tgid = (uint32_t)getpid();
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	struct proc *pr;
+	int64_t t;
+
+	CHECK(seen >= 0 && a && b && c && ps);
+	procs__set_seen_labels(ps, seen);
+	CHECK((pr = procs__get(ps, tgid, 1)));
+	CHECK(notice_set(ps, seen, tgid, a) && notice_set(ps, seen, tgid, b) && notice_set(ps, seen, tgid, c));
+	CHECK(procs__label_set(ps, pr, a->id) && procs__label_set(ps, pr, b->id) && procs__label_set(ps, pr, c->id));
+	/* Window 1 (ends at t) has samples of a only. */
+	t = mono_ns() + 1000;
+	procs__labels_used(ps, tgid, 1, a->id, t);
+	CHECK_EQ_INT(procs__labels_gc(ps, t, t + 1), 0);
+	CHECK(seen_has(seen, tgid, a));
+	CHECK(!seen_has(seen, tgid, b) && !seen_has(seen, tgid, c)); /* retired: sent again if sampled */
+	CHECK(procs__label_set(ps, pr, b->id));                       /* still named meanwhile */
+	/* Window 2 (ends at t + 10) has a and c: c was sampled again. */
+	procs__labels_used(ps, tgid, 1, a->id, t + 10);
+	procs__labels_used(ps, tgid, 1, c->id, t + 10);
+	CHECK_EQ_INT(procs__labels_gc(ps, t + 10, t + 11), 1); /* b */
+	CHECK(!procs__label_set(ps, pr, b->id));
+	CHECK(procs__label_set(ps, pr, a->id) && procs__label_set(ps, pr, c->id));
+	CHECK_EQ_INT(procs__stats(ps)->label_sets_forgotten, 1);
+	/* b sampled again: its notice comes again, and it is read again. */
+	CHECK(notice_set(ps, seen, tgid, b));
+	CHECK(procs__label_set(ps, pr, b->id));
+	CHECK_EQ_INT(procs__stats(ps)->label_sets, 4);
+	pmubpf_labels_free(a);
+	pmubpf_labels_free(b);
+	pmubpf_labels_free(c);
+	procs__free(ps);
+	symcache__free(sc);
+	close(seen);
+	return true;
+}
+
 /* procs__gc forgets exactly the processes found dead before its bound:
  * a child killed after its snapshot and one gone before it, never a live
  * process, whose record stays findable through the rebuilt index. */
@@ -1019,4 +1093,5 @@ TEST_MAIN("procs",
 	TEST(late_report_earlier_image),
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),
+	TEST(labels_kept_per_window),
 )

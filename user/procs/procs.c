@@ -70,6 +70,7 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->custom_fd = -1;
 	p->otel_fd = -1;
 	p->seen_fd = seen_fd;
+	p->seen_labels_fd = -1;
 	p->image_files_fd = -1;
 	p->image_wait_ns = PROCS_IMAGE_WAIT_NS;
 	p->st.max_procs = PROCS_MAX;
@@ -184,6 +185,11 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	if (hashtab__find(p->index, key_hash(tgid, pgen), &k, &idx))
 		return p->v[idx];
 	return NULL;
+}
+
+struct proc *procs_find(struct procs *p, uint32_t tgid, uint32_t pgen)
+{
+	return lookup(p, tgid, pgen);
 }
 
 /* A mapping pr made since its maps were read (an mmap report, or BPF's

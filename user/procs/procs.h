@@ -76,6 +76,8 @@ struct proc {
 	uint64_t record_addr;
 	uint32_t label_sets;      /* sets kept, and their bytes (caps: */
 	uint32_t label_bytes;     /* LABEL_SETS_*, LABEL_BYTES_*) */
+	uint32_t label_sets_win;  /* of them read since the last window's end */
+	uint32_t label_bytes_win;
 	bool label_sets_over;     /* a set was not kept: over a cap */
 	bool custom_done;         /* custom-labels writer found or refused */
 	bool otel_done;           /* OpenTelemetry thread context: found or refused */
@@ -131,6 +133,7 @@ struct procs_stats {
 	uint64_t label_sets_stale; /* set freed/reused before it could be read */
 	uint64_t label_sets_bad;   /* malformed set */
 	uint64_t label_sets_over;  /* not kept: a cap on sets or bytes reached */
+	uint64_t label_sets_forgotten; /* freed: no window used them (procs__labels_gc) */
 	uint64_t label_bytes;      /* memory of the sets kept */
 	/* labels from other writers (procs_flabels.c) */
 	uint64_t go_processes;     /* Go programs whose labels BPF reads */
@@ -287,15 +290,21 @@ static inline const struct procmap *procs__main_map(const struct proc *pr)
  * too late), one is made now, marked !snapshotted if the process is gone,
  * so callers always get a record (NULL on ENOMEM, or past max_procs). */
 struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen);
-/* Label sets kept: at most LABEL_SETS_PER_PROC sets and
+/* Label sets read: at most LABEL_SETS_PER_PROC sets and
  * LABEL_BYTES_PER_PROC bytes per process, LABEL_SETS_MAX and
- * LABEL_BYTES_MAX in all (a process making a new set per request must
- * not grow pmubpf without a bound); past them a process's new sets are
- * named "[too many sets]" (counted). */
+ * LABEL_BYTES_MAX in all, per window (a process making a new set per
+ * request must not grow pmubpf without a bound); past them a process's
+ * new sets are named "[too many sets]" (counted). A one-shot recording
+ * is one window. Where windows end (procs__labels_gc), the sets no
+ * window uses any more go, and those alive at once are also held to
+ * LABEL_ALIVE times the caps: a set lives through the window after its
+ * last use (retired) and the one under way, so a program making a new
+ * set per sample holds about three windows' worth. */
 #define LABEL_SETS_PER_PROC 16384
-#define LABEL_SETS_MAX 65536 /* BPF's seen_labels holds as many */
+#define LABEL_SETS_MAX 65536
 #define LABEL_BYTES_PER_PROC (8u << 20)
 #define LABEL_BYTES_MAX (32u << 20)
+#define LABEL_ALIVE 3
 
 /* A label set as kept: the pairs point into the same allocation, so a
  * typical set costs ~100 bytes, not a struct label_set's 5 KiB. */
@@ -316,6 +325,19 @@ struct proc_label_set {
 #define PROCS_LABELS_KEY "pmubpf_labels"
 const struct proc_label_set *procs__label_set(const struct procs *p,
 					      const struct proc *pr, uint64_t id);
+
+/* Label sets for as long as windows use them (--every, --http, top):
+ * the sets a drained window's samples name are marked used
+ * (procs__labels_used, with the window's end); procs__labels_gc, once
+ * everything before `before` is written, retires the sets no window
+ * since `before` used (BPF's seen_labels entry deleted: a later sample
+ * sends the set again) and frees those retired that no window drained
+ * since used. The caps above then bound the sets alive in a window, not
+ * every set a process ever made. A one-shot recording never calls it.
+ * seen_labels_fd: BPF's map (-1: none, as in the unit tests). */
+void procs__set_seen_labels(struct procs *p, int seen_labels_fd);
+void procs__labels_used(struct procs *p, uint32_t tgid, uint32_t pgen, uint64_t label, int64_t ns);
+size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now);
 
 const struct procs_stats *procs__stats(const struct procs *p);
 /* Images of processes gone come from BPF (PMUBPF_NOTICE_MAP) through

@@ -185,7 +185,7 @@ void procs_flabels_notice(struct procs *p, struct proc *pr, const struct pmubpf_
 	const char *why = NULL;
 
 	if (n->source == PMUBPF_LSRC_OURS || n->source >= PMUBPF_LSRC__MAX ||
-	    procs_labels_kept(p, pr, n->source, n->hdr.label))
+	    procs_labels_touch(p, pr, n->source, n->hdr.label))
 		return;
 	/* Read it again from the process, checking that it is still the
 	 * same set (a Go set is garbage-collected once unused). */

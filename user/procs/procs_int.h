@@ -65,6 +65,7 @@ struct procs {
 	int custom_fd;         /* custom_slots, or -1 */
 	int otel_fd;           /* otel_slots, or -1 */
 	int seen_fd;
+	int seen_labels_fd;    /* BPF's seen_labels: -1 none (tests) */
 	struct proc **v;
 	size_t n, cap;
 	struct proc **act;     /* the ones procs__tick still has work for */
@@ -75,6 +76,7 @@ struct procs {
 	struct set_rec *sets;  /* label sets read, all processes */
 	size_t nsets, capsets;
 	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
+	size_t nsets_win, set_bytes_win; /* of them read since the last window's end */
 	struct hashtab *set_index; /* (proc, source, id) -> index in sets */
 	struct union_rec *unions;  /* union keys whose sets are not all read */
 	size_t nunions, capunions;
@@ -100,6 +102,11 @@ struct set_rec {
 	const struct proc *pr;
 	struct proc_label_set *set; /* one allocation: pairs, then strings */
 	size_t bytes;               /* its size, counted in set_bytes */
+	int64_t used_ns;            /* kept, or the end of the last window
+	                             * drained with a sample of it */
+	int64_t retired_ns;         /* 0, or when it was retired (its BPF
+	                             * seen_labels entry deleted): freed once
+	                             * no window since used it */
 };
 
 struct set_key {
@@ -213,6 +220,9 @@ void procs_labels_find(struct procs *p, struct proc *pr);
 void procs_labels_retry(struct procs *p, struct proc *pr);
 /* A label notice: decode BPF's copy of the set (or read it) and keep it. */
 void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_label_notice *n);
+/* As procs_labels_kept, and a set kept is marked used now (a sample
+ * named it again: its notice came again). */
+bool procs_labels_touch(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id);
 /* Keep a decoded set of source src (enum pmubpf_label_source, or
  * PMUBPF_LSRC_UNION) under the caps; make the unions waiting for it. */
 void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const struct label_set *set);
@@ -236,6 +246,9 @@ void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lu
 void procs_labels_complete(struct procs *p, const struct proc *pr);
 /* procs__gc: forget the waiting unions of processes dead before `before`. */
 void procs_labels_forget_unions(struct procs *p, int64_t before);
+/* The record of (tgid, pgen), or NULL: none is made. */
+struct proc *procs_find(struct procs *p, uint32_t tgid, uint32_t pgen);
+
 /* hashtab equality for p->set_index. */
 /* procs__gc: drop the sets of processes dead before `before` and index
  * the rest in `index` (empty, room reserved), which replaces the old. */

@@ -13,6 +13,7 @@
 #include "procs_int.h"
 #include "lib/grow.h"
 #include "flabels.h"
+#include "lib/clock.h"
 #include <stdio.h>
 
 static uint64_t set_hash(const struct proc *pr, uint32_t src, uint64_t id)
@@ -110,6 +111,18 @@ struct proc_label_set *procs_labels_kept(const struct procs *p, const struct pro
 	return NULL;
 }
 
+bool procs_labels_touch(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id)
+{
+	struct set_key k = { pr, id, src };
+	uint64_t idx;
+
+	if (!hashtab__find(p->set_index, set_hash(pr, src, id), &k, &idx))
+		return false;
+	p->sets[idx].used_ns = mono_ns();
+	p->sets[idx].retired_ns = 0;
+	return true;
+}
+
 /* Copy set into one allocation sized to its strings. */
 static struct proc_label_set *pack(const struct label_set *set, uint32_t src, size_t *bytes)
 {
@@ -148,7 +161,7 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	const char *why = NULL;
 	int err;
 
-	if (procs_labels_kept(p, pr, PMUBPF_LSRC_OURS, id))
+	if (procs_labels_touch(p, pr, PMUBPF_LSRC_OURS, id))
 		return;
 	if (n->len && n->len <= sizeof(n->data))
 		err = labels__parse_set(n->data, n->len, id, &set, &why);
@@ -165,6 +178,26 @@ void procs_labels_notice(struct procs *p, struct proc *pr, const struct pmubpf_l
 	procs_labels_keep(p, pr, PMUBPF_LSRC_OURS, &set);
 }
 
+/* BPF forgets that it sent (pr, src, id): the set's next sample sends
+ * it again. */
+static void unsee(const struct procs *p, const struct proc *pr, uint32_t src, uint64_t id)
+{
+	struct pmubpf_label_seen_key k = { .tgid = pr->tgid, .pgen = pr->pgen, .label = id, .src = src };
+
+	if (p->seen_labels_fd >= 0)
+		bpf_map_delete_elem(p->seen_labels_fd, &k);
+}
+
+/* A set not kept (a cap): counted, its samples "[too many sets]"; sent
+ * again at its next sample, when sets forgotten meanwhile may have made
+ * room (procs__labels_gc). */
+static void refuse(struct procs *p, struct proc *pr, uint32_t src, uint64_t id)
+{
+	p->st.label_sets_over++;
+	pr->label_sets_over = true;
+	unsee(p, pr, src, id);
+}
+
 void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const struct label_set *set)
 {
 	uint64_t id = set->id;
@@ -172,18 +205,19 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 
 	if (procs_labels_kept(p, pr, src, id))
 		return;
-	if (pr->label_sets >= LABEL_SETS_PER_PROC || p->nsets >= LABEL_SETS_MAX) {
-		p->st.label_sets_over++;
-		pr->label_sets_over = true;
+	if (pr->label_sets_win >= LABEL_SETS_PER_PROC || p->nsets_win >= LABEL_SETS_MAX ||
+	    pr->label_sets >= LABEL_ALIVE * LABEL_SETS_PER_PROC || p->nsets >= LABEL_ALIVE * LABEL_SETS_MAX) {
+		refuse(p, pr, src, id);
 		return;
 	}
 	struct proc_label_set *ps = pack(set, src, &bytes);
 	if (!ps)
 		return;
-	if (pr->label_bytes + bytes > LABEL_BYTES_PER_PROC || p->set_bytes + bytes > LABEL_BYTES_MAX) {
+	if (pr->label_bytes_win + bytes > LABEL_BYTES_PER_PROC || p->set_bytes_win + bytes > LABEL_BYTES_MAX ||
+	    pr->label_bytes + bytes > LABEL_ALIVE * LABEL_BYTES_PER_PROC ||
+	    p->set_bytes + bytes > (size_t)LABEL_ALIVE * LABEL_BYTES_MAX) {
 		free(ps);
-		p->st.label_sets_over++;
-		pr->label_sets_over = true;
+		refuse(p, pr, src, id);
 		return;
 	}
 	if (GROW(p->sets, p->capsets, p->nsets, 1)) {
@@ -194,13 +228,15 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 		free(ps);
 		return;
 	}
-	p->sets[p->nsets].pr = pr;
-	p->sets[p->nsets].set = ps;
-	p->sets[p->nsets].bytes = bytes;
+	p->sets[p->nsets] = (struct set_rec){ .pr = pr, .set = ps, .bytes = bytes, .used_ns = mono_ns() };
 	p->nsets++;
 	pr->label_sets++;
 	pr->label_bytes += (uint32_t)bytes;
+	pr->label_sets_win++;
+	pr->label_bytes_win += (uint32_t)bytes;
 	p->set_bytes += bytes;
+	p->nsets_win++;
+	p->set_bytes_win += bytes;
 	p->st.label_bytes = p->set_bytes;
 	if (src == PMUBPF_LSRC_OURS)
 		p->st.label_sets++;
@@ -304,7 +340,7 @@ void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lu
 {
 	struct union_rec u = { .pr = pr, .key = n->hdr.label };
 
-	if (procs_labels_kept(p, pr, PMUBPF_LSRC_UNION, u.key))
+	if (procs_labels_touch(p, pr, PMUBPF_LSRC_UNION, u.key))
 		return;
 	for (size_t i = 0; i < p->nunions; i++)
 		if (p->unions[i].pr == pr && p->unions[i].key == u.key)
@@ -343,4 +379,86 @@ void procs_labels_forget_unions(struct procs *p, int64_t before)
 		p->unions[k++] = p->unions[i];
 	}
 	p->nunions = k;
+}
+
+void procs__set_seen_labels(struct procs *p, int seen_labels_fd)
+{
+	p->seen_labels_fd = seen_labels_fd;
+}
+
+/* Mark (pr, src, id)'s set used at ns, if kept. */
+static void mark_used(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id, int64_t ns)
+{
+	struct set_key k = { pr, id, src };
+	uint64_t idx;
+
+	if (!hashtab__find(p->set_index, set_hash(pr, src, id), &k, &idx))
+		return;
+	if (p->sets[idx].used_ns < ns)
+		p->sets[idx].used_ns = ns;
+	p->sets[idx].retired_ns = 0; /* its BPF entry, if gone, comes back at its next sample */
+}
+
+void procs__labels_used(struct procs *p, uint32_t tgid, uint32_t pgen, uint64_t label, int64_t ns)
+{
+	struct proc *pr;
+
+	if (!label || !p->nsets || !(pr = procs_find(p, tgid, pgen)))
+		return;
+	/* As procs__label_set looks it up: a union key, else our header's. */
+	mark_used(p, pr, PMUBPF_LSRC_UNION, label, ns);
+	mark_used(p, pr, PMUBPF_LSRC_OURS, label, ns);
+}
+
+size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now)
+{
+	size_t freeing = 0, k = 0;
+
+	/* A new window's reads: its caps start again. */
+	for (size_t i = 0; i < p->n; i++) {
+		p->v[i]->label_sets_win = 0;
+		p->v[i]->label_bytes_win = 0;
+	}
+	p->nsets_win = p->set_bytes_win = 0;
+	for (size_t i = 0; i < p->nsets; i++) {
+		struct set_rec *r = &p->sets[i];
+
+		if (r->retired_ns && r->used_ns < r->retired_ns && before > r->retired_ns) {
+			freeing++; /* retired, and no window drained since used it */
+		} else if (!r->retired_ns && r->used_ns < before) {
+			r->retired_ns = now;
+			unsee(p, r->pr, r->set->source, r->set->id);
+		}
+	}
+	if (!freeing)
+		return 0;
+	struct hashtab *index = hashtab__new(procs_labels_set_eq, p);
+
+	if (!index || hashtab__reserve(index, p->nsets - freeing)) {
+		hashtab__free(index);
+		return 0; /* out of memory: kept, tried again next time */
+	}
+	for (size_t i = 0; i < p->nsets; i++) {
+		struct set_rec *r = &p->sets[i];
+
+		if (r->retired_ns && r->used_ns < r->retired_ns && before > r->retired_ns) {
+			struct proc *pr = (struct proc *)r->pr;
+
+			pr->label_sets--;
+			pr->label_bytes -= (uint32_t)r->bytes;
+			p->set_bytes -= r->bytes;
+			free(r->set);
+			continue;
+		}
+		p->sets[k] = *r;
+		hashtab__insert(index, set_hash(p->sets[k].pr, p->sets[k].set->source, p->sets[k].set->id),
+				k); /* reserved */
+		k++;
+	}
+	hashtab__free(p->set_index);
+	p->set_index = index;
+	p->nsets = k;
+	p->st.label_bytes = p->set_bytes;
+	p->st.label_sets_forgotten += freeing;
+	return freeing;
 }

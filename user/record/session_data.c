@@ -88,6 +88,9 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 
 size_t session__gc(struct session *s, int64_t before, size_t *tracked)
 {
+	/* Label sets no window since `before` used: retired, then freed
+	 * (procs.h); before the processes, whose sets go with them. */
+	procs__labels_gc(s->procs, before, mono_ns());
 	size_t n = procs__gc(s->procs, before);
 
 	/* Then the ELF objects no remembered process maps (the most recently
@@ -165,6 +168,23 @@ void session__sizes(struct session *s, struct session_sizes *z)
 	}
 }
 
+/* The label sets d's samples name are in use up to `end` (procs.h:
+ * procs__labels_gc forgets the others). */
+static void mark_labels_used(struct session *s, const struct report_data *d, int64_t end)
+{
+	for (int e = 0; e < s->cfg->nevents; e++) {
+		const struct report_event *evs[2] = { &d->ev[e], &d->data[e] };
+
+		for (int w = 0; w < 2; w++)
+			for (size_t i = 0; i < evs[w]->n; i++) {
+				const struct pmubpf_key *k = &evs[w]->v[i].k;
+
+				if (k->label)
+					procs__labels_used(s->procs, k->tgid, k->pgen, k->label, end);
+			}
+	}
+}
+
 int session__drain_window(struct session *s, struct report_data *d, struct session_span *span)
 {
 	struct report_maps m = { .drops_fd = s->win.drops_fd, .nr_cpus = s->win.nr_cpus,
@@ -208,6 +228,7 @@ int session__drain_window(struct session *s, struct report_data *d, struct sessi
 	m.empty = !s->stopped;
 	if (report__drain(&m, d, s->err, sizeof(s->err)))
 		return -1;
+	mark_labels_used(s, d, now);
 	if (s->stopped)
 		return 0;
 	err = windows__clear(&s->win, closed);

@@ -536,6 +536,7 @@ int session__build(struct session *s)
 	}
 	if (!s->procs)
 		return session_fail(s, "setting up the process registry: %s", strerror(errno));
+	procs__set_seen_labels(s->procs, bpf_map__fd(skel->maps.seen_labels));
 	procs__set_max(s->procs, session__procs_max(cfg, s->ncpus, s->count_entries));
 	procs__set_verbose(s->procs, cfg->verbose);
 	procs__set_data_maps(s->procs, cfg->data_addr);

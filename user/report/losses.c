@@ -65,10 +65,10 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 	if (ps && (ps->label_records || ps->label_bad_records || ps->label_sets ||
 		   ps->label_sets_stale || ps->label_sets_bad))
 		note(out, ps->label_bad_records || ps->label_sets_stale || ps->label_sets_bad,
-		     "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed",
+		     "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed; %llu forgotten (no window used them for one: read again at a later sample)",
 		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
 		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
-		     (unsigned long long)ps->label_sets_bad);
+		     (unsigned long long)ps->label_sets_bad, (unsigned long long)ps->label_sets_forgotten);
 	if (ps && (ps->go_processes || ps->go_refused || ps->custom_processes ||
 		   ps->custom_refused || ps->flabel_sets || ps->flabel_sets_bad))
 		note(out, ps->go_refused || ps->custom_refused || ps->flabel_sets_bad,
@@ -84,9 +84,9 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		     (unsigned long long)ps->otel_processes, (unsigned long long)ps->otel_refused,
 		     (unsigned long long)ps->otel_keys_unknown);
 	if (ps && ps->label_sets_over)
-		note(out, true, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all; %llu KiB kept): samples labelled %s=[too many sets]",
+		note(out, true, "labels: %llu sets not kept, over a cap (%u sets or %u MiB per process, %u sets or %u MiB in all, read in one window; %u times that alive at once; %llu KiB kept): samples labelled %s=[too many sets]",
 		     (unsigned long long)ps->label_sets_over, LABEL_SETS_PER_PROC,
-		     LABEL_BYTES_PER_PROC >> 20, LABEL_SETS_MAX, LABEL_BYTES_MAX >> 20,
+		     LABEL_BYTES_PER_PROC >> 20, LABEL_SETS_MAX, LABEL_BYTES_MAX >> 20, LABEL_ALIVE,
 		     (unsigned long long)(ps->label_bytes >> 10), PROCS_LABELS_KEY);
 	if (ps && ps->jit_maps_refused)
 		note(out, true, "symbols: %llu perf maps (/tmp/perf-PID.map) refused for their owner, type or size: those processes' JIT frames stay addresses (-v names them)",
