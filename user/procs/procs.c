@@ -187,9 +187,12 @@ static struct proc *lookup(struct procs *p, uint32_t tgid, uint32_t pgen)
 	return NULL;
 }
 
-struct proc *procs_find(struct procs *p, uint32_t tgid, uint32_t pgen)
+void procs__labels_used(struct procs *p, uint32_t tgid, uint32_t pgen, uint64_t label, int64_t ns)
 {
-	return lookup(p, tgid, pgen);
+	struct proc *pr;
+
+	if (label && p->nsets && (pr = lookup(p, tgid, pgen)))
+		procs_labels_used(p, pr, label, ns);
 }
 
 /* A mapping pr made since its maps were read (an mmap report, or BPF's

@@ -246,8 +246,9 @@ void procs_labels_union(struct procs *p, struct proc *pr, const struct pmubpf_lu
 void procs_labels_complete(struct procs *p, const struct proc *pr);
 /* procs__gc: forget the waiting unions of processes dead before `before`. */
 void procs_labels_forget_unions(struct procs *p, int64_t before);
-/* The record of (tgid, pgen), or NULL: none is made. */
-struct proc *procs_find(struct procs *p, uint32_t tgid, uint32_t pgen);
+/* pr's set `label` (a union's, or our header's) is used up to ns
+ * (procs__labels_used). */
+void procs_labels_used(struct procs *p, const struct proc *pr, uint64_t label, int64_t ns);
 
 /* hashtab equality for p->set_index. */
 /* procs__gc: drop the sets of processes dead before `before` and index

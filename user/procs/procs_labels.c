@@ -399,12 +399,8 @@ static void mark_used(struct procs *p, const struct proc *pr, uint32_t src, uint
 	p->sets[idx].retired_ns = 0; /* its BPF entry, if gone, comes back at its next sample */
 }
 
-void procs__labels_used(struct procs *p, uint32_t tgid, uint32_t pgen, uint64_t label, int64_t ns)
+void procs_labels_used(struct procs *p, const struct proc *pr, uint64_t label, int64_t ns)
 {
-	struct proc *pr;
-
-	if (!label || !p->nsets || !(pr = procs_find(p, tgid, pgen)))
-		return;
 	/* As procs__label_set looks it up: a union key, else our header's. */
 	mark_used(p, pr, PMUBPF_LSRC_UNION, label, ns);
 	mark_used(p, pr, PMUBPF_LSRC_OURS, label, ns);
