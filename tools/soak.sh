@@ -23,6 +23,13 @@
 # summary line with the slopes of RSS and of anon_kb after warm-up (a
 # least-squares fit over the second half), in KiB per 10 minutes. Exit 0;
 # the caller judges.
+#
+# SOAK_LOAD=labels: the load is tools' label_churn making a new label set
+# per "request" ({endpoint, req, trace_id}, every 5 spins: ~40000 sets a
+# second) on one CPU, with the demo; each row adds, from the newest
+# profile, label_churn's samples, those labelled with its sets, and
+# those labelled [too many sets] (lc_samples lc_labelled lc_too_many),
+# and the summary their totals and the least labelled share of a window.
 set -u
 cd "$(dirname "$0")/.."
 MIN=${1:?minutes}; EVERY=${2:?seconds}; OUT=${3:?outdir}
@@ -30,14 +37,40 @@ mkdir -p "$OUT/profiles"
 rm -f "$OUT"/profiles/* "$OUT/soak.csv" "$OUT/pmubpf.err"
 secs=$(python3 -c "print(int(float('$MIN') * 60))")
 
-build/bench/churn_work "$((secs + 30))" 1 "$OUT/churn.out" >/dev/null 2>&1 &
+LOAD=${SOAK_LOAD:-churn}
+if [[ $LOAD == labels ]]; then
+	build/tests/label_churn "$((secs + 30))" 5 >/dev/null 2>&1 &
+else
+	build/bench/churn_work "$((secs + 30))" 1 "$OUT/churn.out" >/dev/null 2>&1 &
+fi
 churn=$!
 build/tests/demo "$((secs + 30))" >/dev/null 2>&1 &
 demo=$!
 ./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
 pm=$!
 t0=$(date +%s)
-echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb rss_max_kb" >"$OUT/soak.csv"
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb rss_max_kb lc_samples lc_labelled lc_too_many" >"$OUT/soak.csv"
+# label_churn's samples in the newest profile: all, labelled with its
+# sets (req), labelled [too many sets]; "0 0 0" under the churn load.
+labels_of_newest() {
+	local f
+	f=$(ls -t "$OUT"/profiles/*.pb.gz 2>/dev/null | head -1)
+	if [[ $LOAD != labels || -z $f ]]; then echo "0 0 0"; return; fi
+	build/tests/pprof_dump "$f" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    print("0 0 0"); sys.exit()
+n = l = t = 0
+for s in d["samples"]:
+    if s["labels"].get("comm") != "label_churn":
+        continue
+    n += s["values"][0]
+    l += s["values"][0] * ("req" in s["labels"])
+    t += s["values"][0] * (s["labels"].get("pmubpf_labels") == "[too many sets]")
+print(n, l, t)'
+}
 # RSS is read every second and each row keeps the interval's least (what
 # pmubpf holds between profiles: building one peaks far above it, then
 # malloc_trim gives that back) and its most: a single read every EVERY
@@ -62,7 +95,7 @@ measure() {
 	s=$(sed -nE 's/^pmubpf: [^:]+: ([0-9]+) samples \(.*-> .*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	l=$(sed -nE 's/^pmubpf: [^:]+: lost: ([0-9]+) samples.*/\1/p' "$OUT/pmubpf.err" | awk '{t+=$1} END {print t+0}')
 	read -r tr fo ob ev hu hf < <(sed -nE 's/^pmubpf: window: ([0-9]+) processes tracked, ([0-9]+) forgotten; symbol cache: ([0-9]+) objects \(([0-9]+) evicted\).*heap: ([0-9]+) KiB in use, ([0-9]+) KiB free$/\1 \2 \3 \4 \5 \6/p' "$OUT/pmubpf.err" | tail -1)
-	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0} ${hu:-0} ${hf:-0} $rss_max" >>"$OUT/soak.csv"
+	echo "$(( $(date +%s) - t0 )) $rss $bpf $w $s $l ${tr:-0} ${fo:-0} ${anon:-0} ${file:-0} ${ob:-0} ${ev:-0} ${hu:-0} ${hf:-0} $rss_max $(labels_of_newest)" >>"$OUT/soak.csv"
 	rss=0 anon=0 file=0 rss_max=0
 }
 next=$(( $(date +%s) + EVERY ))
@@ -93,4 +126,11 @@ print("soak: rc %s, %d measurements, windows %d, samples %d, lost %d, RSS %d KiB
       "slopes after warm-up: RSS %.0f, anon %.0f KiB per 10 min"
       % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[14] if len(r) > 14 else r[1] for r in rows) if rows else 0,
          last[8], last[9], last[2], last[6], last[7], slope(1) * 600, slope(8) * 600))
+# One row per profile: those where a new window was written.
+lc = [r for i, r in enumerate(rows) if len(r) > 17 and r[15] > 0 and (i == 0 or r[3] != rows[i - 1][3])]
+if lc:
+    print("soak: labels: %d windows with samples of label_churn, %d samples, %d labelled with its sets, "
+          "%d [too many sets]; least labelled share of a window %.1f%%"
+          % (len(lc), sum(r[15] for r in lc), sum(r[16] for r in lc), sum(r[17] for r in lc),
+             100 * min(r[16] / r[15] for r in lc)))
 PY

@@ -9,7 +9,10 @@
  * a busy machine gives the same samples later, not fewer): spin ~5 us,
  * make {endpoint=/churn, req=N} (N counting up) and make it current,
  * free the one before; again. NEW=0 keeps one set for the whole run
- * instead (the baseline: same spins, one set). With GOFILE, waits (sleeping) until that
+ * instead (the baseline: same spins, one set); NEW=K > 1 makes a set
+ * every K spins, {endpoint=/churn, req=N, trace_id=32 hex digits} (a
+ * server labelling each request with its trace: ~40000 sets a second
+ * at K=5, tools/soak.sh's labels load). With GOFILE, waits (sleeping) until that
  * file exists before it starts: a profiler can attach first. Prints
  * "sets N cpu NS" at the end: the sets made and the task-clock time spent
  * making them.
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 	int fresh = argc > 2 ? atoi(argv[2]) : 1;
 	unsigned long long n = 0;
-	char req[32];
+	char req[32], trace[40];
 	const pmubpf_labels *one = pmubpf_labels_new(NULL, "endpoint", "/churn", "req", "0", NULL);
 	const pmubpf_labels *cur = one, *next;
 	int64_t t0, end;
@@ -58,9 +61,15 @@ int main(int argc, char **argv)
 	while (thread_clock_ns() < end) {
 		for (int i = 0; i < 64; i++) {
 			spin();
+			if (fresh > 1 && i % fresh)
+				continue;
 			if (fresh) {
 				snprintf(req, sizeof(req), "%llu", ++n);
-				next = pmubpf_labels_new(NULL, "endpoint", "/churn", "req", req, NULL);
+				snprintf(trace, sizeof(trace), "%016llx%016llx", n * 0x9e3779b97f4a7c15ULL,
+					 (unsigned long long)(uintptr_t)&n ^ n);
+				next = fresh > 1 ? pmubpf_labels_new(NULL, "endpoint", "/churn", "req", req,
+								     "trace_id", trace, NULL)
+						 : pmubpf_labels_new(NULL, "endpoint", "/churn", "req", req, NULL);
 				pmubpf_labels_set(next);
 				if (cur != one)
 					pmubpf_labels_free(cur);
