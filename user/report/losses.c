@@ -63,12 +63,18 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
 		     100.0 / scale, scale);
 	if (ps && (ps->label_records || ps->label_bad_records || ps->label_sets ||
-		   ps->label_sets_stale || ps->label_sets_bad))
+		   ps->label_sets_stale || ps->label_sets_bad)) {
+		char forgot[128] = "";
+
+		if (ps->label_sets_forgotten) /* windowed recordings only */
+			snprintf(forgot, sizeof(forgot), "; %llu forgotten (no window used them: read again at a later sample)",
+				 (unsigned long long)ps->label_sets_forgotten);
 		note(out, ps->label_bad_records || ps->label_sets_stale || ps->label_sets_bad,
-		     "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed; %llu forgotten (no window used them for one: read again at a later sample)",
+		     "labels: %llu processes registered, %llu records rejected; %llu sets read, %llu gone before read, %llu malformed%s",
 		     (unsigned long long)ps->label_records, (unsigned long long)ps->label_bad_records,
 		     (unsigned long long)ps->label_sets, (unsigned long long)ps->label_sets_stale,
-		     (unsigned long long)ps->label_sets_bad, (unsigned long long)ps->label_sets_forgotten);
+		     (unsigned long long)ps->label_sets_bad, forgot);
+	}
 	if (ps && (ps->go_processes || ps->go_refused || ps->custom_processes ||
 		   ps->custom_refused || ps->flabel_sets || ps->flabel_sets_bad))
 		note(out, ps->go_refused || ps->custom_refused || ps->flabel_sets_bad,
