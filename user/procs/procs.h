@@ -295,11 +295,14 @@ struct proc *procs__get(struct procs *p, uint32_t tgid, uint32_t pgen);
  * LABEL_BYTES_MAX in all, per window (a process making a new set per
  * request must not grow pmubpf without a bound); past them a process's
  * new sets are named "[too many sets]" (counted). A one-shot recording
- * is one window. Where windows end (procs__labels_gc), the sets no
- * window uses any more go, and those alive at once are also held to
- * LABEL_ALIVE times the caps: a set lives through the window after its
- * last use (retired) and the one under way, so a program making a new
- * set per sample holds about three windows' worth. */
+ * is one window. The unions of other writers' sets (procs_labels.c)
+ * count in bytes, not in sets: a program whose one writer is
+ * OpenTelemetry's has one beside every span it reads. Where windows end
+ * (procs__labels_gc), the sets no window uses any more go, and those
+ * alive at once are also held to LABEL_ALIVE times the bytes caps and
+ * twice that times the sets caps (with unions): a set lives through the
+ * window after its last use (retired) and the one under way, so a
+ * program making a new set per sample holds about three windows' worth. */
 #define LABEL_SETS_PER_PROC 16384
 #define LABEL_SETS_MAX 65536
 #define LABEL_BYTES_PER_PROC (8u << 20)

@@ -205,8 +205,14 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 
 	if (procs_labels_kept(p, pr, src, id))
 		return;
-	if (pr->label_sets_win >= LABEL_SETS_PER_PROC || p->nsets_win >= LABEL_SETS_MAX ||
-	    pr->label_sets >= LABEL_ALIVE * LABEL_SETS_PER_PROC || p->nsets >= LABEL_ALIVE * LABEL_SETS_MAX) {
+	/* A union is its parts' merge, made for the samples that name them:
+	 * the window's count is of the sets read (a program whose only
+	 * writer is OpenTelemetry's has a union per span beside its part,
+	 * and counted both had half the cap). Its bytes count. */
+	bool counted = src != PMUBPF_LSRC_UNION;
+
+	if ((counted && (pr->label_sets_win >= LABEL_SETS_PER_PROC || p->nsets_win >= LABEL_SETS_MAX)) ||
+	    pr->label_sets >= 2 * LABEL_ALIVE * LABEL_SETS_PER_PROC || p->nsets >= 2 * LABEL_ALIVE * LABEL_SETS_MAX) {
 		refuse(p, pr, src, id);
 		return;
 	}
@@ -232,10 +238,10 @@ void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const str
 	p->nsets++;
 	pr->label_sets++;
 	pr->label_bytes += (uint32_t)bytes;
-	pr->label_sets_win++;
+	pr->label_sets_win += counted;
 	pr->label_bytes_win += (uint32_t)bytes;
 	p->set_bytes += bytes;
-	p->nsets_win++;
+	p->nsets_win += counted;
 	p->set_bytes_win += bytes;
 	p->st.label_bytes = p->set_bytes;
 	if (src == PMUBPF_LSRC_OURS)

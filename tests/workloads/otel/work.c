@@ -14,13 +14,19 @@
  * protocols). With "union" the thread also has a set of our own header
  * (http.route=ours, src=header): ours must win the clash.
  *
+ * With "requests", a server labelling each request with its span: for
+ * SECONDS of this thread's CPU time, a new span every ~25 us (trace and
+ * span ids counting up, http.route=/req), the one record rewritten in
+ * place: ~40000 distinct contexts a second (issue 40: label sets kept
+ * per window); prints "requests N".
+ *
  * OTEL_TEST_HOSTILE=valid|huge|unmapped|version|schema|badkey makes a
  * writer pmubpf must refuse and count: valid flag 2, attrs-data-size
  * 60000, the TLS word pointing at an unmapped page, process context
  * version 3, an unknown schema, the phase under a key index the map
  * lacks.
  *
- * Usage: [OTEL_WORK_DELAY=SECONDS] otel_work SECONDS [inplace|union];
+ * Usage: [OTEL_WORK_DELAY=SECONDS] otel_work SECONDS [inplace|union|requests];
  * prints "truth phase=X NS".
  */
 #include <stdio.h>
@@ -126,6 +132,26 @@ int main(int argc, char **argv)
 		double d = atof(getenv("OTEL_WORK_DELAY"));
 		struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
 		nanosleep(&ts, NULL);
+	}
+	if (!strcmp(mode, "requests")) {
+		static struct otel_record req;
+		static const uint8_t idx[1] = { 0 };
+		const char *vals[1] = { "/req" };
+		char trace[33], span[17];
+		long long end = thread_clock_ns() + (long long)(secs * 1e9), n = 0;
+
+		otelw_attach(&req);
+		while (thread_clock_ns() < end) {
+			n++;
+			snprintf(trace, sizeof(trace), "%016llx%016llx", (unsigned long long)n * 0x9e3779b97f4a7c15ULL,
+				 (unsigned long long)n);
+			snprintf(span, sizeof(span), "%016llx", (unsigned long long)n);
+			otelw_rewrite(&req, trace, span, 1, idx, vals);
+			burn(25000);
+		}
+		otelw_attach(NULL);
+		printf("requests %lld\n", n);
+		return 0;
 	}
 	start = mono_ns();
 	stop = start + (long long)(secs * 1e9);
