@@ -138,15 +138,10 @@ win_s=$(awk -v n="$lcal_sets" 'BEGIN { r = n > 4999 ? 4999 : n; s = r > 0 ? 1.5 
 rm -f "$TMP/lw.go"
 mkdir -p "$TMP/lw"
 "$B/label_churn" "$win_s" 1 "$TMP/lw.go" >"$TMP/lw.out" & lp=$!
-"$PMUBPF" -v -F 4999 --every 2 -p $lp -o "$TMP/lw/" 2>"$TMP/lw.err" & rp=$!
-for ((i = 0; i < 2400; i++)); do # 120 s: a hung recorder's bound only
-	grep -q '^pmubpf: recording' "$TMP/lw.err" 2>/dev/null && break
-	kill -0 $rp 2>/dev/null || break
-	sleep 0.05
-done
+start_recorder "$TMP/lw.err" -F 4999 --every 2 -p $lp -o "$TMP/lw/"
 touch "$TMP/lw.go"
 wait $lp
-wait $rp; rc=$?
+wait $RECORDER_PID; rc=$?
 if [[ $rc -ne 0 ]]; then
 	fail labels_per_window "pmubpf failed ($rc): $(tail -n1 "$TMP/lw.err")"
 else
