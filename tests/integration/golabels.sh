@@ -10,7 +10,7 @@
 # binary's own DWARF; a Go version not in the table is refused, counted
 # in the profile's comments and on stderr, and its samples kept.
 source "$(dirname "$0")/lib.sh"
-need_root offsets_match_dwarf command_shares command_nested command_twelve command_tags p_shares a_shares a_labelled a_second_labelled unknown_version_refused
+need_root offsets_match_dwarf command_shares command_nested command_twelve command_tags p_shares a_shares a_labelled a_second_labelled unknown_version_refused requests_per_window
 
 NAMES=tenant=a,tenant=b,tenant=c
 W=$B/golabels_work
@@ -130,4 +130,44 @@ print("refused, counted; %d samples kept unlabelled" % n)
 PY
 else
 	fail unknown_version_refused "pmubpf failed: $(tail -n1 "$TMP/u.err")"
+fi
+
+# A server labelling each request with pprof.Do (golabels_work requests:
+# {req, trace_id} around ~25 us of work, a new Go label set each time),
+# recorded in 2 s windows at 4999 Hz for 6 s: ~27000 sets sampled, more
+# than the per-process cap (16384) in all, ~9000 a window (each with its
+# union). None [too many sets]; a trace_id on 80% and more of its
+# samples (the rest: the loop's own work between requests, outside
+# pprof.Do). Sets were kept for the whole recording: [too many sets]
+# from the cap on (issue 40).
+mkdir -p "$TMP/req"
+if "$PMUBPF" -F 4999 --every 2 -o "$TMP/req/" -- "$W" requests 6 >"$TMP/req.out" 2>"$TMP/req.err"; then
+	check requests_per_window python3 - "$ROOT" "$TMP"/req/*.pb.gz <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+n = lab = over = sets = 0
+for f in sys.argv[2:]:
+    p = check.load(f)
+    for s in p["samples"]:
+        if s["labels"].get("comm") != "golabels_work":
+            continue
+        n += s["values"][0]
+        lab += s["values"][0] * ("trace_id" in s["labels"])
+        over += s["values"][0] * (s["labels"].get("pmubpf_labels") == "[too many sets]")
+    for c in p["comments"]:
+        m = re.search(r"labels from other writers: .* sets (\d+) read", c)
+        if m:
+            sets = max(sets, int(m.group(1)))
+print("%d profiles: %d samples of golabels_work, %d with a trace_id, %d [too many sets]; %d sets read"
+      % (len(sys.argv) - 2, n, lab, over, sets))
+if over:
+    sys.exit("%d samples labelled [too many sets]" % over)
+if sets < 1.25 * 16384:
+    sys.exit("only %d sets read: fewer than the cap and a quarter, nothing shown" % sets)
+if lab < 0.8 * n:
+    sys.exit("under 80%% of golabels_work's samples carry a trace_id")
+PY
+else
+	fail requests_per_window "pmubpf failed: $(tail -n1 "$TMP/req.err")"
 fi

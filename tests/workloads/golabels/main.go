@@ -14,6 +14,11 @@
 // pprof.Do adding req=1 (two labels in one set). tenant=c's set has 12
 // labels (k1=1 ... k11=11 besides it): a Go map past one bucket.
 //
+// "golabels_work requests SECONDS": a server labelling each request
+// (issue 40): for SECONDS, pprof.Do with {req=N, trace_id=32 hex digits}
+// around ~25 us of work, a new label set each time (~30000 a second);
+// prints "requests N".
+//
 // Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
 // NANOSECONDS". DELAY seconds first let a system-wide pmubpf read this
 // process before the work starts: it burns 50 ms unlabelled (pmubpf
@@ -149,7 +154,27 @@ func work(label string, deadline time.Time, busy time.Duration) int64 {
 	return clk.read(false) - start
 }
 
+// requests: pprof.Do per request for secs seconds (see the top).
+func requests(secs float64) {
+	ctx := context.Background()
+	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	n := 0
+	for time.Now().Before(end) {
+		n++
+		trace := fmt.Sprintf("%016x%016x", uint64(n)*0x9e3779b97f4a7c15, uint64(n))
+		pprof.Do(ctx, pprof.Labels("req", strconv.Itoa(n), "trace_id", trace), func(context.Context) {
+			burn(25 * time.Microsecond)
+		})
+	}
+	fmt.Printf("requests %d\n", n)
+}
+
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "requests" {
+		secs, _ := strconv.ParseFloat(os.Args[2], 64)
+		requests(secs)
+		return
+	}
 	secs := 3.0
 	if len(os.Args) > 1 {
 		if v, err := strconv.ParseFloat(os.Args[1], 64); err == nil {
