@@ -22,7 +22,11 @@ if [[ $(uname -m) != x86_64 ]]; then
 	exit 0
 fi
 
-ANC="$CHECK ancestors --min-fraction 0.95"
+# A process's first samples, before its tables are published, are walked
+# by frame pointer (issue 39, counted in the profile): not the DWARF
+# walker's, and left out, up to 10% of the leaf's samples (under qemu
+# the tables take longer: 5% of jit's 2 s on 6.1 in the matrix).
+ANC="$CHECK ancestors --min-fraction 0.95 --first-samples-max 0.10"
 
 # rec NAME ARGS... -- WORKLOAD ARGS: record, PASS/FAIL later by checks;
 # rec_ok NAME: that recording exited 0 (else says how, and fails).
