@@ -19,7 +19,7 @@
 #   object each) run one after another under `-a --every 1`: each is
 #   named in the windows it ran in ("spin_here"), and once they are gone
 #   the symbol cache frees their objects (it keeps the 64 most recently
-#   used idle ones), so it ends holding fewer than the programs that ran.
+#   used idle ones): all but 64 of those named are evicted.
 # soak_*: 2 minutes of `-a --every 15` beside process churn: nothing lost,
 #   processes found dead are forgotten (records held stay a fraction of
 #   those seen), exit 0. (The RSS bound is `make soak`'s, 30 minutes.)
@@ -172,8 +172,11 @@ print("programs named", len(named), "objects", objs, "evicted", ev)
 if len(named) < 60:
     sys.exit("only %d of 120 programs named: %s" % (len(named), sorted(named)[:10]))
 # Each program named had its object; once all are gone, at most 64 of
-# them stay cached (and a few others' may have gone too).
-if ev < len(named) - 64 or objs >= 120:
+# them stay cached (and a few others' may have gone too). How many
+# objects the cache holds at the end is not asked: the machine's other
+# live processes' objects are in it too (125 beside a kernel matrix's
+# qemu and build, where it was once held under 120).
+if ev < len(named) - 64:
     sys.exit("not evicted: objects %d, evicted %d" % (objs, ev))
 PY
 ); then pass evicts_objects; else fail evicts_objects "rc $rc: $out"; fi
