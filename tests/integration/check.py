@@ -395,9 +395,10 @@ def ancestors(args):
         for c in prof["comments"]:
             m = re.match(r"dwarf: (\d+) user stacks walked by frame pointer instead: the process had no unwind tables yet", c)
             first += int(m.group(1)) if m else 0
-        if first > args.first_samples_max * total:
-            sys.exit("%d stacks walked before the process had tables, over %.0f%% of the %d with leaf %s: "
-                     "the tables came late" % (first, 100 * args.first_samples_max, total, args.leaf))
+        every = sum(s["values"][0] for s in prof["samples"])
+        if first > args.first_samples_max * every:
+            sys.exit("%d stacks walked before the process had tables, over %.0f%% of the profile's %d: "
+                     "the tables came late" % (first, 100 * args.first_samples_max, every))
         first = min(first, total - good)
     frac = good / (total - first) if total > first else 1.0
     print("%s -> %s: %d of %d samples (%.2f%%)%s" % (args.leaf, args.ancestor, good, total - first, 100 * frac,
@@ -559,8 +560,8 @@ def main():
     n.add_argument("--kernel-only", action="store_true")
     n.add_argument("--first-samples-max", type=float, default=None,
                    help="leave out the stacks pmubpf says it walked by frame pointer for want of "
-                        "the process's tables (its first samples: issue 39), up to this share of "
-                        "the leaf's samples (more: a FAIL, the tables came late)")
+                        "the process's tables (its first samples: issue 39), while they are at most "
+                        "this share of the profile's samples (more: a FAIL, the tables came late)")
     n.set_defaults(fn=ancestors)
     args = ap.parse_args()
     args.fn(args)

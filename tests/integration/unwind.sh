@@ -24,9 +24,12 @@ fi
 
 # A process's first samples, before its tables are published, are walked
 # by frame pointer (issue 39, counted in the profile): not the DWARF
-# walker's, and left out, up to 10% of the leaf's samples (under qemu
-# the tables take longer: 5% of jit's 2 s on 6.1 in the matrix).
-ANC="$CHECK ancestors --min-fraction 0.95 --first-samples-max 0.10"
+# walker's, and those of them that missed the ancestor are left out,
+# while they are under half the profile's samples (all of them: the
+# tables never came). Under qemu the tables take longer: 5% of jit's
+# 2 s on 6.1 missed main so; on 5.10, 143 of a run's ~2000 stacks were
+# walked so, most reaching main all the same.
+ANC="$CHECK ancestors --min-fraction 0.95 --first-samples-max 0.5"
 
 # rec NAME ARGS... -- WORKLOAD ARGS: record, PASS/FAIL later by checks;
 # rec_ok NAME: that recording exited 0 (else says how, and fails).
