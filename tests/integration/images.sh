@@ -296,7 +296,9 @@ if bpf_images "$TMP/short.bpf.err"; then
 		"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 300 1 "$TMP/like.progress" >/dev/null 2>&1 &
 		cpid=$!
 		sleep 5
-		for ((i = 0; i < 240; i++)); do # 120 s more: a broken count's bound only
+		# 120 s more at most, by the clock: each bpftool read takes
+		# seconds under qemu (240 reads there outran the suite's 600 s).
+		for ((end = SECONDS + 120; SECONDS < end; )); do
 			(($(likes_sent $RECORDER_PID) >= 5)) && break
 			sleep 0.5
 		done
