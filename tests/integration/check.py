@@ -354,6 +354,36 @@ def expect(args):
     print("ok: %d samples, %d pids" % (total, len(pids)))
 
 
+def requests(args):
+    """A program labelling each request, recorded in windows (issue 40):
+    over PROFILES, the samples of comm COMM, those carrying label KEY,
+    those labelled [too many sets] (none allowed), and the sets other
+    writers' comment says were read (at least a quarter over the
+    per-process cap: else the run showed nothing); KEY on at least
+    --min-labelled of COMM's samples."""
+    n = lab = over = sets = 0
+    for f in args.profiles:
+        p = load(f)
+        for s in p["samples"]:
+            if s["labels"].get("comm") != args.comm:
+                continue
+            n += s["values"][0]
+            lab += s["values"][0] * (args.key in s["labels"])
+            over += s["values"][0] * (s["labels"].get("pmubpf_labels") == "[too many sets]")
+        for c in p["comments"]:
+            m = re.search(r"labels from other writers: .* sets (\d+) read", c)
+            if m:
+                sets = max(sets, int(m.group(1)))
+    print("%d profiles: %d samples of %s, %d with %s, %d [too many sets]; %d sets read"
+          % (len(args.profiles), n, args.comm, lab, args.key, over, sets))
+    if over:
+        sys.exit("%d samples labelled [too many sets]" % over)
+    if sets < 1.25 * 16384:
+        sys.exit("only %d sets read: fewer than the cap and a quarter, nothing shown" % sets)
+    if lab < args.min_labelled * n:
+        sys.exit("under %.0f%% of %s's samples carry %s" % (100 * args.min_labelled, args.comm, args.key))
+
+
 def ancestors(args):
     prof = load(args.profile)
     kmaps = {m["id"] for m in prof["mappings"] if m["file"] == "[kernel.kallsyms]"}
@@ -550,6 +580,12 @@ def main():
     t.add_argument("--n", type=int, required=True)
     t.add_argument("--func", help="must be one of the rows")
     t.set_defaults(fn=top)
+    r = sub.add_parser("requests")
+    r.add_argument("comm")
+    r.add_argument("key")
+    r.add_argument("profiles", nargs="+")
+    r.add_argument("--min-labelled", type=float, default=0.95)
+    r.set_defaults(fn=requests)
     n = sub.add_parser("ancestors")
     n.add_argument("profile")
     n.add_argument("--leaf", required=True)

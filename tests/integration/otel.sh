@@ -225,33 +225,7 @@ fi
 # [too many sets] (issue 40).
 mkdir -p "$TMP/req"
 if "$PMUBPF" -F 4999 --every 2 -o "$TMP/req/" -- "$W" 6 requests >"$TMP/req.out" 2>"$TMP/req.err"; then
-	rules requests_per_window "$TMP"/req/*.pb.gz <<'PY'
-import re, sys
-sys.path.insert(0, sys.argv[1] + "/tests/integration")
-import check
-n = lab = over = 0
-sets = 0
-for f in sys.argv[2:]:
-    p = check.load(f)
-    for s in p["samples"]:
-        if s["labels"].get("comm") != "otel_work":
-            continue
-        n += s["values"][0]
-        lab += s["values"][0] * ("trace_id" in s["labels"])
-        over += s["values"][0] * (s["labels"].get("pmubpf_labels") == "[too many sets]")
-    for c in p["comments"]:
-        m = re.search(r"labels from other writers: .* sets (\d+) read", c)
-        if m:
-            sets = max(sets, int(m.group(1)))
-print("%d profiles: %d samples of otel_work, %d with a trace_id, %d [too many sets]; %d contexts read"
-      % (len(sys.argv) - 2, n, lab, over, sets))
-if over:
-    sys.exit("%d samples labelled [too many sets]" % over)
-if sets < 1.25 * 16384:
-    sys.exit("only %d contexts read: fewer than the cap and a quarter, nothing shown" % sets)
-if lab < 0.95 * n:
-    sys.exit("under 95%% of otel_work's samples carry a trace_id")
-PY
+	check requests_per_window $CHECK requests otel_work trace_id "$TMP"/req/*.pb.gz --min-labelled 0.95
 else
 	fail requests_per_window "pmubpf failed: $(tail -n1 "$TMP/req.err")"
 fi
