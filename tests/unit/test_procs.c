@@ -985,6 +985,51 @@ static bool labels_kept_per_window(void)
 	return true;
 }
 
+/* A set a window's cap refused keeps BPF's seen_labels entry until the
+ * window ends (not a notice at every sample), and is sent again after
+ * it, when procs__labels_gc has reset the window's caps: then kept. */
+static bool labels_refused_sent_after_window(void)
+{
+	int seen = bpf_map_create(BPF_MAP_TYPE_HASH, "t_seen_labels", sizeof(struct pmubpf_label_seen_key), 1,
+				  LABEL_SETS_PER_PROC + 8, NULL);
+	const pmubpf_labels **sets = calloc(LABEL_SETS_PER_PROC + 1, sizeof(*sets));
+	uint32_t tgid = (uint32_t)getpid();
+	struct symcache *sc = symcache__new();
+	struct procs *ps = sc ? procs__new(sc, -1, -1) : NULL;
+	const pmubpf_labels *last;
+	struct proc *pr;
+	char v[16];
+	int64_t t;
+
+	CHECK(seen >= 0 && sets && ps);
+	procs__set_seen_labels(ps, seen);
+	CHECK((pr = procs__get(ps, tgid, 1)));
+	for (int i = 0; i <= LABEL_SETS_PER_PROC; i++) {
+		snprintf(v, sizeof(v), "%d", i);
+		CHECK((sets[i] = pmubpf_labels_new(NULL, "req", v, NULL)));
+		CHECK(notice_set(ps, seen, tgid, sets[i]));
+	}
+	last = sets[LABEL_SETS_PER_PROC];
+	CHECK_EQ_INT(procs__stats(ps)->label_sets_over, 1);
+	CHECK(!procs__label_set(ps, pr, last->id) || procs__label_set(ps, pr, last->id)->ours); /* [too many sets] */
+	CHECK(seen_has(seen, tgid, last)); /* no notice at its every sample */
+	/* The window ends, every set used in it: the refused one may come again. */
+	t = mono_ns() + 1000;
+	for (int i = 0; i < LABEL_SETS_PER_PROC; i++)
+		procs__labels_used(ps, tgid, 1, sets[i]->id, t);
+	procs__labels_gc(ps, t, t + 1);
+	CHECK(!seen_has(seen, tgid, last));
+	CHECK(notice_set(ps, seen, tgid, last));
+	CHECK(procs__label_set(ps, pr, last->id) && !procs__label_set(ps, pr, last->id)->ours);
+	for (int i = 0; i <= LABEL_SETS_PER_PROC; i++)
+		pmubpf_labels_free(sets[i]);
+	free(sets);
+	procs__free(ps);
+	symcache__free(sc);
+	close(seen);
+	return true;
+}
+
 /* procs__gc forgets exactly the processes found dead before its bound:
  * a child killed after its snapshot and one gone before it, never a live
  * process, whose record stays findable through the rebuilt index. */
@@ -1094,4 +1139,5 @@ TEST_MAIN("procs",
 	TEST(rescan_after_dlopen),
 	TEST(labels_record_and_set),
 	TEST(labels_kept_per_window),
+	TEST(labels_refused_sent_after_window),
 )

@@ -111,6 +111,7 @@ void procs__free(struct procs *p)
 		free(p->sets[i].set);
 	free(p->sets);
 	free(p->unions);
+	free(p->refused);
 	hashtab__free(p->index);
 	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);

@@ -77,6 +77,8 @@ struct procs {
 	size_t nsets, capsets;
 	size_t set_bytes;      /* of all kept sets (struct proc_label_set) */
 	size_t nsets_win, set_bytes_win; /* of them read since the last window's end */
+	struct pmubpf_label_seen_key *refused; /* sets a cap refused this window: */
+	size_t nrefused, caprefused;           /* sent again after it (procs__labels_gc) */
 	struct hashtab *set_index; /* (proc, source, id) -> index in sets */
 	struct union_rec *unions;  /* union keys whose sets are not all read */
 	size_t nunions, capunions;

@@ -188,14 +188,20 @@ static void unsee(const struct procs *p, const struct proc *pr, uint32_t src, ui
 		bpf_map_delete_elem(p->seen_labels_fd, &k);
 }
 
-/* A set not kept (a cap): counted, its samples "[too many sets]"; sent
- * again at its next sample, when sets forgotten meanwhile may have made
- * room (procs__labels_gc). */
+/* A set not kept (a cap): counted, its samples "[too many sets]".
+ * Noted, so that the window's end (procs__labels_gc), which makes room,
+ * has BPF send it again at its next sample; not at once: until then
+ * every sample of it would send its copy again (a one-shot recording,
+ * which never ends a window, at every sample past the cap). At most
+ * LABEL_SETS_MAX noted a window: the rest stay [too many sets]. */
 static void refuse(struct procs *p, struct proc *pr, uint32_t src, uint64_t id)
 {
 	p->st.label_sets_over++;
 	pr->label_sets_over = true;
-	unsee(p, pr, src, id);
+	if (p->seen_labels_fd >= 0 && p->nrefused < LABEL_SETS_MAX &&
+	    !GROW(p->refused, p->caprefused, p->nrefused, 1))
+		p->refused[p->nrefused++] = (struct pmubpf_label_seen_key){
+			.tgid = pr->tgid, .pgen = pr->pgen, .label = id, .src = src };
 }
 
 void procs_labels_keep(struct procs *p, struct proc *pr, uint32_t src, const struct label_set *set)
@@ -422,6 +428,9 @@ size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now)
 		p->v[i]->label_bytes_win = 0;
 	}
 	p->nsets_win = p->set_bytes_win = 0;
+	for (size_t i = 0; i < p->nrefused; i++)
+		bpf_map_delete_elem(p->seen_labels_fd, &p->refused[i]);
+	p->nrefused = 0;
 	for (size_t i = 0; i < p->nsets; i++) {
 		struct set_rec *r = &p->sets[i];
 
