@@ -54,12 +54,19 @@ if "$PMUBPF" -c 1000000 --no-dither -o "$TMP/alias_fixed.pb.gz" -- "$B/alias" 3 
 	# shares must be outside the bounds, and aliased: hot_a (70% of the
 	# truth) 15 points or more off it (some 17 sigma of ~3000 samples).
 	# Not all or nothing: the timer's jitter can put the samples' phase
-	# across a boundary between hot_a and hot_b.
+	# across a boundary between hot_a and hot_b. Or the phase falls where
+	# the workload waits for its next round: then hardly any sample is
+	# in either (62 of ~3000 in one CI run), aliased all the same; the
+	# dithered run below gets them, and its shares are the check that a
+	# profiler samples this workload at all.
 	out=$($CHECK shares "$TMP/alias_fixed.pb.gz" "$TMP/alias_fixed.truth" 2>&1); rc=$?
 	got=$(awk '$1 == "hot_a" { print $3 }' <<<"$out")
+	few=$(sed -n 's/.*only \([0-9]*\) samples attributed to hot_a, hot_b.*/\1/p' <<<"$out")
 	if [[ $rc -eq 0 ]]; then
 		fail alias_no_dither_aliases "fixed 1 ms timer on 1 ms rounds matched the truth: the workload does not alias, so alias_dithered proves nothing"
 		printf '%s\n' "$out" | sed 's/^/    /'
+	elif [[ -n $few ]] && ((few * 10 < 3000)); then
+		pass alias_no_dither_aliases # all but $few samples at the wait's phase
 	elif ! grep -q '^outside .* sigma' <<<"$out" || [[ -z $got ]]; then
 		fail alias_no_dither_aliases "check.py failed for another reason: $(tail -n1 <<<"$out")"
 	elif awk -v g="$got" 'BEGIN { exit !(g >= 85 || g <= 55) }'; then
