@@ -153,9 +153,13 @@ sets = forgot = over = labelled = samples = 0
 for f in sys.argv[2:]:
     p = check.load(f)
     for c in p["comments"]:
-        m = re.search(r"labels: .* (\d+) sets read, .*; (\d+) forgotten", c)
+        # "forgotten" is said once some were (the third window's gc on).
+        m = re.search(r"labels: .* (\d+) sets read", c)
         if m:
-            sets, forgot = max(sets, int(m.group(1))), max(forgot, int(m.group(2)))
+            sets = max(sets, int(m.group(1)))
+        m = re.search(r"labels: .*; (\d+) forgotten", c)
+        if m:
+            forgot = max(forgot, int(m.group(1)))
         m = re.search(r"labels: (\d+) sets not kept", c)
         if m:
             over = max(over, int(m.group(1)))
