@@ -111,16 +111,23 @@ struct proc_label_set *procs_labels_kept(const struct procs *p, const struct pro
 	return NULL;
 }
 
-bool procs_labels_touch(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id)
+/* Mark (pr, src, id)'s set used up to ns, if kept: false if not. */
+static bool mark_used(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id, int64_t ns)
 {
 	struct set_key k = { pr, id, src };
 	uint64_t idx;
 
 	if (!hashtab__find(p->set_index, set_hash(pr, src, id), &k, &idx))
 		return false;
-	p->sets[idx].used_ns = mono_ns();
-	p->sets[idx].retired_ns = 0;
+	if (p->sets[idx].used_ns < ns)
+		p->sets[idx].used_ns = ns;
+	p->sets[idx].retired_ns = 0; /* its BPF entry, if gone, comes back at its next sample */
 	return true;
+}
+
+bool procs_labels_touch(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id)
+{
+	return mark_used(p, pr, src, id, mono_ns());
 }
 
 /* Copy set into one allocation sized to its strings. */
@@ -398,24 +405,17 @@ void procs__set_seen_labels(struct procs *p, int seen_labels_fd)
 	p->seen_labels_fd = seen_labels_fd;
 }
 
-/* Mark (pr, src, id)'s set used at ns, if kept. */
-static void mark_used(struct procs *p, const struct proc *pr, uint32_t src, uint64_t id, int64_t ns)
-{
-	struct set_key k = { pr, id, src };
-	uint64_t idx;
-
-	if (!hashtab__find(p->set_index, set_hash(pr, src, id), &k, &idx))
-		return;
-	if (p->sets[idx].used_ns < ns)
-		p->sets[idx].used_ns = ns;
-	p->sets[idx].retired_ns = 0; /* its BPF entry, if gone, comes back at its next sample */
-}
-
 void procs_labels_used(struct procs *p, const struct proc *pr, uint64_t label, int64_t ns)
 {
 	/* As procs__label_set looks it up: a union key, else our header's. */
 	mark_used(p, pr, PMUBPF_LSRC_UNION, label, ns);
 	mark_used(p, pr, PMUBPF_LSRC_OURS, label, ns);
+}
+
+/* Retired, and no window drained since (all before `before`) used it. */
+static bool set_gone(const struct set_rec *r, int64_t before)
+{
+	return r->retired_ns && r->used_ns < r->retired_ns && before > r->retired_ns;
 }
 
 size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now)
@@ -434,8 +434,8 @@ size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now)
 	for (size_t i = 0; i < p->nsets; i++) {
 		struct set_rec *r = &p->sets[i];
 
-		if (r->retired_ns && r->used_ns < r->retired_ns && before > r->retired_ns) {
-			freeing++; /* retired, and no window drained since used it */
+		if (set_gone(r, before)) {
+			freeing++;
 		} else if (!r->retired_ns && r->used_ns < before) {
 			r->retired_ns = now;
 			unsee(p, r->pr, r->set->source, r->set->id);
@@ -452,7 +452,7 @@ size_t procs__labels_gc(struct procs *p, int64_t before, int64_t now)
 	for (size_t i = 0; i < p->nsets; i++) {
 		struct set_rec *r = &p->sets[i];
 
-		if (r->retired_ns && r->used_ns < r->retired_ns && before > r->retired_ns) {
+		if (set_gone(r, before)) {
 			struct proc *pr = (struct proc *)r->pr;
 
 			pr->label_sets--;
