@@ -27,29 +27,7 @@
 #include "pmubpf_abi.h"
 #include "base.bpf.h"
 #include "procgen.bpf.h"
-
-struct bpf_iter_task_vma {
-	__u64 __opaque[1];
-} __attribute__((aligned(8)));
-
-extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __ksym __weak;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
-
-/* A kernel object seen through an untrusted pointer: its fields are read
- * by plain loads that the kernel's fault handler guards (a cast the
- * verifier turns into a move). The trusted pointers these programs start
- * from (the current task, the iterator's VMAs) would give trusted ones
- * at each pointer field, and the verifier decides which by looking a
- * name up in the kernel's BTF, one by one over its ~100k types: 26 ms of
- * start-up for on_prepare_exec and on_exit (btf_find_by_name_kind
- * was 8% of pmubpf's start), where the reads themselves needed no trust.
- * BPF_CORE_READ would avoid it too, at a helper call per field. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-#define image_view(p, type) ((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
-
-#define VM_EXEC 0x4UL
+#include "vma.bpf.h"
 
 /* Set by the loader with on_prepare_exec: on_exit sends images too. */
 const volatile bool images_on = false;
@@ -189,7 +167,7 @@ __noinline int image_path(__u64 file)
 	return 0;
 }
 
-/* What a VMA (seen through image_view) is to an image: -1 nothing (not
+/* What a VMA (seen through kview) is to an image: -1 nothing (not
  * executable; anonymous code, a JIT's, which perf maps name),
  * PMUBPF_MAP_F_VDSO, or a file's mapping (*key), PMUBPF_MAP_F_PATH if
  * the loader lacks its path. */
@@ -307,7 +285,7 @@ static __always_inline void image_walk(struct task_struct *task, void *vdso,
 
 	bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
-		struct vm_area_struct *v = image_view(vma, struct vm_area_struct);
+		struct vm_area_struct *v = kview(vma, struct vm_area_struct);
 		struct image_file key = {};
 		int flags = image_vma(v, vdso, &key);
 
@@ -327,7 +305,7 @@ static __always_inline void image_walk(struct task_struct *task, void *vdso,
 static __noinline int image_send(__u32 tgid, __u32 pgen)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_struct *t = image_view(task, struct task_struct);
+	struct task_struct *t = kview(task, struct task_struct);
 	__u32 zero = 0;
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
 	struct pmubpf_image_notice *b = bpf_map_lookup_elem(&image_batch, &zero);
@@ -391,7 +369,7 @@ struct {
 static __noinline int image_stash(__u32 tgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_struct *t = image_view(task, struct task_struct);
+	struct task_struct *t = kview(task, struct task_struct);
 	__u32 zero = 0;
 	struct pmubpf_image_notice *st = bpf_map_lookup_elem(&image_batch, &zero);
 	struct pmubpf_map_notice *n = bpf_map_lookup_elem(&image_scratch, &zero);
@@ -427,7 +405,7 @@ struct {
 /* tgid's image is its parent's (see image_likes): noted, true. */
 static __always_inline bool image_like_parent(__u32 tgid)
 {
-	struct task_struct *task = image_view(bpf_get_current_task_btf(), struct task_struct);
+	struct task_struct *task = kview(bpf_get_current_task_btf(), struct task_struct);
 	struct task_struct *parent = task->real_parent;
 	struct mm_struct *mm = task->mm, *pmm = parent->mm;
 	__u32 ptgid = parent->tgid;

@@ -135,6 +135,9 @@ enum pmubpf_drop {
 	                              * on_switch. period = at most the time
 	                              * lost (from its start, or the last
 	                              * window's flush, to the new wait) */
+	PMUBPF_DROP_DWARF_BY_FILE,   /* --call-graph dwarf: a process with no
+	                              * slot yet unwound by the tables of the
+	                              * files its VMAs map (not a loss) */
 	PMUBPF_DROP__MAX,
 };
 
@@ -226,6 +229,28 @@ struct pmubpf_umap {
 };
 
 #define PMUBPF_UW_MAX_MAPS 128 /* per process; more are left out (counted) */
+
+/* A file's table, for a process with no slot yet: BPF walks its VMAs
+ * (the VMA iterator) and finds each executable one's file here by the
+ * kernel's identity of it (the VMA's inode: i_sb->s_dev, i_ino; what
+ * /proc/PID/maps prints). dev 0 and ino 0: the vDSO. */
+struct pmubpf_ufile_key {
+	__u64 ino;
+	__u32 dev; /* the kernel's dev_t: major << 20 | minor */
+	__u32 pad;
+};
+
+#define PMUBPF_UW_FILE_SEGS 4
+/* The file's executable PT_LOAD segments: a VMA whose file range
+ * [pgoff * page, + its length) meets [off, end) has bias
+ * vm_start - pgoff * page + adj (adj = p_offset - p_vaddr + table base). */
+struct pmubpf_ufile {
+	__u32 table; /* unwind_tables index */
+	__u32 nsegs;
+	struct {
+		__u64 off, end, adj;
+	} seg[PMUBPF_UW_FILE_SEGS];
+};
 
 /* unwind_pids[tgid]: the process's mappings are unwind_slots[slot *
  * PMUBPF_UW_MAX_MAPS + i] for i < nmaps (struct pmubpf_umap, sorted by

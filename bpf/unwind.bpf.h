@@ -36,8 +36,12 @@
 #include "base.bpf.h"
 #include "compat.bpf.h"
 #include "stacks.bpf.h"
+#include "vma.bpf.h"
 
 const volatile bool call_graph_dwarf = false; /* --call-graph dwarf */
+/* A process with no slot yet is unwound by its files' tables (the VMA
+ * iterator, Linux 6.7: the loader sets this where the kernel has it). */
+const volatile bool uw_files_on = false;
 
 /* Rows of every table (userspace writes tables through a passing mmap
  * of their pages: BPF_F_MMAPABLE). */
@@ -74,6 +78,15 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader (= slots) */
 } unwind_pids SEC(".maps");
 
+/* Files' tables (struct pmubpf_ufile), by the kernel's identity of the
+ * file: written by userspace for every object it built a table for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct pmubpf_ufile_key);
+	__type(value, struct pmubpf_ufile);
+	__uint(max_entries, 1); /* sized by the loader */
+} unwind_files SEC(".maps");
+
 #if defined(__TARGET_ARCH_x86)
 
 #define UW_MAP_STEPS 8   /* log2(PMUBPF_UW_MAX_MAPS) + 1 */
@@ -104,6 +117,8 @@ struct uw_ctx {
 	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
 	__u32 is_ra;                  /* pc is a return address */
 	__u32 fp_only;                /* no tables: every step by frame pointer */
+	__u32 by_file;                /* a mapping found by its file (uw_vma_map) */
+	__u64 mm;                     /* the task's mm (uw_vma_map) */
 	struct uw_regs_tail regs;     /* uw_start's read of the saved user registers */
 };
 
@@ -117,13 +132,21 @@ struct {
 	__uint(max_entries, 1);
 } unwind_state SEC(".maps");
 
+/* The i-th mapping of the walk's process's slot. */
+static __always_inline struct pmubpf_umap *uw_map_at(struct uw_ctx *c, __u32 i)
+{
+	__u32 idx = c->slot * PMUBPF_UW_MAX_MAPS + i;
+
+	return bpf_map_lookup_elem(&unwind_slots, &idx);
+}
+
 /* Find the mapping of c->pc in the process's slot; cache it in c. */
 static __always_inline int uw_find_map(struct uw_ctx *c)
 {
 	/* hi is not clamped: userspace writes nmaps <= PMUBPF_UW_MAX_MAPS,
 	 * the lookups bound-check, and an unknown range keeps the verifier
 	 * from exploring the search once per possible (lo, hi). */
-	__u32 lo = 0, hi = c->nmaps, base = c->slot * PMUBPF_UW_MAX_MAPS, idx, tid;
+	__u32 lo = 0, hi = c->nmaps, tid;
 	struct pmubpf_umap *m;
 
 	for (int i = 0; i < UW_MAP_STEPS; i++) {
@@ -132,8 +155,7 @@ static __always_inline int uw_find_map(struct uw_ctx *c)
 		if (lo >= hi)
 			break;
 		mid = (lo + hi) / 2;
-		idx = base + mid;
-		m = bpf_map_lookup_elem(&unwind_slots, &idx);
+		m = uw_map_at(c, mid);
 		if (!m)
 			return -1;
 		if (m->start <= c->pc)
@@ -143,8 +165,7 @@ static __always_inline int uw_find_map(struct uw_ctx *c)
 	}
 	if (!lo)
 		return -1;
-	idx = base + lo - 1;
-	m = bpf_map_lookup_elem(&unwind_slots, &idx);
+	m = uw_map_at(c, lo - 1);
 	if (!m || c->pc >= m->end)
 		return -1;
 	c->m_start = m->start;
@@ -240,6 +261,69 @@ static __always_inline int uw_fp_step(struct uw_ctx *c, bool upward)
 	return 0;
 }
 
+#define UW_PAGE_SHIFT 12 /* x86-64's pages: vm_pgoff's unit */
+
+/* c->pc is in none of the slot's mappings, or the process has no slot
+ * yet (its first samples, before userspace read its maps; a library
+ * mapped since: ld.so maps them after the first sample, dlopen any
+ * time). Its VMA, found in the kernel's tree, names the file, and the
+ * file its table (unwind_files): cached in c as the slot's would be. An
+ * executable VMA without a table (anonymous code, a JIT's; a file
+ * userspace has no table for yet) is cached without one: its frames go
+ * by frame pointer (counted NO_CFI). 0, or -1: no executable VMA there. */
+static __always_inline int uw_vma_map(struct uw_ctx *c)
+{
+	struct pmubpf_ufile_key key = {};
+	struct vm_area_struct *v;
+	struct pmubpf_ufile *f;
+	struct file *file;
+	/* A local: a CO-RE read through c->mm would relocate c's field. */
+	struct mm_struct *mm = (struct mm_struct *)c->mm;
+	__u64 off = 0, start, end;
+
+	if (!uw_files_on)
+		return -1;
+	v = (struct vm_area_struct *)pmubpf_vma_find((__u64)mm, c->pc);
+	if (!v || !(BPF_CORE_READ(v, vm_flags) & VM_EXEC))
+		return -1;
+	start = BPF_CORE_READ(v, vm_start);
+	end = BPF_CORE_READ(v, vm_end);
+	c->m_start = start;
+	c->m_end = end;
+	c->m_bias = 0;
+	c->m_off = 0;
+	c->m_len = 0;
+	c->by_file = 1;
+	file = BPF_CORE_READ(v, vm_file);
+	if (file) {
+		key.ino = BPF_CORE_READ(file, f_inode, i_ino);
+		key.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+		off = BPF_CORE_READ(v, vm_pgoff) << UW_PAGE_SHIFT;
+	} else if (start != (__u64)BPF_CORE_READ(mm, context.vdso)) {
+		return 0; /* anonymous code: by frame pointer */
+	} /* the vDSO: key 0, 0 */
+	f = bpf_map_lookup_elem(&unwind_files, &key);
+	if (!f)
+		return 0;
+	for (int i = 0; i < PMUBPF_UW_FILE_SEGS; i++) {
+		if (i >= f->nsegs)
+			break;
+		if (off < f->seg[i].end && off + (end - start) > f->seg[i].off) {
+			struct pmubpf_utable *t;
+			__u32 tid = f->table;
+
+			t = bpf_map_lookup_elem(&unwind_tables, &tid);
+			if (!t)
+				return 0;
+			c->m_bias = start - off + f->seg[i].adj;
+			c->m_off = t->off;
+			c->m_len = t->len;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* One frame: record c->pc, then step to its caller. 0: go on, 1: stop. */
 __noinline int pmubpf_uw_step(void)
 {
@@ -264,7 +348,7 @@ __noinline int pmubpf_uw_step(void)
 		return uw_fp_step(c, false);
 
 	if (c->pc < c->m_start || c->pc >= c->m_end) {
-		if (uw_find_map(c))
+		if (uw_find_map(c) && uw_vma_map(c))
 			return uw_stop(c, PMUBPF_DROP_DWARF_UNMAPPED);
 	}
 	/* A return address may be one past its call's function. */
@@ -373,7 +457,8 @@ static __always_inline __u64 uw_start(struct task_struct *task, bpf_user_pt_regs
 	__u64 cs;
 
 	__builtin_memset(c, 0, sizeof(*c));
-	if (!BPF_CORE_READ(task, mm))
+	c->mm = (__u64)BPF_CORE_READ(task, mm);
+	if (!c->mm)
 		return 0; /* kernel thread: no user stack */
 	if (regs && (UW_REG(regs, cs) & 3) == 3) { /* the sample interrupted user mode */
 		c->pc = UW_REG(regs, ip);
@@ -426,8 +511,10 @@ static __always_inline __u64 fp_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs,
 	return st->nr ? PMUBPF_STACK_WALKED : PMUBPF_STACK_NONE;
 }
 
-/* Unwind the current task's user stack into scratch by DWARF CFI: its
- * process's tables, or by frame pointer (counted) while it has none.
+/* Unwind the current task's user stack into scratch by DWARF CFI: each
+ * frame's mapping from its process's slot, else from its VMA and that
+ * file's table (uw_vma_map: the slot not published yet, or a library
+ * mapped since), or by frame pointer (counted) while there is neither.
  * PMUBPF_STACK_WALKED with the frames there, else the status to record. */
 static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *regs, __u32 es,
 					       __u32 tgid, __u32 pgen, __u64 period)
@@ -442,7 +529,9 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 	if (!st)
 		return PMUBPF_STACK_ERROR;
 	up = bpf_map_lookup_elem(&unwind_pids, &tgid);
-	if (!up || up->pgen != pgen) {
+	if (up && up->pgen != pgen)
+		up = NULL;
+	if (!up && !uw_files_on) {
 		if (BPF_CORE_READ(task, mm))
 			count_drop(es, PMUBPF_DROP_DWARF_NO_TABLE, period);
 		return fp_ustack_walk(ctx, regs, st, es, period);
@@ -452,8 +541,10 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 		return PMUBPF_STACK_ERROR;
 	if (!uw_start(task, regs, c))
 		return PMUBPF_STACK_NONE;
-	c->slot = up->slot;
-	c->nmaps = up->nmaps;
+	if (up) {
+		c->slot = up->slot;
+		c->nmaps = up->nmaps;
+	} /* else nmaps 0: every mapping by its VMA */
 	uw_walk(PMUBPF_MAX_DEPTH + 1);
 	if (c->stop == UW_RUNNING) /* cannot happen: n reaches the depth */
 		c->stop = UW_STOP_DROP, c->reason = PMUBPF_DROP_DWARF_TRUNCATED;
@@ -463,6 +554,8 @@ static __always_inline __u64 dwarf_ustack_walk(void *ctx, bpf_user_pt_regs_t *re
 		count_drop(es, PMUBPF_DROP_DWARF_BAD_RULE, period);
 	if (c->no_cfi)
 		count_drop(es, PMUBPF_DROP_DWARF_NO_CFI, period);
+	if (c->by_file)
+		count_drop(es, PMUBPF_DROP_DWARF_BY_FILE, period);
 	st->nr = c->n;
 	return PMUBPF_STACK_WALKED;
 }

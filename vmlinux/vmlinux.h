@@ -121,10 +121,45 @@ struct pmubpf_mm_context {
 	void *vdso;
 };
 struct file;
+
+/* An address space's VMAs by address (bpf/vma.bpf.h vma_find): the maple
+ * tree since 6.1, a red-black tree before. A node's pointer in the tree
+ * is encoded (its type in bits 3-6); leaves and range nodes share the
+ * range_64 layout, internal nodes of an allocation tree (mm_mt) are
+ * arange_64. */
+struct rb_node {
+	unsigned long __rb_parent_color;
+	struct rb_node *rb_right;
+	struct rb_node *rb_left;
+};
+struct rb_root {
+	struct rb_node *rb_node;
+};
+struct maple_tree {
+	unsigned int ma_flags;
+	void *ma_root;
+};
+struct maple_range_64 {
+	void *parent;
+	unsigned long pivot[15];
+	void *slot[16]; /* the last one's room holds the metadata (end) */
+};
+struct maple_arange_64 {
+	void *parent;
+	unsigned long pivot[9];
+	void *slot[10];
+	unsigned long gap[10];
+	struct {
+		unsigned char end, gap;
+	} meta;
+};
+
 struct mm_struct {
 	struct pmubpf_mm_context context;
 	struct file *exe_file;
 	int map_count; /* its VMAs */
+	struct maple_tree mm_mt; /* 6.1+ */
+	struct rb_root mm_rb;    /* before 6.1 */
 };
 
 /* Files and mappings: bpf/images.bpf.h walks an address space's VMAs
@@ -173,6 +208,7 @@ struct vm_area_struct {
 	unsigned long vm_pgoff;
 	struct file *vm_file;
 	unsigned long vm_flags; /* a union member since 6.3: found by name */
+	struct rb_node vm_rb;   /* before 6.1 */
 };
 
 struct ns_common {

@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,7 +42,10 @@ static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_umap),
 				     slots * PMUBPF_UW_MAX_MAPS, &mm);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
-	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0;
+	m->files_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_files", sizeof(struct pmubpf_ufile_key),
+				     sizeof(struct pmubpf_ufile), 128, NULL);
+	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0 &&
+	       m->files_fd >= 0;
 }
 
 static void maps_close(struct unwind_maps *m)
@@ -49,6 +54,7 @@ static void maps_close(struct unwind_maps *m)
 	close(m->tables_fd);
 	close(m->slots_fd);
 	close(m->pids_fd);
+	close(m->files_fd);
 }
 
 /* Process pid as procs.c would have snapshotted it, as tgid. */
@@ -303,6 +309,32 @@ static bool dead_before_publication(void)
 	return true;
 }
 
+/* The BPF side's computation for a process with no slot: the file's
+ * entry (by the kernel's dev and inode, as /proc/PID/maps prints them),
+ * the executable segment the mapping's file range meets, and the bias
+ * from it. false if the file has no entry. */
+static bool file_bias(const struct unwind_maps *m, const struct procmap *pm, bool vdso,
+		      uint32_t *table, uint64_t *bias)
+{
+	struct pmubpf_ufile_key key = { 0 };
+	struct pmubpf_ufile f;
+	uint64_t off = vdso ? 0 : pm->pgoff, len = pm->end - pm->start;
+
+	if (!vdso) {
+		key.ino = pm->inode;
+		key.dev = (pm->dev_major << 20) | pm->dev_minor;
+	}
+	if (bpf_map_lookup_elem(m->files_fd, &key, &f))
+		return false;
+	for (uint32_t i = 0; i < f.nsegs && i < PMUBPF_UW_FILE_SEGS; i++)
+		if (off < f.seg[i].end && off + len > f.seg[i].off) {
+			*table = f.table;
+			*bias = pm->start - off + f.seg[i].adj;
+			return true;
+		}
+	return false;
+}
+
 /* Every table tgid's slot points at holds the rows ehf__build gives its
  * file now (every 61st row, and the last): no table was given back and
  * reused under a slot that still refers to it. */
@@ -421,6 +453,19 @@ static bool unused_tables_reclaimed(void)
 	CHECK(st.objects_full >= 1);
 	CHECK_EQ_INT(st.tables_reclaimed, 0);
 	CHECK(slot_tables_true(&m, &a));
+	/* a's own binary (this test), a file BPF finds its table by. */
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const struct procmap *exe_pm = NULL;
+	CHECK(sl > 0);
+	self[sl] = '\0';
+	for (size_t i = 0; i < a.maps.n && !exe_pm; i++)
+		if (a.maps.maps[i].exec && !strcmp(a.maps.maps[i].path, self))
+			exe_pm = &a.maps.maps[i];
+	CHECK(exe_pm);
+	uint32_t t_own;
+	uint64_t b_own;
+	CHECK(file_bias(&m, exe_pm, false, &t_own, &b_own));
 	uint64_t full = st.objects_full;
 	/* a is gone (past the slot's grace period, and past the second a
 	 * table left out waits before it is tried again): b's next snapshot
@@ -433,6 +478,11 @@ static bool unused_tables_reclaimed(void)
 	unwind__stats(u, &st);
 	CHECK(st.tables_reclaimed >= 1);
 	CHECK_EQ_INT(st.objects_full, full);
+	/* Its file went with it: BPF finds no table of a's own binary. */
+	struct pmubpf_ufile_key own = { .ino = exe_pm->inode,
+					.dev = (exe_pm->dev_major << 20) | exe_pm->dev_minor };
+	struct pmubpf_ufile fe;
+	CHECK(bpf_map_lookup_elem(m.files_fd, &own, &fe) && errno == ENOENT);
 	CHECK(st.rows <= room);
 	CHECK(slot_tables_true(&m, &b));
 	char line[1024];
@@ -443,6 +493,84 @@ static bool unused_tables_reclaimed(void)
 	proc_done(&b);
 	symcache__free(sc);
 	maps_close(&m);
+	return true;
+}
+
+/* Every mapping of our own process's slot that has a table: its file
+ * names the same table at the same bias (what BPF unwinds a process
+ * with no slot by), the vDSO's too; a file built before any process
+ * maps it (unwind__preload) is named by its stat's dev and inode. */
+static bool files_name_tables(void)
+{
+#if !defined(__x86_64__)
+	SKIP("x86-64 only (the unwinder is)");
+#endif
+	struct unwind_maps m;
+	struct symcache *sc = symcache__new();
+	struct proc pr;
+	struct unwind_stats st;
+	int have = need_bpf(&m, 1 << 20, 8);
+
+	CHECK(have >= 0);
+	if (!have)
+		SKIP("needs root (BPF maps)");
+	CHECK(sc && self_proc(sc, &pr, getpid(), 3));
+	struct unwind *u = unwind__new(&m, 0);
+	CHECK(u);
+	unwind__proc(u, &pr);
+	struct pmubpf_upid pid;
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.pids_fd, &pr.tgid, &pid), 0);
+	int named = 0;
+	bool vdso = false;
+	for (uint32_t i = 0; i < pid.nmaps; i++) {
+		uint32_t idx = pid.slot * PMUBPF_UW_MAX_MAPS + i, table;
+		struct pmubpf_umap um;
+		uint64_t bias;
+
+		CHECK_EQ_INT(bpf_map_lookup_elem(m.slots_fd, &idx, &um), 0);
+		const struct procmap *pm = procmaps__find(&pr.maps, um.start);
+		CHECK(pm);
+		bool is_vdso = !strcmp(pm->path, "[vdso]");
+		if (um.table == PMUBPF_UW_NO_TABLE || (pm->path[0] != '/' && !is_vdso))
+			continue;
+		if (!file_bias(&m, pm, is_vdso, &table, &bias)) {
+			printf("  %s: no file entry\n", pm->path);
+			return false;
+		}
+		CHECK_EQ_INT(table, um.table);
+		CHECK(bias == um.bias);
+		named++;
+		vdso |= is_vdso;
+	}
+	CHECK(named >= 3 && vdso);
+	unwind__stats(u, &st);
+	CHECK(st.files >= (uint64_t)named - 1);
+	unwind__free(u);
+	maps_close(&m);
+
+	/* Before any process: the shell, by its path. */
+	char sh[4096];
+	struct stat sst;
+	CHECK(realpath("/bin/sh", sh) && !stat(sh, &sst));
+	CHECK(need_bpf(&m, 1 << 20, 8) == 1);
+	u = unwind__new(&m, 0);
+	CHECK(u);
+	CHECK_EQ_INT(unwind__preload(u, sc, sh), 0);
+	CHECK_EQ_INT(unwind__preload(u, sc, "/nonexistent/pmubpf"), -ENOENT);
+	unwind__stats(u, &st);
+	CHECK(st.preloaded == 1);
+	struct pmubpf_ufile_key key = { .ino = sst.st_ino,
+					.dev = (major(sst.st_dev) << 20) | minor(sst.st_dev) };
+	struct pmubpf_ufile f;
+	struct pmubpf_utable d;
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.files_fd, &key, &f), 0);
+	CHECK(f.nsegs >= 1 && f.seg[0].end > f.seg[0].off);
+	CHECK_EQ_INT(bpf_map_lookup_elem(m.tables_fd, &f.table, &d), 0);
+	CHECK(d.len > 100);
+	unwind__free(u);
+	maps_close(&m);
+	proc_done(&pr);
+	symcache__free(sc);
 	return true;
 }
 
@@ -459,6 +587,7 @@ static bool sizes(void)
 TEST_MAIN("unwind",
 	  TEST(sizes),
 	  TEST(loads_own_process),
+	  TEST(files_name_tables),
 	  TEST(slots_and_rows_run_out),
 	  TEST(dead_before_publication),
 	  TEST(unused_tables_reclaimed))

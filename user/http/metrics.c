@@ -30,6 +30,7 @@ static const struct {
 	[PMUBPF_DROP_DWARF_BAD_FRAME] = { "bad_frame", DWARF },
 	[PMUBPF_DROP_DWARF_BAD_RULE] = { "bad_rule", DWARF },
 	[PMUBPF_DROP_DWARF_NO_CFI] = { "no_cfi", DWARF },
+	[PMUBPF_DROP_DWARF_BY_FILE] = { "by_file", DWARF },
 	[PMUBPF_DROP_GROUP_READ] = { "group_read", LOST },
 	[PMUBPF_DROP_DATA_FULL] = { "data_map_full", LOST },
 	[PMUBPF_DROP_OFFCPU_FULL] = { "offcpu_map_full", LOST },

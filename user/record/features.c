@@ -3,10 +3,13 @@
 
 #include <linux/bpf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "btfnames.h"
 #include "images.h"
+#include "lib/envflag.h"
 #include "ksymnames.h"
 #include "loadlog.h"
 #include "mapalloc.h"
@@ -63,6 +66,20 @@ static bool probe_bpf_ksyms(void)
 	return kn != NULL;
 }
 
+/* The kernel's tree of VMAs, which BPF reads (bpf/vma.bpf.h
+ * pmubpf_vma_find): the maple tree (6.1+) or the red-black tree before
+ * it, found by its names in the kernel's BTF. PMUBPF_NO_FILE_TABLES=1
+ * says no (a comparison's "before"). */
+static bool probe_file_tables(void)
+{
+	static const char *const maple[] = { "mm_mt", "maple_range_64", "maple_arange_64" };
+	static const char *const rb[] = { "mm_rb", "vm_rb" };
+
+	if (envflag_on(getenv("PMUBPF_NO_FILE_TABLES")))
+		return false;
+	return btfnames__all(maple, 3) || btfnames__all(rb, 2);
+}
+
 /* Every feature, in enum feature's order: its name, how it is asked,
  * and what a recording does without it. */
 static const struct {
@@ -82,6 +99,9 @@ static const struct {
 			       "images of exited processes from the kernel's mmap reports (BPF walks them with the VMA iterator, "
 			       "sched_prepare_exec and an exit that keeps the address space: Linux 6.16)" },
 	[FEAT_BPF_KSYMS] = { "bpf-ksyms", probe_bpf_ksyms, "kernel symbols from /proc/kallsyms" },
+	[FEAT_FILE_TABLES] = { "file-tables", probe_file_tables,
+			       "a process's first samples (before its unwind slot) walked by frame pointer "
+			       "(BPF finds their files' tables through the kernel's maple or red-black tree of VMAs)" },
 };
 
 void features__probe(struct features *f, unsigned want)

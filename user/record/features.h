@@ -20,6 +20,9 @@ enum feature {
 	FEAT_LAZY_MAPS,     /* hash maps allocated as they fill in perf_event programs */
 	FEAT_EXIT_IMAGES,   /* VMA iterator (6.7) and sched_prepare_exec (6.10) */
 	FEAT_BPF_KSYMS,     /* kernel symbols by a BPF iterator (5.x, ksymnames.c) */
+	FEAT_FILE_TABLES,   /* the kernel's VMA tree, read by BPF: a process
+	                     * with no unwind slot yet unwound by its files'
+	                     * tables (every kernel; PMUBPF_NO_FILE_TABLES) */
 	FEAT_N
 };
 #define FEAT_ALL ((1u << FEAT_N) - 1)

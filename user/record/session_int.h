@@ -39,6 +39,8 @@ struct session {
 	int *cpus, ncpus;
 	uint32_t stack_entries, count_entries;
 	bool dwarf;
+	bool uw_files;               /* BPF unwinds a process with no slot
+	                              * by its files' tables (FEAT_FILE_TABLES) */
 	bool images;                 /* images of processes gone from BPF, not
 	                              * the kernel's mmap reports (images.h) */
 	bool has_tp;                 /* a tracepoint event: on_tracepoint loaded */

@@ -39,6 +39,7 @@
 #include "perf/timekeeper.h"
 #include "unwind/unwind.h"
 #include "images.h"
+#include "preload.h"
 #include "mapalloc.h"
 #include "session_int.h"
 
@@ -198,7 +199,8 @@ int session__check(const struct config *cfg, int **cpus, int *ncpus,
 static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
 {
 	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
-				    skel->maps.unwind_slots, skel->maps.unwind_pids };
+				    skel->maps.unwind_slots, skel->maps.unwind_pids,
+				    skel->maps.unwind_files };
 }
 
 /* Groups and tracepoints (perfev.h): members are read through
@@ -426,6 +428,8 @@ int session__open(struct session *s)
 		return -1;
 	s->dwarf = cfg->call_graph == CALL_GRAPH_DWARF && !cfg->no_user;
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
+	s->uw_files = s->dwarf && s->feat.have[FEAT_FILE_TABLES];
+	s->skel->rodata->uw_files_on = s->uw_files;
 	/* A whole machine's recording: the kernel's mmap reports cost every
 	 * process that maps code (issue 11); targets keep them, for they
 	 * name a library the moment a target maps it (images.h). */
@@ -446,7 +450,7 @@ int session__open(struct session *s)
 	    bpf_map__set_max_entries(s->skel->maps.stacks1, windowed ? s->stack_entries : 1) ||
 	    bpf_map__set_max_entries(s->skel->maps.counts1, windowed ? s->count_entries : 1) ||
 	    size_data_maps(s, windowed) ||
-	    unwind__size_maps(&uwb, s->dwarf, cfg->all))
+	    unwind__size_maps(&uwb, s->dwarf, cfg->all, s->uw_files))
 		return session_fail(s, "sizing the BPF maps: %s", strerror(errno));
 	loadlog__reset(loadlog__process());
 	err = pmubpf_bpf__load(s->skel);
@@ -550,10 +554,11 @@ int session__build(struct session *s)
 	if (s->dwarf) {
 		struct unwind_bpf uwb = unwind_maps_of(skel);
 
-		s->uw = unwind__open(&uwb, cfg->verbose);
+		s->uw = unwind__open(&uwb, cfg->verbose, s->uw_files);
 		if (!s->uw)
 			return session_fail(s, "setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
 		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
+		preload__tables(s->uw, s->sc, s->cfg->command ? s->cfg->command[0] : NULL);
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s->procs, NULL);
 	if (!s->rb)

@@ -230,7 +230,8 @@ static const char *const dwarf_reasons[PMUBPF_DROP__MAX] = {
 	[PMUBPF_DROP_DWARF_UNMAPPED] = "end at an address in no known mapping (not executable, or mapped after the last snapshot)",
 	[PMUBPF_DROP_DWARF_BAD_FRAME] = "end early: an unwound frame was not above the previous one",
 	[PMUBPF_DROP_DWARF_BAD_RULE] = "have frames unwound by frame pointer: a CFI rule BPF does not evaluate",
-	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc (JIT code, objects without .eh_frame)",
+	[PMUBPF_DROP_DWARF_NO_CFI] = "have frames unwound by frame pointer: no CFI covers the pc (JIT code, objects without .eh_frame or whose table is not built yet)",
+	[PMUBPF_DROP_DWARF_BY_FILE] = "unwound by the tables of the files mapped: the process had no slot yet (first samples)",
 };
 
 static void add_unwind_comments(struct pprof *p, const struct report_in *in,

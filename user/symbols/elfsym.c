@@ -86,8 +86,8 @@ static void read_segments(Elf *elf, struct elfobj *o)
 			continue;
 		if (ph.p_offset + ph.p_filesz < ph.p_offset)
 			continue; /* wraps: bogus */
-		o->segs[o->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz,
-						    ph.p_vaddr, ph.p_memsz };
+		o->segs[o->nsegs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr,
+						    ph.p_memsz, (ph.p_flags & PF_X) != 0 };
 	}
 }
 
@@ -510,6 +510,16 @@ int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vadd
 		}
 	}
 	return -ENOENT;
+}
+
+size_t elfobj__exec_segments(const struct elfobj *o, struct elfseg *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nsegs && n < max; i++)
+		if (o->segs[i].exec)
+			out[n++] = (struct elfseg){ o->segs[i].off, o->segs[i].filesz, o->segs[i].vaddr };
+	return n;
 }
 
 int elfobj__mapping_vaddr(const struct elfobj *o, uint64_t pgoff, uint64_t len,

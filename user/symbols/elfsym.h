@@ -105,6 +105,13 @@ void *elfobj__aux(const struct elfobj *o);
 /* Translate a file offset to the link-time virtual address, using the
  * PT_LOAD program headers. Returns 0 or -ENOENT if no segment covers it. */
 int elfobj__offset_to_vaddr(const struct elfobj *o, uint64_t off, uint64_t *vaddr);
+/* An executable PT_LOAD segment: file bytes [off, off + filesz) at
+ * link-time address vaddr. */
+struct elfseg {
+	uint64_t off, filesz, vaddr;
+};
+/* o's executable segments, the first max of them, in header order. */
+size_t elfobj__exec_segments(const struct elfobj *o, struct elfseg *out, size_t max);
 /* The link-time vaddr that corresponds to file offset pgoff for a mapping
  * of [pgoff, pgoff + len): taken from the PT_LOAD segment that overlaps
  * the mapping most, so it holds even where pgoff itself lies in another

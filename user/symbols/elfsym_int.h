@@ -24,6 +24,7 @@
 
 struct seg {
 	uint64_t off, filesz, vaddr, memsz;
+	bool exec; /* PF_X */
 };
 
 struct elfobj {

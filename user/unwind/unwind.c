@@ -21,7 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
@@ -36,6 +40,7 @@
 #define SMALL_WRITE PMUBPF_UW_MAX_MAPS /* elements written by one batch update */
 #define FULL_RETRY_NS 1000000000LL /* a table that did not fit: tried again after */
 #define PID_ENTRY_BYTES 64        /* hash map element, approximately */
+#define FILE_ENTRY_BYTES 150      /* unwind_files' element, approximately */
 
 void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 		   uint32_t *max_slots)
@@ -47,13 +52,21 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 	*max_slots = system_wide ? 1024 : 256;
 }
 
-int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide)
+/* unwind_files entries: two files per table id (a build-id in two
+ * places, containers' copies), 150 bytes each as the kernel holds them. */
+static uint32_t files_max(uint32_t max_tables)
+{
+	return max_tables * 2;
+}
+
+int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide, bool files)
 {
 	uint32_t rows = 1, tables = 1, slots = 1;
 
 	if (dwarf)
 		unwind__sizes(system_wide, &rows, &tables, &slots);
-	if (bpf_map__set_max_entries(b->rows, rows) ||
+	if (bpf_map__set_max_entries(b->files, dwarf && files ? files_max(tables) : 1) ||
+	    bpf_map__set_max_entries(b->rows, rows) ||
 	    bpf_map__set_max_entries(b->tables, tables) ||
 	    bpf_map__set_max_entries(b->slots, slots * PMUBPF_UW_MAX_MAPS) ||
 	    bpf_map__set_max_entries(b->pids, slots))
@@ -61,13 +74,14 @@ int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide)
 	return 0;
 }
 
-struct unwind *unwind__open(const struct unwind_bpf *b, int verbose)
+struct unwind *unwind__open(const struct unwind_bpf *b, int verbose, bool files)
 {
 	struct unwind_maps m = {
 		.rows_fd = bpf_map__fd(b->rows),
 		.tables_fd = bpf_map__fd(b->tables),
 		.slots_fd = bpf_map__fd(b->slots),
 		.pids_fd = bpf_map__fd(b->pids),
+		.files_fd = files ? bpf_map__fd(b->files) : -1,
 		.max_rows = bpf_map__max_entries(b->rows),
 		.max_tables = bpf_map__max_entries(b->tables),
 		.max_slots = bpf_map__max_entries(b->pids),
@@ -145,7 +159,7 @@ struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 	u->index = hashtab__new(tab_eq, u);
 	u->slots = calloc(m->max_slots, sizeof(*u->slots));
 	u->free_slots = calloc(m->max_slots, sizeof(*u->free_slots));
-	if (!u->free_ids || !u->index || !u->slots || !u->free_slots) {
+	if (!u->free_ids || !u->index || !u->slots || !u->free_slots || unwind_files__init(u)) {
 		unwind__free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -158,6 +172,8 @@ struct unwind *unwind__new(const struct unwind_maps *m, int verbose)
 			  (uint64_t)m->max_tables * sizeof(struct pmubpf_utable) +
 			  (uint64_t)m->max_slots * (PMUBPF_UW_MAX_MAPS * sizeof(struct pmubpf_umap) +
 						    PID_ENTRY_BYTES);
+	if (m->files_fd >= 0)
+		u->st.bpf_bytes += (uint64_t)files_max(m->max_tables) * FILE_ENTRY_BYTES;
 	return u;
 }
 
@@ -171,6 +187,7 @@ void unwind__free(struct unwind *u)
 	for (uint32_t s = 0; u->slots && s < u->m.max_slots; s++)
 		free(u->slots[s].tix);
 	hashtab__free(u->index);
+	unwind_files__fini(u);
 	free(u->tabs);
 	free(u->slots);
 	free(u->free_slots);
@@ -267,6 +284,7 @@ static void forget_tab(struct unwind *u, uint32_t i)
 {
 	struct tab *t = &u->tabs[i];
 
+	unwind_files__forget_tab(u, i);
 	drop_rows(u, t);
 	hashtab__remove(u->index, hashtab__hash_u64(t->key), &t->key, NULL);
 	t->live = false;
@@ -283,9 +301,9 @@ static int build(struct unwind *u, const struct proc *pr, const struct procmap *
 	struct stat st;
 	int fd, err;
 
-	fd = procmaps__open(pr->tgid, m, &st);
+	fd = pr ? procmaps__open(pr->tgid, m, &st) : open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fd;
+		return pr ? fd : -errno;
 	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* CPU time: load-proof */
 	err = ehf__build_fd(fd, &et);
 	close(fd);
@@ -375,6 +393,7 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
 			return NULL;
 		publish(u, "[vdso]", &et, &u->vdso, 0);
 		ehf__free(&et);
+		unwind_files__note_vdso(u, u->vdso_min_vaddr);
 	}
 	if (u->vdso.id == PMUBPF_UW_NO_TABLE || map_len != u->vdso_size)
 		return NULL;
@@ -387,7 +406,23 @@ static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
  * object is mapped again. */
 static void reclaim(struct unwind *u)
 {
+	bool unfiled = false;
+
 	unwind_slots__sweep(u);
+	/* Files BPF finds a table by go first, and a sample that found one
+	 * before may still be walking its rows: they are given back only
+	 * after every BPF program running now has ended (an RCU grace
+	 * period: BPF programs run inside rcu_read_lock). */
+	for (uint32_t i = 0; i < u->ntabs; i++) {
+		const struct tab *t = &u->tabs[i];
+
+		if (t->live && !t->refs && t->pin != u->epoch && t->nfiles) {
+			unwind_files__forget_tab(u, i);
+			unfiled = true;
+		}
+	}
+	if (unfiled && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(SLOT_GRACE_NS / 1000);
 	for (uint32_t i = 0; i < u->ntabs; i++) {
 		const struct tab *t = &u->tabs[i];
 
@@ -433,8 +468,10 @@ void unwind__proc(void *ctx, const struct proc *pr)
 			continue;
 		} else if (obj && !elfobj__mapping_vaddr(obj, m->pgoff, m->end - m->start, &mv)) {
 			t = table_for(u, pr, m, obj);
-			if (t)
+			if (t) {
 				bias = m->start - mv + t->base;
+				unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
+			}
 		}
 		if (n == PMUBPF_UW_MAX_MAPS) {
 			dropped++;
@@ -486,6 +523,43 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		u->st.procs++;
 }
 
+int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
+{
+	struct elfseg seg;
+	struct stat st;
+	const struct tab *t;
+	struct elfobj *obj;
+	int fd;
+
+	if (u->m.files_fd < 0 || u->stopped)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
+	if (!obj)
+		return -errno;
+	if (!elfobj__exec_segments(obj, &seg, 1))
+		return -ENOEXEC;
+	/* As a process would map it: its first executable segment. */
+	struct procmap m = {
+		.start = seg.vaddr, .end = seg.vaddr + seg.filesz, .pgoff = seg.off,
+		.inode = st.st_ino, .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+		.exec = true, .path = (char *)path,
+	};
+	u->epoch++;
+	t = table_for(u, NULL, &m, obj);
+	if (!t || t->id == PMUBPF_UW_NO_TABLE)
+		return -ENOSPC;
+	unwind_files__note(u, &m, obj, (uint32_t)(t - u->tabs));
+	u->st.preloaded++;
+	return 0;
+}
+
 void unwind__stop(struct unwind *u)
 {
 	u->stopped = true;
@@ -502,7 +576,8 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
 		 "%llu objects without CFI, %llu left out (full), %llu reclaimed (unused); %llu processes, slots %llu/%llu in use, "
 		 "%llu without a slot, %llu reclaimed from processes gone before their slot was published, "
-		 "%llu mappings over %d; %llu KiB of BPF maps; %.1f ms CPU parsing",
+		 "%llu mappings over %d; %llu files found by inode (%llu left out, %llu built before their first process); "
+		 "%llu KiB of BPF maps; %.1f ms CPU parsing",
 		 (unsigned long long)st->objects, (unsigned long long)st->rows,
 		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
 		 (unsigned long long)(st->max_rows * sizeof(struct pmubpf_urow) >> 10),
@@ -512,6 +587,7 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 		 (unsigned long long)st->slots_used, (unsigned long long)st->max_slots,
 		 (unsigned long long)st->slots_full, (unsigned long long)st->slots_orphaned,
 		 (unsigned long long)st->maps_dropped,
-		 PMUBPF_UW_MAX_MAPS, (unsigned long long)(st->bpf_bytes >> 10),
+		 PMUBPF_UW_MAX_MAPS, (unsigned long long)st->files, (unsigned long long)st->files_full,
+		 (unsigned long long)st->preloaded, (unsigned long long)(st->bpf_bytes >> 10),
 		 (double)st->build_ns / 1e6);
 }

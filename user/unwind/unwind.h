@@ -30,6 +30,7 @@ struct unwind;
  * PMUBPF_UW_MAX_MAPS), unwind_pids (max_slots). */
 struct unwind_maps {
 	int rows_fd, tables_fd, slots_fd, pids_fd;
+	int files_fd; /* unwind_files, or -1: the kernel cannot walk VMAs */
 	uint32_t max_rows, max_tables, max_slots;
 };
 
@@ -49,6 +50,10 @@ struct unwind_stats {
 	uint64_t slots_orphaned; /* pid entries deleted here: published
 	                          * after their process had exited */
 	uint64_t maps_dropped;   /* mappings over PMUBPF_UW_MAX_MAPS */
+	uint64_t files;          /* files BPF finds a table for by their inode */
+	uint64_t files_full;     /* files left out: unwind_files full */
+	uint64_t preloaded;      /* files' tables built before any process
+	                          * was read (unwind__preload) */
 	uint64_t build_ns;       /* time spent parsing CFI */
 	uint64_t bpf_bytes;      /* BPF memory of all unwind maps */
 };
@@ -60,16 +65,18 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 /* The walker's four maps in the loaded BPF object. */
 struct bpf_map;
 struct unwind_bpf {
-	struct bpf_map *rows, *tables, *slots, *pids;
+	struct bpf_map *rows, *tables, *slots, *pids, *files;
 };
 
 /* Before the object is loaded: size the maps for a recording (system-wide
  * or of targets: unwind__sizes), or to one entry each when dwarf is off
- * (BPF never reads them then). */
-int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide);
+ * (BPF never reads them then); the files map too where files (BPF
+ * unwinds a process with no slot by its files' tables). */
+int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide, bool files);
 
-/* After load: the unwinder on those maps (fds and sizes read back). */
-struct unwind *unwind__open(const struct unwind_bpf *b, int verbose);
+/* After load: the unwinder on those maps (fds and sizes read back);
+ * files as given to unwind__size_maps. */
+struct unwind *unwind__open(const struct unwind_bpf *b, int verbose, bool files);
 
 /* NULL + errno (ENOMEM). */
 struct unwind *unwind__new(const struct unwind_maps *m, int verbose);
@@ -78,6 +85,11 @@ void unwind__free(struct unwind *u);
 /* procs_maps_hook: (re)load pr's mappings and their tables; a dead pr
  * (exited or exec'd) gives its slot back. */
 void unwind__proc(void *u, const struct proc *pr);
+struct symcache;
+/* Build the table of the ELF file at path (in our mount namespace) before
+ * any process maps it, for BPF to find by the file (no-op without the
+ * files map). 0, or -errno (not readable, not ELF, no room). */
+int unwind__preload(struct unwind *u, struct symcache *sc, const char *path);
 /* Sampling has stopped: later maps re-reads need no tables. */
 void unwind__stop(struct unwind *u);
 

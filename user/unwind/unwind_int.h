@@ -30,6 +30,7 @@ struct tab {
 			 * every FULL_RETRY_NS (a CFI parse each time) */
 	int64_t tried_ns;
 	uint64_t tried_releases;
+	uint32_t nfiles;    /* unwind_files entries naming it */
 };
 
 struct slot {
@@ -58,6 +59,11 @@ struct unwind {
 	uint64_t vdso_size, vdso_min_vaddr;
 	struct slot *slots;
 	uint32_t *free_slots, nfree;
+	struct ufile *files;   /* unwind_files entries (unwind_files.c) */
+	size_t nfiles, cap_files;
+	uint32_t *free_files;
+	size_t nfree_files, cap_free_files;
+	struct hashtab *files_index; /* key -> files index */
 	struct unwind_stats st;
 	int verbose;
 	bool stopped;
@@ -74,5 +80,19 @@ int unwind_slots__current(const struct unwind *u, uint32_t tgid);
 /* pr exited or exec'd: its slot goes back (and its pid entry, if still
  * this generation's). */
 void unwind_slots__release(struct unwind *u, const struct proc *pr);
+
+struct procmap;
+struct elfobj;
+/* unwind_files.c: the files index (0 or -ENOMEM), freed. */
+int unwind_files__init(struct unwind *u);
+void unwind_files__fini(struct unwind *u);
+/* The file m maps holds obj, whose table is tabs[tix]: BPF may unwind
+ * a process with no slot by it (an entry written unless known). */
+void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
+			uint32_t tix);
+/* The vDSO's table (u->vdso, image mapped from min_vaddr) for BPF. */
+void unwind_files__note_vdso(struct unwind *u, uint64_t min_vaddr);
+/* tabs[tix] is to be given back: the entries naming it go first. */
+void unwind_files__forget_tab(struct unwind *u, uint32_t tix);
 
 #endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# firstsamples.sh — a process's first samples, before userspace has read
+# its maps and published its unwind slot, are unwound by the tables of
+# the files its pcs are in (issue 39): BPF finds each frame's VMA in the
+# kernel's tree, the VMA its file, the file its table. Before, those
+# samples were walked by frame pointer, and through code built without
+# them the walk skipped callers: the first nap below lost nap().
+#
+#   command_first_nap  -e off-cpu -- nofp_first nap 30 10: every nap's
+#                      stack has nap (the command's binary and libc
+#                      built before the child's exec)
+#   pid_first_nap      -p of a process that naps once attached: the
+#                      same (its maps read at start-up)
+#   all_short_spins    -a, 20 processes of 20 ms each spinning in spin():
+#                      spin's samples reach main in >= 99% (the binary's
+#                      table built from an earlier process of it; each
+#                      short one is over before its own maps are read)
+#   by_file_counted    the profile says how many stacks went so, and how
+#                      many files BPF knows by inode
+#   without_it         PMUBPF_NO_FILE_TABLES=1 (the walk of before): the
+#                      short processes' spin samples miss main (shown:
+#                      the checks above can fail)
+source "$(dirname "$0")/lib.sh"
+NAMES=(command_first_nap pid_first_nap all_short_spins by_file_counted without_it)
+need_root "${NAMES[@]}"
+if [[ $(uname -m) != x86_64 ]]; then
+	for n in "${NAMES[@]}"; do skip $n "--call-graph dwarf is implemented on x86-64 only"; done
+	exit 0
+fi
+need_feature file-tables "${NAMES[@]}"
+
+W=$B/nofp_first
+# Every nap's user stack: libc's syscall <- nap, all frames named.
+NAPS="$CHECK ancestors --leaf syscall --ancestor nap --user-leaf --kernel-only --min-fraction 1.0 --min-samples 10"
+
+command_first_nap() {
+	"$PMUBPF" -v -e off-cpu -o "$TMP/cmd.pb.gz" -- "$W" nap 30 10 >/dev/null 2>"$TMP/cmd.err" ||
+		{ echo "pmubpf failed: $(tail -n1 "$TMP/cmd.err")"; return 1; }
+	$NAPS "$TMP/cmd.pb.gz"
+}
+check command_first_nap command_first_nap
+
+pid_first_nap() {
+	local wp rc=0
+	mkfifo "$TMP/go"
+	"$W" nap 30 10 wait <"$TMP/go" & wp=$!
+	exec 3>"$TMP/go" # the workload's read blocks until the byte below
+	if ! start_recorder "$TMP/pid.err" -e off-cpu -p $wp -o "$TMP/pid.pb.gz"; then
+		exec 3>&-; kill $wp; wait $wp
+		echo "pmubpf did not start: $(tail -n1 "$TMP/pid.err")"; return 1
+	fi
+	echo >&3; exec 3>&-
+	wait $wp
+	wait_recorder 60 || rc=$?
+	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/pid.err")"; return 1; }
+	$NAPS "$TMP/pid.pb.gz"
+}
+check pid_first_nap pid_first_nap
+
+# spins NAME [ENV...]: -a while nofp_first warms (its binary read), then
+# 20 processes spin 20 ms each, one after another.
+spins() {
+	local name=$1 i rc=0
+	shift
+	(($#)) && export "$@" # in the check's subshell only
+	start_recorder "$TMP/$name.err" -a -F 999 -o "$TMP/$name.pb.gz" ||
+		{ echo "pmubpf did not start: $(tail -n1 "$TMP/$name.err")"; return 1; }
+	"$W" warm 300
+	sleep 0.2 # its maps read: the binary's table built
+	for ((i = 0; i < 20; i++)); do "$W" spin 20; done
+	kill -INT $RECORDER_PID
+	wait $RECORDER_PID || rc=$?
+	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/$name.err")"; return 1; }
+}
+
+SPINS="$CHECK ancestors --leaf spin --ancestor main --min-samples 100"
+all_short_spins() {
+	spins spins || return 1
+	$SPINS --min-fraction 0.99 "$TMP/spins.pb.gz"
+}
+check all_short_spins all_short_spins
+
+by_file_counted() {
+	[[ -s $TMP/spins.pb.gz ]] || { echo "no profile from all_short_spins"; return 1; }
+	$CHECK expect "$TMP/spins.pb.gz" \
+		--comment '^dwarf: [1-9][0-9]* user stacks unwound by the tables of the files mapped' || return 1
+	$CHECK expect "$TMP/spins.pb.gz" \
+		--comment 'unwind tables: .* [1-9][0-9]* files found by inode \(0 left out, [1-9][0-9]* built before their first process\)'
+}
+check by_file_counted by_file_counted
+
+# The walk of before: a short process's samples before its slot are
+# walked by frame pointer, and from spin that walk does not reach main.
+without_it() {
+	local out
+	spins before PMUBPF_NO_FILE_TABLES=1 || return 1
+	if out=$($SPINS --min-fraction 0.99 "$TMP/before.pb.gz" 2>&1); then
+		echo "spin reached main without file tables too: $out"
+		return 1
+	fi
+	$CHECK expect "$TMP/before.pb.gz" --comment '^dwarf: [1-9][0-9]* user stacks walked by frame pointer instead' || return 1
+	grep -m1 'spin -> main' <<<"$out"
+}
+check without_it without_it
