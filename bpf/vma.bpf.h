@@ -59,8 +59,12 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 #define VMA_MT_RANGE64 2     /* maple_range_64; below it: leaves */
 #define VMA_MT_ARANGE64 3
 
+/* The walk's reads land here, not on the stack: the sampling
+ * program's whole call chain has 512 bytes of stack before 6.13. */
 struct vma_scratch {
 	__u64 piv[16];
+	__u64 enode, parent, rb[3], v[3];
+	__u8 meta;
 };
 
 struct {
@@ -84,47 +88,44 @@ static __always_inline __u64 vma_mt_offset(const __u64 *piv, __u64 end, __u64 in
 {
 	__u64 k = 0;
 
-#pragma unroll
+#pragma clang loop unroll(disable)
 	for (int i = 0; i < 15; i++)
 		k += vma_lt(i, end) & vma_lt(piv[i], index);
 	return k;
 }
 
-/* The maple tree's entry at index (a VMA, or 0). */
-static __always_inline __u64 vma_mt_find(struct mm_struct *mm, __u64 index)
+/* The maple tree's entry at index (a VMA, or 0), sc the walk's reads. */
+static __always_inline __u64 vma_mt_find(struct vma_scratch *sc, struct mm_struct *mm, __u64 index)
 {
-	struct vma_scratch *sc;
-	__u32 zero = 0;
-	__u64 enode = (__u64)BPF_CORE_READ(mm, mm_mt.ma_root);
 	__u64 r64_piv = bpf_core_field_offset(struct maple_range_64, pivot);
 	__u64 r64_slot = bpf_core_field_offset(struct maple_range_64, slot);
 	__u64 a64_piv = bpf_core_field_offset(struct maple_arange_64, pivot);
 	__u64 a64_slot = bpf_core_field_offset(struct maple_arange_64, slot);
 	__u64 a64_meta = bpf_core_field_offset(struct maple_arange_64, meta);
 
-	sc = bpf_map_lookup_elem(&vma_scratch, &zero);
 	/* The root, if a node, is marked so (xa_is_node: bit 1); the
 	 * encoded nodes below it are not. */
-	if (!sc || (enode & 3) != 2 || enode <= 4096)
+	if (bpf_probe_read_kernel(&sc->enode, 8, (void *)((__u64)mm + bpf_core_field_offset(mm->mm_mt) +
+							   bpf_core_field_offset(struct maple_tree, ma_root))) ||
+	    (sc->enode & 3) != 2 || sc->enode <= 4096)
 		return 0; /* not a node: the tree is one entry, or empty */
-	enode &= ~2ULL;
+	sc->enode &= ~2ULL;
 	for (int level = 0; level < VMA_MT_LEVELS; level++) {
-		__u64 node = enode & ~VMA_NODE_MASK, type = (enode >> 3) & 15, parent = 0, k, end, slot;
-		__u8 meta = 0;
+		__u64 enode = sc->enode, node = enode & ~VMA_NODE_MASK, type = (enode >> 3) & 15, k, end, slot;
 		bool arange = type == VMA_MT_ARANGE64;
 
 		if (node <= 4096 || type > VMA_MT_ARANGE64)
 			return 0; /* not a node we know */
-		if (bpf_probe_read_kernel(&parent, sizeof(parent), (void *)node) ||
-		    (parent & ~VMA_NODE_MASK) == node)
+		if (bpf_probe_read_kernel(&sc->parent, 8, (void *)node) ||
+		    (sc->parent & ~VMA_NODE_MASK) == node)
 			return 0; /* a dead node: replaced under us */
 		if (arange) {
 			if (bpf_probe_read_kernel(sc->piv, 9 * 8, (void *)(node + a64_piv)) ||
-			    bpf_probe_read_kernel(&meta, 1, (void *)(node + a64_meta)))
+			    bpf_probe_read_kernel(&sc->meta, 1, (void *)(node + a64_meta)))
 				return 0;
 			for (int i = 9; i < 15; i++)
 				sc->piv[i] = ~0ULL;
-			end = meta;
+			end = sc->meta;
 			slot = node + a64_slot;
 		} else {
 			if (bpf_probe_read_kernel(sc->piv, 15 * 8, (void *)(node + r64_piv)))
@@ -134,39 +135,47 @@ static __always_inline __u64 vma_mt_find(struct mm_struct *mm, __u64 index)
 			end = 15;
 			slot = node + r64_slot;
 			if (!sc->piv[14]) {
-				if (bpf_probe_read_kernel(&meta, 1, (void *)(slot + 15 * 8)))
+				if (bpf_probe_read_kernel(&sc->meta, 1, (void *)(slot + 15 * 8)))
 					return 0;
-				end = meta;
+				end = sc->meta;
 			}
 		}
 		k = vma_mt_offset(sc->piv, end, index);
 		if (k > (arange ? 9 : 15))
 			return 0;
-		if (bpf_probe_read_kernel(&enode, 8, (void *)(slot + k * 8)))
+		if (bpf_probe_read_kernel(&sc->enode, 8, (void *)(slot + k * 8)))
 			return 0;
 		if (type < VMA_MT_RANGE64)
-			return enode; /* a leaf's entry: the VMA, or 0 (a gap) */
+			return sc->enode; /* a leaf's entry: the VMA, or 0 (a gap) */
 	}
 	return 0;
 }
 
 /* The red-black tree's VMA holding addr (before 6.1), or 0. */
-static __always_inline __u64 vma_rb_find(struct mm_struct *mm, __u64 addr)
+static __always_inline __u64 vma_rb_find(struct vma_scratch *sc, struct mm_struct *mm, __u64 addr)
 {
-	__u64 rb = (__u64)BPF_CORE_READ(mm, mm_rb.rb_node);
 	__u64 off = bpf_core_field_offset(struct vm_area_struct, vm_rb);
+	__u64 start_off = bpf_core_field_offset(struct vm_area_struct, vm_start);
+	__u64 end_off = bpf_core_field_offset(struct vm_area_struct, vm_end);
+	__u64 left = bpf_core_field_offset(struct rb_node, rb_left);
+	__u64 right = bpf_core_field_offset(struct rb_node, rb_right);
+	__u64 rb;
 
+	if (bpf_probe_read_kernel(&sc->rb[0], 8, (void *)((__u64)mm + bpf_core_field_offset(mm->mm_rb) +
+							  bpf_core_field_offset(struct rb_root, rb_node))))
+		return 0;
+	rb = sc->rb[0];
 	for (int level = 0; level < VMA_RB_LEVELS && rb; level++) {
-		struct vm_area_struct *v = (struct vm_area_struct *)(rb - off);
-		__u64 start = BPF_CORE_READ(v, vm_start), end = BPF_CORE_READ(v, vm_end);
+		__u64 v = rb - off;
 
-		if (end > addr) {
-			if (start <= addr)
-				return (__u64)v;
-			rb = (__u64)BPF_CORE_READ((struct rb_node *)rb, rb_left);
-		} else {
-			rb = (__u64)BPF_CORE_READ((struct rb_node *)rb, rb_right);
-		}
+		if (bpf_probe_read_kernel(&sc->rb[1], 8, (void *)(v + start_off)) ||
+		    bpf_probe_read_kernel(&sc->rb[2], 8, (void *)(v + end_off)))
+			return 0;
+		if (sc->rb[2] > addr && sc->rb[1] <= addr)
+			return v;
+		if (bpf_probe_read_kernel(&sc->rb[0], 8, (void *)(rb + (sc->rb[2] > addr ? left : right))))
+			return 0;
+		rb = sc->rb[0];
 	}
 	return 0;
 }
@@ -177,15 +186,22 @@ static __always_inline __u64 vma_rb_find(struct mm_struct *mm, __u64 addr)
 __noinline __u64 pmubpf_vma_find(__u64 mmp, __u64 addr)
 {
 	struct mm_struct *mm = (struct mm_struct *)mmp;
+	struct vma_scratch *sc;
+	__u32 zero = 0;
 	__u64 v = 0;
 
+	sc = bpf_map_lookup_elem(&vma_scratch, &zero);
+	if (!sc)
+		return 0;
 	if (bpf_core_field_exists(mm->mm_mt))
-		v = vma_mt_find(mm, addr);
+		v = vma_mt_find(sc, mm, addr);
 	else if (bpf_core_field_exists(mm->mm_rb))
-		v = vma_rb_find(mm, addr);
-	if (!v || BPF_CORE_READ((struct vm_area_struct *)v, vm_start) > addr ||
-	    BPF_CORE_READ((struct vm_area_struct *)v, vm_end) <= addr ||
-	    (__u64)BPF_CORE_READ((struct vm_area_struct *)v, vm_mm) != mmp)
+		v = vma_rb_find(sc, mm, addr);
+	/* The VMA found, checked: it holds addr and is mm's. */
+	if (!v || bpf_probe_read_kernel(&sc->v[0], 8, (void *)(v + bpf_core_field_offset(struct vm_area_struct, vm_start))) ||
+	    bpf_probe_read_kernel(&sc->v[1], 8, (void *)(v + bpf_core_field_offset(struct vm_area_struct, vm_end))) ||
+	    bpf_probe_read_kernel(&sc->v[2], 8, (void *)(v + bpf_core_field_offset(struct vm_area_struct, vm_mm))) ||
+	    sc->v[0] > addr || sc->v[1] <= addr || sc->v[2] != mmp)
 		return 0;
 	return v;
 }

@@ -604,11 +604,13 @@ def cost_run(tool, event, freq, units, secs=COST_SECS, prog=BPFTRACE_PROG):
 # --- churn ----------------------------------------------------------------
 
 # Who records the churn: pmubpf with its defaults, pmubpf walking user
-# stacks by frame pointer, perf record -a -g; "alone" runs the load with
+# stacks by frame pointer, pmubpf without its files' tables (a process's
+# first samples by frame pointer: PMUBPF_NO_FILE_TABLES, the way before
+# issue 39), perf record -a -g; "alone" runs the load with
 # no tool, for the churn rate without profiling; "floor" opens the same
 # cpu-clock events and attaches nothing (tools/bench/floor.c), for what
 # the sampling interrupts alone cost the load on this machine.
-CHURN_TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "perf"]
+CHURN_TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "pmubpf-nofiles", "perf"]
 CHURN_FREQ = 999
 CHURN_LEAD = 1.0   # seconds the load runs before the tool starts
 # The steady state: from this long after the tool's start to 0.5 s
@@ -663,6 +665,10 @@ def pmubpf_churn_stats(comments):
         out[key] = int(m.group(1)) if m else 0
     m = re.search(r"dwarf: (\d+) user stacks walked by frame pointer instead", text)
     out["dwarf_no_table"] = int(m.group(1)) if m else 0
+    m = re.search(r"dwarf: (\d+) user stacks unwound by the tables of the files", text)
+    out["dwarf_by_file"] = int(m.group(1)) if m else 0
+    m = re.search(r"dwarf: (\d+) user stacks have frames unwound by frame pointer: no CFI", text)
+    out["dwarf_no_cfi"] = int(m.group(1)) if m else 0
     m = re.search(r"unwind tables: .*?(\d+) processes,", text)
     if m:
         out["unwind_procs"] = int(m.group(1))
@@ -686,7 +692,10 @@ def churn_run(tool, secs):
     out = TMP / ("churn." + tool)
     out.unlink(missing_ok=True)
     rec = {"tool": tool, "freq": CHURN_FREQ, "quiet": quiet}
-    if tool in ("pmubpf", "pmubpf-fp"):
+    env = dict(os.environ)
+    if tool == "pmubpf-nofiles":
+        env["PMUBPF_NO_FILE_TABLES"] = "1"
+    if tool.startswith("pmubpf"):
         cmd = [PMUBPF, "-a", "-e", "cpu-clock", "-F", CHURN_FREQ, "-d", "%g" % secs, "-o", out] + \
               (["--call-graph", "fp"] if tool == "pmubpf-fp" else [])
     elif tool == "perf":
@@ -712,7 +721,7 @@ def churn_run(tool, secs):
             if stats:
                 sysctl("kernel.bpf_stats_enabled", 1)
             helper = subprocess.Popen([str(BB / "rusage"), str(TMP / "rusage")] + [str(c) for c in cmd],
-                                      stdout=subprocess.DEVNULL, stderr=err)
+                                      stdout=subprocess.DEVNULL, stderr=err, env=env)
             try:
                 if stats:
                     time.sleep(max(0.0, secs - 0.5))

@@ -12,8 +12,8 @@ import re
 
 from report_common import disturb_rule, disturbed, f, measured_line, med, table
 
-TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "perf"]
-PMUBPF_TOOLS = ["pmubpf", "pmubpf-fp"]
+TOOLS = ["alone", "floor", "pmubpf", "pmubpf-fp", "pmubpf-nofiles", "perf"]
+PMUBPF_TOOLS = ["pmubpf", "pmubpf-fp", "pmubpf-nofiles"]
 
 
 def spread(v, nd=1):
@@ -94,6 +94,9 @@ def churn_block(res):
            % (freq, secs, "/".join(sorted({r.get("call_graph", "?") for r in res["data"] if r["tool"] == "pmubpf"}))
               or "dwarf"),
            "- **pmubpf-fp**: the same with `--call-graph fp`;",
+           "- **pmubpf-nofiles**: the same with `PMUBPF_NO_FILE_TABLES=1`: a process's samples "
+           "before its unwind slot walked by frame pointer, not by its files' tables (the way "
+           "before issue 39);",
            "- **perf**: `perf record -e cpu-clock -F %d -a -g -o FILE -- sleep %g`;" % (freq, secs),
            "- **floor**: `tools/bench/floor %d cpu-clock` opens the same cpu-clock event on every "
            "CPU in frequency mode and attaches nothing: what the sampling interrupts alone cost "
@@ -165,6 +168,10 @@ def churn_block(res):
         lost = lambda k: sum(r.get(k, 0) for r in rs)
         nosample = [100.0 * r["dwarf_no_table"] / r["samples"] for r in rs
                     if r.get("call_graph") == "dwarf" and r.get("samples")]
+        byfile = [100.0 * r.get("dwarf_by_file", 0) / r["samples"] for r in rs
+                  if r.get("call_graph") == "dwarf" and r.get("samples")]
+        nocfi = [100.0 * r.get("dwarf_no_cfi", 0) / r["samples"] for r in rs
+                 if r.get("call_graph") == "dwarf" and r.get("samples")]
         prow.append([tool + (" †" if s["fallback"] else ""), spread(vals(rs, "procs_seen"), 0),
                      spread(vals(rs, "procs_gone"), 0), spread(gone),
                      spread(vals(rs, "maps_rereads"), 0), spread(vals(rs, "maps_from_reports"), 0),
@@ -173,7 +180,8 @@ def churn_block(res):
                      spread(vals(rs, "procs_live_read"), 0) if vals(rs, "procs_live_read") else "–",
                      "%d / %d / %d / %d" % (lost("lost_samples"), lost("lost_ustacks"), lost("lost_kstacks"),
                                             lost("lost_notices")),
-                     spread(nosample) if nosample else "–"])
+                     spread(nosample) if nosample else "–", spread(byfile) if byfile else "–",
+                     spread(nocfi) if nocfi else "–"])
     if prow:
         out += ["What pmubpf's profiles say about the processes (their `processes:`, `lost:` and "
                 "`dwarf:` comments; median (min–max) over the runs): **seen** counts the process "
@@ -188,12 +196,17 @@ def churn_block(res):
                 "the runs of samples lost to a full counts map, user and kernel stacks lost "
                 "(stacks map full or walk failed) and process notices lost (ring buffer full); "
                 "**no tables yet** is the share of samples whose user stack was walked by frame pointer "
-                "because the process's unwind tables were not built yet (--call-graph dwarf "
-                "only).", "",
+                "because the process had no unwind slot yet and BPF could not unwind it by its files "
+                "(--call-graph dwarf only); **by file** the share unwound by the tables of the files "
+                "their frames are in, found from the VMA (the process's slot not published yet, or "
+                "a library mapped since); **frames by fp** the share with a frame in code no table "
+                "covers (a file whose table is not built yet, JIT code), that frame unwound by frame "
+                "pointer.", "",
                 table(["tool", "processes seen", "gone before maps read", "gone (%)", "maps re-reads",
                        "mappings from reports", "from BPF", "live from reports", "read from /proc",
                        "lost samples / user / kernel stacks / notices",
-                       "no tables yet (% of samples)"], prow, ["l"] + ["r"] * 10), ""]
+                       "no tables yet (% of samples)", "by file (%)", "frames by fp (%)"], prow,
+                      ["l"] + ["r"] * 12), ""]
     brow = []
     for tool in PMUBPF_TOOLS:
         s = st.get(tool)
@@ -277,6 +290,21 @@ def churn_sentences(st, secs, freq, workers):
                     "nothing (no samples, stacks or notices)" if not other
                     else "%d stacks or notices in all" % other, len(rs))
             out.append(text)
+    if "pmubpf" in st and "pmubpf-nofiles" in st:
+        def share(t, k):
+            v = [100.0 * r.get(k, 0) / r["samples"] for r in st[t]["runs"]
+                 if r.get("call_graph") == "dwarf" and r.get("samples")]
+            return med(v) if v else None
+        nf, wf = share("pmubpf-nofiles", "dwarf_no_table"), share("pmubpf", "dwarf_no_table")
+        if nf is not None and wf is not None:
+            out.append("A process's first samples: without its files' tables %s%% of the samples were "
+                       "walked by frame pointer for want of the process's slot; with them %s%% (%s%% "
+                       "unwound by file, %s%% with a frame in code no table covered), for %s s of CPU "
+                       "against %s s and a load slowdown of %s against %s (medians, same rounds)." % (
+                           f(nf), f(wf), f(share("pmubpf", "dwarf_by_file")), f(share("pmubpf", "dwarf_no_cfi")),
+                           f(med(vals(st["pmubpf"]["runs"], "cpu_s")), 2),
+                           f(med(vals(st["pmubpf-nofiles"]["runs"], "cpu_s")), 2),
+                           f(med(st["pmubpf"]["slowdown"]), 2), f(med(st["pmubpf-nofiles"]["slowdown"]), 2)))
     return [" ".join(out)]
 
 

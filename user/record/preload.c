@@ -53,6 +53,7 @@ void preload__tables(struct unwind *uw, struct symcache *sc, const char *command
 	}
 	if (f)
 		fclose(f);
+	unwind__preload_vdso(uw);
 	if (realpath("/bin/sh", path))
 		unwind__preload(uw, sc, path);
 	if (command && command_path(command, path, sizeof(path)))

@@ -560,6 +560,12 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 	return 0;
 }
 
+void unwind__preload_vdso(struct unwind *u)
+{
+	if (u->m.files_fd >= 0 && !u->stopped)
+		vdso_table(u, 0); /* built and noted; the size asked matches none */
+}
+
 void unwind__stop(struct unwind *u)
 {
 	u->stopped = true;

@@ -90,6 +90,8 @@ struct symcache;
  * any process maps it, for BPF to find by the file (no-op without the
  * files map). 0, or -errno (not readable, not ELF, no room). */
 int unwind__preload(struct unwind *u, struct symcache *sc, const char *path);
+/* The vDSO's table (ours: the kernel's one image), the same way. */
+void unwind__preload_vdso(struct unwind *u);
 /* Sampling has stopped: later maps re-reads need no tables. */
 void unwind__stop(struct unwind *u);
 
