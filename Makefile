@@ -288,11 +288,12 @@ test: deps
 # from the run. `make test` runs the smoke suite on each
 # (tests/integration/kernels.sh). The suites whose paths depend on the
 # kernel (targets, process lifecycle, labels through TLS, off-CPU, the
-# BPF unwinder, images of exited processes, map memory, refusals): about
+# BPF unwinder and its first samples, images of exited processes, map
+# memory, refusals): about
 # 12 minutes a kernel on 2 CPUs under TCG. The accuracy suites run on
 # this machine's kernel only (docs/architecture.md, Kernels: under TCG a
 # late timer skips periods); KERNEL_SUITES="..." runs others.
-KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind images mapmem errors
+KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors
 test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)$(TEST_ENV) tools/kernels/matrix.sh --doc docs/kernels.md $(KERNEL_SUITES)

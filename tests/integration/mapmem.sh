@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 need_root lazy_slots lazy_labels prealloc_env prealloc_labels unused_one_entry targets_sized lru_by_rate lru_unknown_rate exec_lru_by_cpus first_samples
 
 NAMES=phase=a,phase=b,phase=c,unlabelled
-LAZY=(label_slots go_slots custom_slots otel_slots stacks0 counts0)
+LAZY=(label_slots go_slots custom_slots otel_slots unwind_files stacks0 counts0)
 EAGER=(seen seen_labels)
 
 # maps_of_recorder OUT: "NAME FLAGS MAX_ENTRIES" for each map name, of

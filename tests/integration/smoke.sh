@@ -12,12 +12,15 @@
 #   pid: `-p PID` of a running demo: only its samples
 #   dwarf: a program without frame pointers, unwound in BPF from its
 #     .eh_frame: the comparator's samples reach main
+#   first_samples: its first samples too, before its maps are read: BPF
+#     finds each frame's file in the kernel's VMA tree (maple or
+#     red-black) and unwinds it by that file's table
 #   every: `-a --every 1`: a profile per window
 #   kernel: `-a` beside a system-call loop: kernel frames named
 #   events: two sampled events (attach cookies) or the refusal
 #   offcpu: `-e off-cpu` (syscall programs) or the refusal
 source "$(dirname "$0")/lib.sh"
-need_root features command labels pid dwarf every kernel events offcpu
+need_root features command labels pid dwarf first_samples every kernel events offcpu
 
 feat=$("$PMUBPF" features 2>&1)
 has() { grep -q "^$1	yes	" <<<"$feat"; }
@@ -89,6 +92,22 @@ if n < 100 or reach < 0.95 * (n - fp):
 PY
 }
 check dwarf t_dwarf
+
+# A process's first samples, before its slot: unwound by its files'
+# tables, which `--` builds before the exec (the binary, libc, ld.so).
+# Every sample of spin reaches main, and some went by file.
+t_first_samples() {
+	if [[ $(uname -m) != x86_64 ]]; then
+		echo "--call-graph dwarf is implemented on x86-64 only"
+		return 0
+	fi
+	has file-tables || { echo "file-tables: no"; return 0; }
+	rec first_samples -F 999 --call-graph dwarf -- "$B/nofp_first" spin 400 || return 1
+	$CHECK expect "$TMP/first_samples.pb.gz" \
+		--comment '^dwarf: [1-9][0-9]* user stacks unwound by the tables of the files mapped' || return 1
+	$CHECK ancestors "$TMP/first_samples.pb.gz" --leaf spin --ancestor main --min-fraction 1.0 --min-samples 20
+}
+check first_samples t_first_samples
 
 t_every() {
 	local n wl rc pm i

@@ -342,7 +342,8 @@ static int lazy_maps(struct session *s)
 {
 	struct bpf_map *m[] = { s->skel->maps.label_slots, s->skel->maps.go_slots,
 				s->skel->maps.custom_slots, s->skel->maps.otel_slots,
-				s->skel->maps.targets, s->skel->maps.stacks0, s->skel->maps.stacks1,
+				s->skel->maps.targets, s->skel->maps.unwind_files,
+				s->skel->maps.stacks0, s->skel->maps.stacks1,
 				s->skel->maps.counts0, s->skel->maps.counts1 };
 
 	if (!s->feat.have[FEAT_LAZY_MAPS])
