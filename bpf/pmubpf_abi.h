@@ -240,6 +240,18 @@ struct pmubpf_ufile_key {
 	__u32 pad;
 };
 
+/* NOTICE_UFILE: a frame's VMA maps a file unwind_files has no entry
+ * for, under the identity BPF reads (the VMA's inode: on overlayfs the
+ * file underneath, which /proc/PID/maps may not print): the loader finds
+ * the mapping at addr in tgid, builds its table, and writes the entry
+ * under key. Asked once per file (unwind_asked). */
+struct pmubpf_ufile_notice {
+	__u32 kind; /* PMUBPF_NOTICE_UFILE */
+	__u32 tgid;
+	struct pmubpf_ufile_key key;
+	__u64 addr;
+};
+
 #define PMUBPF_UW_FILE_SEGS 4
 /* The file's executable PT_LOAD segments: a VMA whose file range
  * [pgoff * page, + its length) meets [off, end) has bias
@@ -372,6 +384,7 @@ enum pmubpf_notice_kind {
 	PMUBPF_NOTICE_MAP = 5,   /* an executable mapping of an image that ends */
 	PMUBPF_NOTICE_LIKE = 6,  /* an image that ended as its parent's */
 	PMUBPF_NOTICE_IMAGE = 7, /* the executable mappings of an image that ends */
+	PMUBPF_NOTICE_UFILE = 8, /* a file BPF met without its table (unwind_files) */
 };
 /* The sample was taken inside execve (task->in_execve, where the kernel
  * has it) or while the task exits (PF_EXITING): the reports may already

@@ -87,6 +87,15 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 } unwind_files SEC(".maps");
 
+/* Files BPF asked the loader for (NOTICE_UFILE): once each, until the
+ * loader forgets the file or the LRU does. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct pmubpf_ufile_key);
+	__type(value, __u8);
+	__uint(max_entries, 1024);
+} unwind_asked SEC(".maps");
+
 #if defined(__TARGET_ARCH_x86)
 
 #define UW_MAP_STEPS 8   /* log2(PMUBPF_UW_MAX_MAPS) + 1 */
@@ -263,6 +272,25 @@ static __always_inline int uw_fp_step(struct uw_ctx *c, bool upward)
 
 #define UW_PAGE_SHIFT 12 /* x86-64's pages: vm_pgoff's unit */
 
+/* A file without an entry: the loader is asked for it once (the process
+ * it is read for may not be read yet, or its maps name the file by
+ * another identity: overlayfs), with a pc in it to find the mapping by. */
+static __always_inline void uw_ask_file(struct pmubpf_ufile_key *key, __u64 pc)
+{
+	struct pmubpf_ufile_notice n = {
+		.kind = PMUBPF_NOTICE_UFILE,
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.addr = pc,
+	};
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&unwind_asked, key))
+		return;
+	n.key = *key;
+	if (!bpf_ringbuf_output(&notices, &n, sizeof(n), 0))
+		bpf_map_update_elem(&unwind_asked, key, &one, BPF_ANY);
+}
+
 /* c->pc is in none of the slot's mappings, or the process has no slot
  * yet (its first samples, before userspace read its maps; a library
  * mapped since: ld.so maps them after the first sample, dlopen any
@@ -303,8 +331,10 @@ static __always_inline int uw_vma_map(struct uw_ctx *c)
 		return 0; /* anonymous code: by frame pointer */
 	} /* the vDSO: key 0, 0 */
 	f = bpf_map_lookup_elem(&unwind_files, &key);
-	if (!f)
+	if (!f) {
+		uw_ask_file(&key, c->pc);
 		return 0;
+	}
 	for (int i = 0; i < PMUBPF_UW_FILE_SEGS; i++) {
 		if (i >= f->nsegs)
 			break;

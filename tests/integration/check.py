@@ -397,6 +397,8 @@ def ancestors(args):
             nk += 1
         if args.kernel_only and not nk:
             continue
+        if args.comm and s["labels"].get("comm") != args.comm:
+            continue
         for loc in stack[nk if args.user_leaf else 0:]:
             if loc["frames"]:
                 names.extend(None if f["func"] in ("", "??") or f["func"].startswith("0x")
@@ -594,6 +596,7 @@ def main():
     n.add_argument("--min-samples", type=int, default=100)
     n.add_argument("--user-leaf", action="store_true")
     n.add_argument("--kernel-only", action="store_true")
+    n.add_argument("--comm", help="only the samples of processes with this comm")
     n.add_argument("--first-samples-max", type=float, default=None,
                    help="leave out the stacks pmubpf says it walked by frame pointer for want of "
                         "the process's tables (its first samples: issue 39), while they are at most "

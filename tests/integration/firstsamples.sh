@@ -17,11 +17,14 @@
 #                      short one is over before its own maps are read)
 #   by_file_counted    the profile says how many stacks went so, and how
 #                      many files BPF knows by inode
+#   overlay_command    -- a binary on overlayfs (a container's): its table
+#                      built ahead under the inode its VMAs have (the
+#                      file underneath), not the overlay's stat()
 #   without_it         PMUBPF_NO_FILE_TABLES=1 (the walk of before): the
 #                      short processes' spin samples miss main (shown:
 #                      the checks above can fail)
 source "$(dirname "$0")/lib.sh"
-NAMES=(command_first_nap pid_first_nap all_short_spins by_file_counted without_it)
+NAMES=(command_first_nap pid_first_nap all_short_spins by_file_counted overlay_command without_it)
 need_root "${NAMES[@]}"
 if [[ $(uname -m) != x86_64 ]]; then
 	for n in "${NAMES[@]}"; do skip $n "--call-graph dwarf is implemented on x86-64 only"; done
@@ -102,9 +105,38 @@ by_file_counted() {
 	$CHECK expect "$TMP/spins.pb.gz" \
 		--comment '^dwarf: [1-9][0-9]* user stacks unwound by the tables of the files mapped' || return 1
 	$CHECK expect "$TMP/spins.pb.gz" \
-		--comment 'unwind tables: .* [1-9][0-9]* files found by inode \(0 left out, [1-9][0-9]* built before their first process\)'
+		--comment 'unwind tables: .* [1-9][0-9]* files found by inode \(0 left out, [1-9][0-9]* built before their first process;'
 }
 check by_file_counted by_file_counted
+
+# A container's binary: on overlayfs, a VMA's file is the one underneath,
+# which /proc/PID/maps (since 6.8) and stat() of the overlay's path do
+# not name. BPF asks for the file it met (NOTICE_UFILE) and the loader
+# writes its entry under the identity BPF read. Two links to one binary
+# (one inode): `first` naps once (BPF meets the file, asks), then every
+# nap of `second` must reach main, its first one (before its slot)
+# included.
+overlay_command() {
+	local d=$TMP/ovl rc=0
+	mkdir -p "$d/lower" "$d/upper" "$d/work" "$d/merged"
+	cp "$W" "$d/lower/first" && ln "$d/lower/first" "$d/lower/second" || return 1
+	mount -t overlay overlay -o "lowerdir=$d/lower,upperdir=$d/upper,workdir=$d/work" "$d/merged" ||
+		{ echo "cannot mount an overlay"; return 1; }
+	"$PMUBPF" -v -e off-cpu -o "$TMP/ovl.pb.gz" -- \
+		sh -c "'$d/merged/first' nap 5 1 && sleep 0.5 && '$d/merged/second' nap 30 10" \
+		>/dev/null 2>"$TMP/ovl.err" || rc=$?
+	umount "$d/merged"
+	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl.err")"; return 1; }
+	$CHECK expect "$TMP/ovl.pb.gz" \
+		--comment 'unwind tables: .* files found by inode \(0 left out, [0-9]+ built before their first process; [0-9]+ asked for by BPF, [0-9]+ answered\)' || return 1
+	$CHECK ancestors "$TMP/ovl.pb.gz" --comm second --leaf syscall --ancestor main --user-leaf --kernel-only \
+		--min-fraction 1.0 --min-samples 10
+}
+if [[ $offcpu == yes ]]; then
+	check overlay_command overlay_command
+else
+	skip overlay_command "this kernel lacks off-cpu (pmubpf features)"
+fi
 
 # The walk of before: a short process's samples before its slot are
 # walked by frame pointer, and from spin that walk does not reach main.

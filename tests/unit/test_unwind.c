@@ -42,6 +42,7 @@ static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 	m->slots_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_slots", 4, sizeof(struct pmubpf_umap),
 				     slots * PMUBPF_UW_MAX_MAPS, &mm);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
+	m->asked_fd = -1;
 	m->files_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_files", sizeof(struct pmubpf_ufile_key),
 				     sizeof(struct pmubpf_ufile), 128, NULL);
 	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0 &&

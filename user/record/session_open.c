@@ -177,10 +177,19 @@ static int watch_fd(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/* The notices ring's callback (ctx: the session): a file BPF asked for
+ * goes to the unwinder, every other notice to the process registry. */
 static int handle_notice(void *ctx, void *data, size_t size)
 {
-	if (size >= sizeof(struct pmubpf_notice))
-		procs__notice(ctx, data, size);
+	struct session *s = ctx;
+	const struct pmubpf_ufile_notice *f = data;
+
+	if (size >= sizeof(*f) && f->kind == PMUBPF_NOTICE_UFILE) {
+		if (s->uw)
+			unwind__file_notice(s->uw, s->sc, f);
+	} else if (size >= sizeof(struct pmubpf_notice)) {
+		procs__notice(s->procs, data, size);
+	}
 	return 0;
 }
 
@@ -200,7 +209,7 @@ static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
 {
 	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
 				    skel->maps.unwind_slots, skel->maps.unwind_pids,
-				    skel->maps.unwind_files };
+				    skel->maps.unwind_files, skel->maps.unwind_asked };
 }
 
 /* Groups and tracepoints (perfev.h): members are read through
@@ -561,7 +570,7 @@ int session__build(struct session *s)
 		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
 		preload__tables(s->uw, s->sc, s->cfg->command ? s->cfg->command[0] : NULL);
 	}
-	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s->procs, NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s, NULL);
 	if (!s->rb)
 		return session_fail(s, "setting up the notice ring buffer: %s", strerror(errno));
 	/* Optional: without it, libraries mapped after a process's first

@@ -66,6 +66,7 @@ int unwind__size_maps(const struct unwind_bpf *b, bool dwarf, bool system_wide, 
 	if (dwarf)
 		unwind__sizes(system_wide, &rows, &tables, &slots);
 	if (bpf_map__set_max_entries(b->files, dwarf && files ? files_max(tables) : 1) ||
+	    bpf_map__set_max_entries(b->asked, dwarf && files ? 1024 : 1) ||
 	    bpf_map__set_max_entries(b->rows, rows) ||
 	    bpf_map__set_max_entries(b->tables, tables) ||
 	    bpf_map__set_max_entries(b->slots, slots * PMUBPF_UW_MAX_MAPS) ||
@@ -82,6 +83,7 @@ struct unwind *unwind__open(const struct unwind_bpf *b, int verbose, bool files)
 		.slots_fd = bpf_map__fd(b->slots),
 		.pids_fd = bpf_map__fd(b->pids),
 		.files_fd = files ? bpf_map__fd(b->files) : -1,
+		.asked_fd = files ? bpf_map__fd(b->asked) : -1,
 		.max_rows = bpf_map__max_entries(b->rows),
 		.max_tables = bpf_map__max_entries(b->tables),
 		.max_slots = bpf_map__max_entries(b->pids),
@@ -523,10 +525,34 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		u->st.procs++;
 }
 
+/* The identity BPF sees a file by (the inode a VMA of it has, which
+ * /proc/PID/maps prints): a page of it mapped here and looked up in our
+ * own maps. On overlayfs (containers; the kernel matrix's guests) it is
+ * the file underneath, not what stat() says of the overlay's path. */
+static void file_id(int fd, const struct stat *st, dev_t *dev, ino_t *ino)
+{
+	void *p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct procmaps pm = { 0 };
+	const struct procmap *m;
+
+	*dev = st->st_dev;
+	*ino = st->st_ino;
+	if (p == MAP_FAILED)
+		return;
+	if (!procmaps__read(getpid(), false, &pm) && (m = procmaps__find(&pm, (uintptr_t)p))) {
+		*dev = makedev(m->dev_major, m->dev_minor);
+		*ino = m->inode;
+	}
+	procmaps__free(&pm);
+	munmap(p, 1);
+}
+
 int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 {
 	struct elfseg seg;
 	struct stat st;
+	dev_t kdev;
+	ino_t kino;
 	const struct tab *t;
 	struct elfobj *obj;
 	int fd;
@@ -540,6 +566,7 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 		close(fd);
 		return -ENOEXEC;
 	}
+	file_id(fd, &st, &kdev, &kino);
 	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
 	if (!obj)
 		return -errno;
@@ -548,7 +575,7 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 	/* As a process would map it: its first executable segment. */
 	struct procmap m = {
 		.start = seg.vaddr, .end = seg.vaddr + seg.filesz, .pgoff = seg.off,
-		.inode = st.st_ino, .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+		.inode = kino, .dev_major = major(kdev), .dev_minor = minor(kdev),
 		.exec = true, .path = (char *)path,
 	};
 	u->epoch++;
@@ -558,6 +585,33 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 	unwind_files__note(u, &m, obj, (uint32_t)(t - u->tabs));
 	u->st.preloaded++;
 	return 0;
+}
+
+void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n)
+{
+	struct procmaps pm = { 0 };
+	const struct procmap *m;
+	struct proc pr = { .tgid = n->tgid };
+	struct elfobj *obj;
+	const struct tab *t;
+	struct stat st;
+	int fd;
+
+	if (u->m.files_fd < 0 || u->stopped)
+		return;
+	u->st.asked++;
+	if (procmaps__read(n->tgid, true, &pm))
+		return; /* gone: the next process of the file asks again */
+	m = procmaps__find(&pm, n->addr);
+	if (m && m->path && m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
+	    (obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino)) /* takes fd */) {
+		u->epoch++;
+		t = table_for(u, &pr, m, obj);
+		if (t && t->id != PMUBPF_UW_NO_TABLE &&
+		    !unwind_files__note_key(u, &n->key, obj, (uint32_t)(t - u->tabs)))
+			u->st.answered++;
+	}
+	procmaps__free(&pm);
 }
 
 void unwind__preload_vdso(struct unwind *u)
@@ -582,7 +636,8 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 		 "unwind tables: %llu objects, %llu rows (%llu KiB of %llu KiB), %llu rows by frame pointer, "
 		 "%llu objects without CFI, %llu left out (full), %llu reclaimed (unused); %llu processes, slots %llu/%llu in use, "
 		 "%llu without a slot, %llu reclaimed from processes gone before their slot was published, "
-		 "%llu mappings over %d; %llu files found by inode (%llu left out, %llu built before their first process); "
+		 "%llu mappings over %d; %llu files found by inode (%llu left out, %llu built before their first process; "
+		 "%llu asked for by BPF, %llu answered); "
 		 "%llu KiB of BPF maps; %.1f ms CPU parsing",
 		 (unsigned long long)st->objects, (unsigned long long)st->rows,
 		 (unsigned long long)(st->rows * sizeof(struct pmubpf_urow) >> 10),
@@ -594,6 +649,7 @@ void unwind__summary(const struct unwind_stats *st, char *buf, size_t len)
 		 (unsigned long long)st->slots_full, (unsigned long long)st->slots_orphaned,
 		 (unsigned long long)st->maps_dropped,
 		 PMUBPF_UW_MAX_MAPS, (unsigned long long)st->files, (unsigned long long)st->files_full,
-		 (unsigned long long)st->preloaded, (unsigned long long)(st->bpf_bytes >> 10),
+		 (unsigned long long)st->preloaded, (unsigned long long)st->asked, (unsigned long long)st->answered,
+		 (unsigned long long)(st->bpf_bytes >> 10),
 		 (double)st->build_ns / 1e6);
 }

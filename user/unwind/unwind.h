@@ -31,6 +31,7 @@ struct unwind;
 struct unwind_maps {
 	int rows_fd, tables_fd, slots_fd, pids_fd;
 	int files_fd; /* unwind_files, or -1: the kernel cannot walk VMAs */
+	int asked_fd; /* unwind_asked (files BPF asked for), or -1 */
 	uint32_t max_rows, max_tables, max_slots;
 };
 
@@ -54,6 +55,8 @@ struct unwind_stats {
 	uint64_t files_full;     /* files left out: unwind_files full */
 	uint64_t preloaded;      /* files' tables built before any process
 	                          * was read (unwind__preload) */
+	uint64_t asked;          /* files BPF asked for (NOTICE_UFILE) */
+	uint64_t answered;       /* of them, given an entry */
 	uint64_t build_ns;       /* time spent parsing CFI */
 	uint64_t bpf_bytes;      /* BPF memory of all unwind maps */
 };
@@ -65,7 +68,7 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 /* The walker's four maps in the loaded BPF object. */
 struct bpf_map;
 struct unwind_bpf {
-	struct bpf_map *rows, *tables, *slots, *pids, *files;
+	struct bpf_map *rows, *tables, *slots, *pids, *files, *asked;
 };
 
 /* Before the object is loaded: size the maps for a recording (system-wide
@@ -92,6 +95,11 @@ struct symcache;
 int unwind__preload(struct unwind *u, struct symcache *sc, const char *path);
 /* The vDSO's table (ours: the kernel's one image), the same way. */
 void unwind__preload_vdso(struct unwind *u);
+struct pmubpf_ufile_notice;
+/* BPF met a file without an entry (NOTICE_UFILE): its mapping in the
+ * process found, its table built if need be, the entry written under the
+ * identity BPF read. */
+void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n);
 /* Sampling has stopped: later maps re-reads need no tables. */
 void unwind__stop(struct unwind *u);
 

@@ -85,27 +85,28 @@ static int64_t find(const struct unwind *u, const struct pmubpf_ufile_key *key)
 	return hashtab__find(u->files_index, file_hash(key), key, &idx) ? (int64_t)idx : -1;
 }
 
-static void note(struct unwind *u, const struct pmubpf_ufile_key *key, uint32_t tix,
-		 const struct elfseg *segs, size_t n)
+static int note(struct unwind *u, const struct pmubpf_ufile_key *key, uint32_t tix,
+		const struct elfseg *segs, size_t n)
 {
 	struct tab *t = &u->tabs[tix];
 	int64_t at = find(u, key);
 	uint32_t i;
+	int err;
 
 	if (u->m.files_fd < 0 || t->id == PMUBPF_UW_NO_TABLE || !n)
-		return;
+		return -ENOENT;
 	if (at >= 0) {
 		struct ufile *f = &u->files[at];
 
 		if (f->tix == tix)
-			return; /* the usual case: known */
+			return 0; /* the usual case: known */
 		/* The file now holds another object (rewritten in place). */
-		if (write_entry(u, key, t, segs, n))
-			return;
+		if ((err = write_entry(u, key, t, segs, n)))
+			return err;
 		u->tabs[f->tix].nfiles--;
 		f->tix = tix;
 		t->nfiles++;
-		return;
+		return 0;
 	}
 	bool fresh = !u->nfree_files;
 
@@ -113,21 +114,30 @@ static void note(struct unwind *u, const struct pmubpf_ufile_key *key, uint32_t 
 		i = u->free_files[--u->nfree_files];
 	} else {
 		if (GROW(u->files, u->cap_files, u->nfiles, 1))
-			return;
+			return -ENOMEM;
 		i = (uint32_t)u->nfiles;
 	}
-	if (write_entry(u, key, t, segs, n) ||
-	    hashtab__insert(u->files_index, file_hash(key), i)) {
+	if ((err = write_entry(u, key, t, segs, n)) ||
+	    (err = hashtab__insert(u->files_index, file_hash(key), i))) {
 		bpf_map_delete_elem(u->m.files_fd, key);
 		if (!fresh)
 			u->free_files[u->nfree_files++] = i;
-		return;
+		return err;
 	}
 	if (fresh)
 		u->nfiles++;
 	u->files[i] = (struct ufile){ .key = *key, .tix = tix };
 	t->nfiles++;
 	u->st.files++;
+	return 0;
+}
+
+int unwind_files__note_key(struct unwind *u, const struct pmubpf_ufile_key *key,
+			   const struct elfobj *obj, uint32_t tix)
+{
+	struct elfseg segs[PMUBPF_UW_FILE_SEGS];
+
+	return note(u, key, tix, segs, elfobj__exec_segments(obj, segs, PMUBPF_UW_FILE_SEGS));
 }
 
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
@@ -163,6 +173,8 @@ void unwind_files__forget_tab(struct unwind *u, uint32_t tix)
 		if (f->tix != tix)
 			continue;
 		bpf_map_delete_elem(u->m.files_fd, &f->key);
+		if (u->m.asked_fd >= 0) /* BPF may ask for it again */
+			bpf_map_delete_elem(u->m.asked_fd, &f->key);
 		hashtab__remove(u->files_index, file_hash(&f->key), &f->key, NULL);
 		f->tix = NO_TAB;
 		u->tabs[tix].nfiles--;

@@ -90,6 +90,9 @@ void unwind_files__fini(struct unwind *u);
  * a process with no slot by it (an entry written unless known). */
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
 			uint32_t tix);
+/* The same for a file BPF knows by key (NOTICE_UFILE). 0 or -errno. */
+int unwind_files__note_key(struct unwind *u, const struct pmubpf_ufile_key *key,
+			   const struct elfobj *obj, uint32_t tix);
 /* The vDSO's table (u->vdso, image mapped from min_vaddr) for BPF. */
 void unwind_files__note_vdso(struct unwind *u, uint64_t min_vaddr);
 /* tabs[tix] is to be given back: the entries naming it go first. */
