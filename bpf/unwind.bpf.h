@@ -421,6 +421,14 @@ __noinline int pmubpf_uw_step(void)
 		      ((c->pc & 15) >= (__u64)(rule >> 4 & 0xff) ? 8 : 0);
 		break;
 	default: /* NONE (no CFI here), UNSUPPORTED: frame pointer */
+		/* rbp 0: the chain's end, as the walk by frame pointer
+		 * takes it (an entry point without CFI: ld.so's _start, in
+		 * every new process's first milliseconds), not a frame
+		 * unwound so. */
+		if (!c->bp) {
+			c->stop = UW_CLEAN;
+			return 1;
+		}
 		if (kind == PMUBPF_UW_UNSUPPORTED)
 			c->bad_rule++;
 		else
