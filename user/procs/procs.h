@@ -189,7 +189,9 @@ void procs__free(struct procs *p);
  * changed (a re-read merged something in): --call-graph dwarf loads its
  * unwind tables for BPF there (user/unwind.c). Called once more when the
  * process is found gone (pr->dead: exited or exec'd), so that what was
- * held for it while it lived is given back. */
+ * held for it while it lived is given back; and once, dead, for a
+ * process gone before it was read, its image put together without it
+ * (from BPF or the kernel's reports): its files' tables are built. */
 typedef void (*procs_maps_hook)(void *ctx, const struct proc *pr);
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx);
 

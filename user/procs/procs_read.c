@@ -229,6 +229,8 @@ static int snapshot_final(struct procs *p, struct proc *pr, struct procmaps *map
 	pr->snapshotted = true;
 	pr->next_rescan = INT64_MAX;
 	(*count)++;
+	if (p->maps_hook) /* gone: no slot, but its files' tables */
+		p->maps_hook(p->maps_hook_ctx, pr);
 	return 0;
 }
 

@@ -435,6 +435,28 @@ static void reclaim(struct unwind *u)
 	}
 }
 
+/* A process gone before it was read (its image from BPF or the reports):
+ * no slot, but its files' tables, for BPF to unwind the next process of
+ * them by. Under churn most processes are never read alive: a compiler
+ * run a thousand times would never get a table otherwise. */
+static void files_of_gone(struct unwind *u, const struct proc *pr)
+{
+	if (u->m.files_fd < 0 || !pr->objs)
+		return;
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *m = &pr->maps.maps[i];
+		const struct elfobj *obj = pr->objs[i];
+		const struct tab *t;
+
+		if (!m->exec || !obj || !m->path || m->path[0] != '/' || unwind_files__known(u, m))
+			continue;
+		u->epoch++;
+		t = table_for(u, NULL, m, obj);
+		if (t && t->id != PMUBPF_UW_NO_TABLE)
+			unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
+	}
+}
+
 void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
@@ -445,6 +467,8 @@ void unwind__proc(void *ctx, const struct proc *pr)
 
 	if (pr->dead) {
 		unwind_slots__release(u, pr); /* also once stopped: the summary counts slots */
+		if (!u->stopped)
+			files_of_gone(u, pr);
 		return;
 	}
 	if (u->stopped)

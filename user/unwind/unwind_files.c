@@ -140,6 +140,13 @@ int unwind_files__note_key(struct unwind *u, const struct pmubpf_ufile_key *key,
 	return note(u, key, tix, segs, elfobj__exec_segments(obj, segs, PMUBPF_UW_FILE_SEGS));
 }
 
+bool unwind_files__known(const struct unwind *u, const struct procmap *m)
+{
+	struct pmubpf_ufile_key key = { .ino = m->inode, .dev = (m->dev_major << 20) | m->dev_minor };
+
+	return find(u, &key) >= 0;
+}
+
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
 			uint32_t tix)
 {

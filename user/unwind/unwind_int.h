@@ -90,6 +90,8 @@ void unwind_files__fini(struct unwind *u);
  * a process with no slot by it (an entry written unless known). */
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
 			uint32_t tix);
+/* Has the file m maps an entry (whatever its object)? */
+bool unwind_files__known(const struct unwind *u, const struct procmap *m);
 /* The same for a file BPF knows by key (NOTICE_UFILE). 0 or -errno. */
 int unwind_files__note_key(struct unwind *u, const struct pmubpf_ufile_key *key,
 			   const struct elfobj *obj, uint32_t tix);
