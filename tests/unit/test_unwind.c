@@ -500,7 +500,8 @@ static bool unused_tables_reclaimed(void)
 /* Every mapping of our own process's slot that has a table: its file
  * names the same table at the same bias (what BPF unwinds a process
  * with no slot by), the vDSO's too; a file built before any process
- * maps it (unwind__preload) is named by its stat's dev and inode. */
+ * maps it (unwind__preload) is named by the inode a mapping of it has
+ * (here, off overlayfs, what stat() says). */
 static bool files_name_tables(void)
 {
 #if !defined(__x86_64__)
