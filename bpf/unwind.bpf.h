@@ -126,7 +126,7 @@ struct uw_ctx {
 	__u32 no_cfi, bad_rule;       /* frames unwound by frame pointer */
 	__u32 is_ra;                  /* pc is a return address */
 	__u32 fp_only;                /* no tables: every step by frame pointer */
-	__u32 by_file;                /* a mapping found by its file (uw_vma_map) */
+	__u32 by_file;                /* a table found by a VMA's file (uw_vma_map) */
 	__u64 mm;                     /* the task's mm (uw_vma_map) */
 	struct uw_regs_tail regs;     /* uw_start's read of the saved user registers */
 };
@@ -287,6 +287,11 @@ static __always_inline void uw_ask_file(struct pmubpf_ufile_key *key, __u64 pc)
 	if (bpf_map_lookup_elem(&unwind_asked, key))
 		return;
 	n.key = *key;
+	/* Woken at once: the loader may have handled the process's own
+	 * notice already, and the file's next process may start any time
+	 * (without, a second process of an overlay binary came before the
+	 * answer in 1 of 3 runs). Rare: once a file, but for a process
+	 * gone before it was read, whose file is asked again. */
 	if (!bpf_ringbuf_output(&notices, &n, sizeof(n), 0))
 		bpf_map_update_elem(&unwind_asked, key, &one, BPF_ANY);
 }
@@ -321,7 +326,6 @@ static __always_inline int uw_vma_map(struct uw_ctx *c)
 	c->m_bias = 0;
 	c->m_off = 0;
 	c->m_len = 0;
-	c->by_file = 1;
 	file = BPF_CORE_READ(v, vm_file);
 	if (file) {
 		key.ino = BPF_CORE_READ(file, f_inode, i_ino);
@@ -348,6 +352,7 @@ static __always_inline int uw_vma_map(struct uw_ctx *c)
 			c->m_bias = start - off + f->seg[i].adj;
 			c->m_off = t->off;
 			c->m_len = t->len;
+			c->by_file = 1;
 			break;
 		}
 	}

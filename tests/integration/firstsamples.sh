@@ -113,9 +113,10 @@ check by_file_counted by_file_counted
 # which /proc/PID/maps (since 6.8) and stat() of the overlay's path do
 # not name. BPF asks for the file it met (NOTICE_UFILE) and the loader
 # writes its entry under the identity BPF read. Two links to one binary
-# (one inode): `first` naps once (BPF meets the file, asks), then every
-# nap of `second` must reach main, its first one (before its slot)
-# included.
+# (one inode): `first` naps once, 300 ms (BPF meets the file and asks;
+# the answer reads `first`'s maps while it sleeps: a process gone before
+# has its file asked for again by the next), then every nap of `second`
+# must reach main, its first one (before its slot) included.
 overlay_command() {
 	local d=$TMP/ovl rc=0
 	mkdir -p "$d/lower" "$d/upper" "$d/work" "$d/merged"
@@ -123,7 +124,7 @@ overlay_command() {
 	mount -t overlay overlay -o "lowerdir=$d/lower,upperdir=$d/upper,workdir=$d/work" "$d/merged" ||
 		{ echo "cannot mount an overlay"; return 1; }
 	"$PMUBPF" -v -e off-cpu -o "$TMP/ovl.pb.gz" -- \
-		sh -c "'$d/merged/first' nap 5 1 && sleep 0.5 && '$d/merged/second' nap 30 10" \
+		sh -c "'$d/merged/first' nap 300 1 && '$d/merged/second' nap 30 10" \
 		>/dev/null 2>"$TMP/ovl.err" || rc=$?
 	umount "$d/merged"
 	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl.err")"; return 1; }

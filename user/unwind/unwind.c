@@ -624,16 +624,20 @@ void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmu
 	if (u->m.files_fd < 0 || u->stopped)
 		return;
 	u->st.asked++;
-	if (procmaps__read(n->tgid, true, &pm))
-		return; /* gone: the next process of the file asks again */
-	m = procmaps__find(&pm, n->addr);
-	if (m && m->path && m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
+	if (!procmaps__read(n->tgid, true, &pm) && (m = procmaps__find(&pm, n->addr)) && m->path &&
+	    m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
 	    (obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino)) /* takes fd */) {
 		u->epoch++;
 		t = table_for(u, &pr, m, obj);
 		if (t && t->id != PMUBPF_UW_NO_TABLE &&
 		    !unwind_files__note_key(u, &n->key, obj, (uint32_t)(t - u->tabs)))
 			u->st.answered++;
+		/* else: no table (no CFI): not asked again */
+	} else if (u->m.asked_fd >= 0) {
+		/* Gone, or its mapping moved: the next process of the file
+		 * asks again (a process gone first gives its files' tables
+		 * from its image: files_of_gone). */
+		bpf_map_delete_elem(u->m.asked_fd, &n->key);
 	}
 	procmaps__free(&pm);
 }
