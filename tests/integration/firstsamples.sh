@@ -37,8 +37,12 @@ W=$B/nofp_first
 # checks are skipped; the spins below are cpu-clock).
 offcpu=yes
 "$PMUBPF" features 2>/dev/null | grep -q '^off-cpu	no	' && offcpu=no
-# Every nap's user stack: libc's syscall <- nap, all frames named.
-NAPS="$CHECK ancestors --leaf syscall --ancestor nap --user-leaf --kernel-only --min-fraction 1.0 --min-samples 10"
+# Every nap's user stack: libc's syscall <- nap, all frames named. Of
+# the ten naps at least eight recorded: how many waits the off-CPU event
+# sees is offcpu.sh's to check (a wait whose switch out never ran the
+# program, as 6.18 sometimes does, is missing there: 1 of ~20 runs on a
+# busy machine), these checks are of the stacks.
+NAPS="$CHECK ancestors --leaf syscall --ancestor nap --user-leaf --kernel-only --min-fraction 1.0 --min-samples 8"
 
 command_first_nap() {
 	"$PMUBPF" -v -e off-cpu -o "$TMP/cmd.pb.gz" -- "$W" nap 30 10 >/dev/null 2>"$TMP/cmd.err" ||
@@ -131,7 +135,7 @@ overlay_command() {
 	$CHECK expect "$TMP/ovl.pb.gz" \
 		--comment 'unwind tables: .* files found by inode \(0 left out, [0-9]+ built before their first process; [0-9]+ asked for by BPF, [0-9]+ answered\)' || return 1
 	$CHECK ancestors "$TMP/ovl.pb.gz" --comm second --leaf syscall --ancestor main --user-leaf --kernel-only \
-		--min-fraction 1.0 --min-samples 10
+		--min-fraction 1.0 --min-samples 8
 }
 if [[ $offcpu == yes ]]; then
 	check overlay_command overlay_command
