@@ -326,8 +326,8 @@ static int build(struct unwind *u, const struct proc *pr, const struct procmap *
 
 /* The table of the object mapped by m (opened as procmaps__open does), built
  * at first sight. NULL if it cannot be read now (not cached: retried). */
-static const struct tab *table_for(struct unwind *u, const struct proc *pr,
-				   const struct procmap *m, const struct elfobj *obj)
+const struct tab *unwind_table_for(struct unwind *u, const struct proc *pr,
+				  const struct procmap *m, const struct elfobj *obj)
 {
 	uint64_t idx, key = elfobj__key(obj), h = hashtab__hash_u64(key);
 	uint32_t i;
@@ -362,7 +362,7 @@ static const struct tab *table_for(struct unwind *u, const struct proc *pr,
 }
 
 /* Our own vDSO is every 64-bit process's (one kernel image). */
-static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
+const struct tab *unwind_vdso_table(struct unwind *u, uint64_t map_len)
 {
 	if (!u->vdso_done) {
 		const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
@@ -435,28 +435,6 @@ static void reclaim(struct unwind *u)
 	}
 }
 
-/* A process gone before it was read (its image from BPF or the reports):
- * no slot, but its files' tables, for BPF to unwind the next process of
- * them by. Under churn most processes are never read alive: a compiler
- * run a thousand times would never get a table otherwise. */
-static void files_of_gone(struct unwind *u, const struct proc *pr)
-{
-	if (u->m.files_fd < 0 || !pr->objs)
-		return;
-	for (size_t i = 0; i < pr->maps.n; i++) {
-		const struct procmap *m = &pr->maps.maps[i];
-		const struct elfobj *obj = pr->objs[i];
-		const struct tab *t;
-
-		if (!m->exec || !obj || !m->path || m->path[0] != '/' || unwind_files__known(u, m))
-			continue;
-		u->epoch++;
-		t = table_for(u, NULL, m, obj);
-		if (t && t->id != PMUBPF_UW_NO_TABLE)
-			unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
-	}
-}
-
 void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
@@ -468,7 +446,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	if (pr->dead) {
 		unwind_slots__release(u, pr); /* also once stopped: the summary counts slots */
 		if (!u->stopped)
-			files_of_gone(u, pr);
+			unwind_files__of_gone(u, pr);
 		return;
 	}
 	if (u->stopped)
@@ -487,13 +465,13 @@ void unwind__proc(void *ctx, const struct proc *pr)
 			/* anonymous: JIT code, walked by frame pointer (JITs
 			 * keep them); an address in no mapping stops the walk */
 		} else if (!strcmp(m->path, "[vdso]")) {
-			t = vdso_table(u, m->end - m->start);
+			t = unwind_vdso_table(u, m->end - m->start);
 			if (t)
 				bias = m->start - u->vdso_min_vaddr + t->base;
 		} else if (m->path[0] == '[') {
 			continue;
 		} else if (obj && !elfobj__mapping_vaddr(obj, m->pgoff, m->end - m->start, &mv)) {
-			t = table_for(u, pr, m, obj);
+			t = unwind_table_for(u, pr, m, obj);
 			if (t) {
 				bias = m->start - mv + t->base;
 				unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
@@ -549,103 +527,10 @@ void unwind__proc(void *ctx, const struct proc *pr)
 		u->st.procs++;
 }
 
-/* The identity BPF sees a file by (the inode a VMA of it has, which
- * /proc/PID/maps prints): a page of it mapped here and looked up in our
- * own maps. On overlayfs (containers; the kernel matrix's guests) it is
- * the file underneath, not what stat() says of the overlay's path. */
-static void file_id(int fd, const struct stat *st, dev_t *dev, ino_t *ino)
-{
-	void *p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
-	struct procmaps pm = { 0 };
-	const struct procmap *m;
-
-	*dev = st->st_dev;
-	*ino = st->st_ino;
-	if (p == MAP_FAILED)
-		return;
-	if (!procmaps__read(getpid(), false, &pm) && (m = procmaps__find(&pm, (uintptr_t)p))) {
-		*dev = makedev(m->dev_major, m->dev_minor);
-		*ino = m->inode;
-	}
-	procmaps__free(&pm);
-	munmap(p, 1);
-}
-
-int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
-{
-	struct elfseg seg;
-	struct stat st;
-	dev_t kdev;
-	ino_t kino;
-	const struct tab *t;
-	struct elfobj *obj;
-	int fd;
-
-	if (u->m.files_fd < 0 || u->stopped)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	file_id(fd, &st, &kdev, &kino);
-	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
-	if (!obj)
-		return -errno;
-	if (!elfobj__exec_segments(obj, &seg, 1))
-		return -ENOEXEC;
-	/* As a process would map it: its first executable segment. */
-	struct procmap m = {
-		.start = seg.vaddr, .end = seg.vaddr + seg.filesz, .pgoff = seg.off,
-		.inode = kino, .dev_major = major(kdev), .dev_minor = minor(kdev),
-		.exec = true, .path = (char *)path,
-	};
-	u->epoch++;
-	t = table_for(u, NULL, &m, obj);
-	if (!t || t->id == PMUBPF_UW_NO_TABLE)
-		return -ENOSPC;
-	unwind_files__note(u, &m, obj, (uint32_t)(t - u->tabs));
-	u->st.preloaded++;
-	return 0;
-}
-
-void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n)
-{
-	struct procmaps pm = { 0 };
-	const struct procmap *m;
-	struct proc pr = { .tgid = n->tgid };
-	struct elfobj *obj;
-	const struct tab *t;
-	struct stat st;
-	int fd;
-
-	if (u->m.files_fd < 0 || u->stopped)
-		return;
-	u->st.asked++;
-	if (!procmaps__read(n->tgid, true, &pm) && (m = procmaps__find(&pm, n->addr)) && m->path &&
-	    m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
-	    (obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino)) /* takes fd */) {
-		u->epoch++;
-		t = table_for(u, &pr, m, obj);
-		if (t && t->id != PMUBPF_UW_NO_TABLE &&
-		    !unwind_files__note_key(u, &n->key, obj, (uint32_t)(t - u->tabs)))
-			u->st.answered++;
-		/* else: no table (no CFI): not asked again */
-	} else if (u->m.asked_fd >= 0) {
-		/* Gone, or its mapping moved: the next process of the file
-		 * asks again (a process gone first gives its files' tables
-		 * from its image: files_of_gone). */
-		bpf_map_delete_elem(u->m.asked_fd, &n->key);
-	}
-	procmaps__free(&pm);
-}
-
 void unwind__preload_vdso(struct unwind *u)
 {
 	if (u->m.files_fd >= 0 && !u->stopped)
-		vdso_table(u, 0); /* built and noted; the size asked matches none */
+		unwind_vdso_table(u, 0); /* built and noted; the size asked matches none */
 }
 
 void unwind__stop(struct unwind *u)
