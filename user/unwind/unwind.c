@@ -362,7 +362,7 @@ const struct tab *unwind_table_for(struct unwind *u, const struct proc *pr,
 }
 
 /* Our own vDSO is every 64-bit process's (one kernel image). */
-const struct tab *unwind_vdso_table(struct unwind *u, uint64_t map_len)
+static const struct tab *vdso_table(struct unwind *u, uint64_t map_len)
 {
 	if (!u->vdso_done) {
 		const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
@@ -435,6 +435,28 @@ static void reclaim(struct unwind *u)
 	}
 }
 
+/* A process gone before it was read (its image from BPF or the reports):
+ * no slot, but its files' tables, for BPF to unwind the next process of
+ * them by. Under churn most processes are never read alive: a compiler
+ * run a thousand times would never get a table otherwise. */
+static void files_of_gone(struct unwind *u, const struct proc *pr)
+{
+	if (u->m.files_fd < 0 || !pr->objs)
+		return;
+	for (size_t i = 0; i < pr->maps.n; i++) {
+		const struct procmap *m = &pr->maps.maps[i];
+		const struct elfobj *obj = pr->objs[i];
+		const struct tab *t;
+
+		if (!m->exec || !obj || !m->path || m->path[0] != '/' || unwind_files__known(u, m))
+			continue;
+		u->epoch++;
+		t = unwind_table_for(u, NULL, m, obj);
+		if (t && t->id != PMUBPF_UW_NO_TABLE)
+			unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
+	}
+}
+
 void unwind__proc(void *ctx, const struct proc *pr)
 {
 	struct unwind *u = ctx;
@@ -446,7 +468,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 	if (pr->dead) {
 		unwind_slots__release(u, pr); /* also once stopped: the summary counts slots */
 		if (!u->stopped)
-			unwind_files__of_gone(u, pr);
+			files_of_gone(u, pr);
 		return;
 	}
 	if (u->stopped)
@@ -465,7 +487,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 			/* anonymous: JIT code, walked by frame pointer (JITs
 			 * keep them); an address in no mapping stops the walk */
 		} else if (!strcmp(m->path, "[vdso]")) {
-			t = unwind_vdso_table(u, m->end - m->start);
+			t = vdso_table(u, m->end - m->start);
 			if (t)
 				bias = m->start - u->vdso_min_vaddr + t->base;
 		} else if (m->path[0] == '[') {
@@ -530,7 +552,7 @@ void unwind__proc(void *ctx, const struct proc *pr)
 void unwind__preload_vdso(struct unwind *u)
 {
 	if (u->m.files_fd >= 0 && !u->stopped)
-		unwind_vdso_table(u, 0); /* built and noted; the size asked matches none */
+		vdso_table(u, 0); /* built and noted; the size asked matches none */
 }
 
 void unwind__stop(struct unwind *u)

@@ -6,11 +6,6 @@
  * table for (unwind__proc), and for files asked for before any process
  * maps them (unwind__preload: libc, the loader, the shell, the command).
  *
- * Also here, the ways a file's table comes before its process's slot:
- * built ahead by path (unwind__preload), from a process gone before it
- * was read (unwind_files__of_gone), or when BPF asks for a file it met
- * (unwind__file_notice).
- *
  * A file is known by the kernel's identity of its inode, the one
  * /proc/PID/maps prints and BPF reads from the VMA: the device (major <<
  * 20 | minor) and the inode number. An entry goes when its table is
@@ -20,7 +15,6 @@
  * table: its first samples meanwhile may end early (counted).
  */
 #include <bpf/bpf.h>
-#include <sys/mman.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -195,119 +189,4 @@ void unwind_files__forget_tab(struct unwind *u, uint32_t tix)
 		if (!GROW(u->free_files, u->cap_free_files, u->nfree_files, 1))
 			u->free_files[u->nfree_files++] = (uint32_t)i;
 	}
-}
-
-/* A process gone before it was read (its image from BPF or the reports):
- * no slot, but its files' tables, for BPF to unwind the next process of
- * them by. Under churn most processes are never read alive: a compiler
- * run a thousand times would never get a table otherwise. */
-void unwind_files__of_gone(struct unwind *u, const struct proc *pr)
-{
-	if (u->m.files_fd < 0 || !pr->objs)
-		return;
-	for (size_t i = 0; i < pr->maps.n; i++) {
-		const struct procmap *m = &pr->maps.maps[i];
-		const struct elfobj *obj = pr->objs[i];
-		const struct tab *t;
-
-		if (!m->exec || !obj || !m->path || m->path[0] != '/' || unwind_files__known(u, m))
-			continue;
-		u->epoch++;
-		t = unwind_table_for(u, NULL, m, obj);
-		if (t && t->id != PMUBPF_UW_NO_TABLE)
-			unwind_files__note(u, m, obj, (uint32_t)(t - u->tabs));
-	}
-}
-
-/* The identity BPF sees a file by (the inode a VMA of it has, which
- * /proc/PID/maps prints): a page of it mapped here and looked up in our
- * own maps. On overlayfs (containers; the kernel matrix's guests) it is
- * the file underneath, not what stat() says of the overlay's path. */
-static void file_id(int fd, const struct stat *st, dev_t *dev, ino_t *ino)
-{
-	void *p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
-	struct procmaps pm = { 0 };
-	const struct procmap *m;
-
-	*dev = st->st_dev;
-	*ino = st->st_ino;
-	if (p == MAP_FAILED)
-		return;
-	if (!procmaps__read(getpid(), false, &pm) && (m = procmaps__find(&pm, (uintptr_t)p))) {
-		*dev = makedev(m->dev_major, m->dev_minor);
-		*ino = m->inode;
-	}
-	procmaps__free(&pm);
-	munmap(p, 1);
-}
-
-int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
-{
-	struct elfseg seg;
-	struct stat st;
-	dev_t kdev;
-	ino_t kino;
-	const struct tab *t;
-	struct elfobj *obj;
-	int fd;
-
-	if (u->m.files_fd < 0 || u->stopped)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	file_id(fd, &st, &kdev, &kino);
-	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
-	if (!obj)
-		return -errno;
-	if (!elfobj__exec_segments(obj, &seg, 1))
-		return -ENOEXEC;
-	/* As a process would map it: its first executable segment. */
-	struct procmap m = {
-		.start = seg.vaddr, .end = seg.vaddr + seg.filesz, .pgoff = seg.off,
-		.inode = kino, .dev_major = major(kdev), .dev_minor = minor(kdev),
-		.exec = true, .path = (char *)path,
-	};
-	u->epoch++;
-	t = unwind_table_for(u, NULL, &m, obj);
-	if (!t || t->id == PMUBPF_UW_NO_TABLE)
-		return -ENOSPC;
-	unwind_files__note(u, &m, obj, (uint32_t)(t - u->tabs));
-	u->st.preloaded++;
-	return 0;
-}
-
-void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n)
-{
-	struct procmaps pm = { 0 };
-	const struct procmap *m;
-	struct proc pr = { .tgid = n->tgid };
-	struct elfobj *obj;
-	const struct tab *t;
-	struct stat st;
-	int fd;
-
-	if (u->m.files_fd < 0 || u->stopped)
-		return;
-	u->st.asked++;
-	if (!procmaps__read(n->tgid, true, &pm) && (m = procmaps__find(&pm, n->addr)) && m->path &&
-	    m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
-	    (obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino)) /* takes fd */) {
-		u->epoch++;
-		t = unwind_table_for(u, &pr, m, obj);
-		if (t && t->id != PMUBPF_UW_NO_TABLE &&
-		    !unwind_files__note_key(u, &n->key, obj, (uint32_t)(t - u->tabs)))
-			u->st.answered++;
-		/* else: no table (no CFI): not asked again */
-	} else if (u->m.asked_fd >= 0) {
-		/* Gone, or its mapping moved: the next process of the file
-		 * asks again (a process gone first gives its files' tables
-		 * from its image: unwind_files__of_gone). */
-		bpf_map_delete_elem(u->m.asked_fd, &n->key);
-	}
-	procmaps__free(&pm);
 }

@@ -90,14 +90,10 @@ void unwind_files__fini(struct unwind *u);
  * a process with no slot by it (an entry written unless known). */
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
 			uint32_t tix);
-/* unwind.c: the table of the object m maps (built at first sight; pr
- * NULL: opened by m's path), or NULL; the vDSO's (map_len its size). */
+/* unwind.c, for unwind_ahead.c: the table of the object m maps (built
+ * at first sight; pr NULL: opened by m's path), or NULL. */
 const struct tab *unwind_table_for(struct unwind *u, const struct proc *pr,
 				  const struct procmap *m, const struct elfobj *obj);
-const struct tab *unwind_vdso_table(struct unwind *u, uint64_t map_len);
-/* unwind_files.c: the files of a process gone before it was read, noted
- * (their tables built) where they have no entry. */
-void unwind_files__of_gone(struct unwind *u, const struct proc *pr);
 /* Has the file m maps an entry (whatever its object)? */
 bool unwind_files__known(const struct unwind *u, const struct procmap *m);
 /* The same for a file BPF knows by key (NOTICE_UFILE). 0 or -errno. */
