@@ -123,14 +123,17 @@ check by_file_counted by_file_counted
 # must reach main, its first one (before its slot) included.
 overlay_command() {
 	local d=$TMP/ovl rc=0
+	# Its layers on a tmpfs of their own: an overlay cannot be another's
+	# upper layer (the kernels' matrix runs in an overlay).
+	mkdir -p "$d" && mount -t tmpfs tmpfs "$d" || { echo "cannot mount a tmpfs"; return 1; }
 	mkdir -p "$d/lower" "$d/upper" "$d/work" "$d/merged"
-	cp "$W" "$d/lower/first" && ln "$d/lower/first" "$d/lower/second" || return 1
+	cp "$W" "$d/lower/first" && ln "$d/lower/first" "$d/lower/second" || { umount "$d"; return 1; }
 	mount -t overlay overlay -o "lowerdir=$d/lower,upperdir=$d/upper,workdir=$d/work" "$d/merged" ||
-		{ echo "cannot mount an overlay"; return 1; }
+		{ umount "$d"; echo "cannot mount an overlay"; return 1; }
 	"$PMUBPF" -v -e off-cpu -o "$TMP/ovl.pb.gz" -- \
 		sh -c "'$d/merged/first' nap 300 1 && '$d/merged/second' nap 30 10" \
 		>/dev/null 2>"$TMP/ovl.err" || rc=$?
-	umount "$d/merged"
+	umount "$d/merged" "$d"
 	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl.err")"; return 1; }
 	$CHECK expect "$TMP/ovl.pb.gz" \
 		--comment 'unwind tables: .* files found by inode \(0 left out, [0-9]+ built before their first process; [0-9]+ asked for by BPF, [0-9]+ answered\)' || return 1
