@@ -252,6 +252,16 @@ struct pmubpf_ufile_notice {
 	__u64 addr;
 };
 
+/* uw_file_key (a syscall program the loader runs): the identity BPF
+ * reads of the file mapped at addr in the loader's own process, for the
+ * files it builds ahead; found 0 if no file is mapped there. */
+struct pmubpf_file_key_args {
+	__u64 addr;
+	struct pmubpf_ufile_key key;
+	__u32 found;
+	__u32 pad;
+};
+
 #define PMUBPF_UW_FILE_SEGS 4
 /* The file's executable PT_LOAD segments: a VMA whose file range
  * [pgoff * page, + its length) meets [off, end) has bias

@@ -96,6 +96,28 @@ struct {
 	__uint(max_entries, 1024);
 } unwind_asked SEC(".maps");
 
+/* The identity BPF reads of the file mapped at a->addr in the calling
+ * process (the loader's own mapping of a file it builds ahead): what a
+ * VMA of that file will give the walk. /proc/PID/maps and stat() may say
+ * another (overlayfs: the overlay's, where the VMA has the file
+ * underneath). Loaded where syscall programs are (5.14+). */
+SEC("syscall")
+int uw_file_key(struct pmubpf_file_key_args *a)
+{
+	struct mm_struct *mm = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm);
+	struct vm_area_struct *v = (struct vm_area_struct *)pmubpf_vma_find((__u64)mm, a->addr);
+	struct file *file;
+
+	a->found = 0;
+	if (!v || !(file = BPF_CORE_READ(v, vm_file)))
+		return 0;
+	a->key.ino = BPF_CORE_READ(file, f_inode, i_ino);
+	a->key.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	a->key.pad = 0;
+	a->found = 1;
+	return 0;
+}
+
 #if defined(__TARGET_ARCH_x86)
 
 #define UW_MAP_STEPS 8   /* log2(PMUBPF_UW_MAX_MAPS) + 1 */

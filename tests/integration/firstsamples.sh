@@ -17,9 +17,10 @@
 #                      short one is over before its own maps are read)
 #   by_file_counted    the profile says how many stacks went so, and how
 #                      many files BPF knows by inode
-#   overlay_command    -- a binary on overlayfs (a container's): its table
-#                      built ahead under the inode its VMAs have (the
-#                      file underneath), not the overlay's stat()
+#   overlay_command    binaries on overlayfs (a container's): BPF asks for
+#                      a file it met without an entry and gets it under
+#                      the inode its VMAs have (the file underneath); a
+#                      command there is built ahead under that inode
 #   without_it         PMUBPF_NO_FILE_TABLES=1 (the walk of before): the
 #                      short processes' spin samples miss main (shown:
 #                      the checks above can fail)
@@ -127,17 +128,25 @@ overlay_command() {
 	# upper layer (the kernels' matrix runs in an overlay).
 	mkdir -p "$d" && mount -t tmpfs tmpfs "$d" || { echo "cannot mount a tmpfs"; return 1; }
 	mkdir -p "$d/lower" "$d/upper" "$d/work" "$d/merged"
-	cp "$W" "$d/lower/first" && ln "$d/lower/first" "$d/lower/second" || { umount "$d"; return 1; }
+	cp "$W" "$d/lower/first" && ln "$d/lower/first" "$d/lower/second" || { umount -l "$d"; return 1; }
 	mount -t overlay overlay -o "lowerdir=$d/lower,upperdir=$d/upper,workdir=$d/work" "$d/merged" ||
-		{ umount "$d"; echo "cannot mount an overlay"; return 1; }
+		{ umount -l "$d"; echo "cannot mount an overlay"; return 1; }
 	"$PMUBPF" -v -e off-cpu -o "$TMP/ovl.pb.gz" -- \
 		sh -c "'$d/merged/first' nap 300 1 && '$d/merged/second' nap 30 10" \
 		>/dev/null 2>"$TMP/ovl.err" || rc=$?
-	umount "$d/merged" "$d"
-	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl.err")"; return 1; }
+	((rc == 0)) || { umount -l "$d/merged" "$d"; echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl.err")"; return 1; }
+	# The command itself on the overlay, built ahead: under the identity
+	# BPF reads of it (uw_file_key), so its first nap is whole too.
+	rc=0
+	"$PMUBPF" -v -e off-cpu -o "$TMP/ovl2.pb.gz" -- "$d/merged/first" nap 30 10 >/dev/null 2>"$TMP/ovl2.err" ||
+		rc=$?
+	umount -l "$d/merged" "$d"
+	((rc == 0)) || { echo "pmubpf exited $rc: $(tail -n1 "$TMP/ovl2.err")"; return 1; }
 	$CHECK expect "$TMP/ovl.pb.gz" \
 		--comment 'unwind tables: .* files found by inode \(0 left out, [0-9]+ built before their first process; [0-9]+ asked for by BPF, [0-9]+ answered\)' || return 1
 	$CHECK ancestors "$TMP/ovl.pb.gz" --comm second --leaf syscall --ancestor main --user-leaf --kernel-only \
+		--min-fraction 1.0 --min-samples 8 || return 1
+	$CHECK ancestors "$TMP/ovl2.pb.gz" --leaf syscall --ancestor main --user-leaf --kernel-only \
 		--min-fraction 1.0 --min-samples 8
 }
 if [[ $offcpu == yes ]]; then

@@ -43,6 +43,7 @@ static bool maps_create(struct unwind_maps *m, uint32_t rows, uint32_t slots)
 				     slots * PMUBPF_UW_MAX_MAPS, &mm);
 	m->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_pids", 4, sizeof(struct pmubpf_upid), slots, NULL);
 	m->asked_fd = -1;
+	m->key_prog_fd = -1;
 	m->files_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_files", sizeof(struct pmubpf_ufile_key),
 				     sizeof(struct pmubpf_ufile), 128, NULL);
 	return m->rows_fd >= 0 && m->tables_fd >= 0 && m->slots_fd >= 0 && m->pids_fd >= 0 &&

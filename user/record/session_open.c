@@ -209,7 +209,8 @@ static struct unwind_bpf unwind_maps_of(struct pmubpf_bpf *skel)
 {
 	return (struct unwind_bpf){ skel->maps.unwind_rows, skel->maps.unwind_tables,
 				    skel->maps.unwind_slots, skel->maps.unwind_pids,
-				    skel->maps.unwind_files, skel->maps.unwind_asked };
+				    skel->maps.unwind_files, skel->maps.unwind_asked,
+				    skel->progs.uw_file_key };
 }
 
 /* Groups and tracepoints (perfev.h): members are read through
@@ -440,6 +441,9 @@ int session__open(struct session *s)
 	s->skel->rodata->call_graph_dwarf = s->dwarf;
 	s->uw_files = s->dwarf && s->feat.have[FEAT_FILE_TABLES];
 	s->skel->rodata->uw_files_on = s->uw_files;
+	/* A syscall program (5.14: what -e off-cpu's flush needs too). */
+	if (bpf_program__set_autoload(s->skel->progs.uw_file_key, s->uw_files && s->feat.have[FEAT_OFFCPU]))
+		return session_fail(s, "choosing the BPF programs: %s", strerror(errno));
 	/* A whole machine's recording: the kernel's mmap reports cost every
 	 * process that maps code (issue 11); targets keep them, for they
 	 * name a library the moment a target maps it (images.h). */

@@ -84,6 +84,7 @@ struct unwind *unwind__open(const struct unwind_bpf *b, int verbose, bool files)
 		.pids_fd = bpf_map__fd(b->pids),
 		.files_fd = files ? bpf_map__fd(b->files) : -1,
 		.asked_fd = files ? bpf_map__fd(b->asked) : -1,
+		.key_prog_fd = files && b->key_prog && bpf_program__fd(b->key_prog) >= 0 ? bpf_program__fd(b->key_prog) : -1,
 		.max_rows = bpf_map__max_entries(b->rows),
 		.max_tables = bpf_map__max_entries(b->tables),
 		.max_slots = bpf_map__max_entries(b->pids),

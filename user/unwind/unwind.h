@@ -32,6 +32,7 @@ struct unwind_maps {
 	int rows_fd, tables_fd, slots_fd, pids_fd;
 	int files_fd; /* unwind_files, or -1: the kernel cannot walk VMAs */
 	int asked_fd; /* unwind_asked (files BPF asked for), or -1 */
+	int key_prog_fd; /* uw_file_key (a file's identity as BPF reads it), or -1 */
 	uint32_t max_rows, max_tables, max_slots;
 };
 
@@ -69,6 +70,7 @@ void unwind__sizes(bool system_wide, uint32_t *max_rows, uint32_t *max_tables,
 struct bpf_map;
 struct unwind_bpf {
 	struct bpf_map *rows, *tables, *slots, *pids, *files, *asked;
+	struct bpf_program *key_prog; /* uw_file_key, if loaded */
 };
 
 /* Before the object is loaded: size the maps for a recording (system-wide

@@ -16,13 +16,16 @@
 #include "symbols/elfsym.h"
 #include "unwind_int.h"
 
-/* The identity BPF sees a file by (the inode a VMA of it has, which
- * /proc/PID/maps prints): a page of it mapped here and looked up in our
- * own maps. On overlayfs (containers; the kernel matrix's guests) it is
- * the file underneath, not what stat() says of the overlay's path. */
-static void file_id(int fd, const struct stat *st, dev_t *dev, ino_t *ino)
+/* The identity BPF sees a file by (the inode a VMA of it has): a page
+ * of it mapped here and looked up by BPF itself (uw_file_key), else in
+ * our own /proc/self/maps. On overlayfs the VMA has the file underneath,
+ * which stat() of the overlay's path does not name, nor /proc/PID/maps
+ * since 6.8 (the kernels' matrix runs in an overlay: the files built
+ * ahead were never found there on 6.12 and 7.2). */
+static void file_id(const struct unwind *u, int fd, const struct stat *st, dev_t *dev, ino_t *ino)
 {
 	void *p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct pmubpf_file_key_args a = { 0 };
 	struct procmaps pm = { 0 };
 	const struct procmap *m;
 
@@ -30,7 +33,12 @@ static void file_id(int fd, const struct stat *st, dev_t *dev, ino_t *ino)
 	*ino = st->st_ino;
 	if (p == MAP_FAILED)
 		return;
-	if (!procmaps__read(getpid(), false, &pm) && (m = procmaps__find(&pm, (uintptr_t)p))) {
+	a.addr = (uintptr_t)p;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	if (u->m.key_prog_fd >= 0 && !bpf_prog_test_run_opts(u->m.key_prog_fd, &o) && a.found) {
+		*dev = makedev(a.key.dev >> 20, a.key.dev & 0xfffff);
+		*ino = a.key.ino;
+	} else if (!procmaps__read(getpid(), false, &pm) && (m = procmaps__find(&pm, (uintptr_t)p))) {
 		*dev = makedev(m->dev_major, m->dev_minor);
 		*ino = m->inode;
 	}
@@ -57,7 +65,7 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 		close(fd);
 		return -ENOEXEC;
 	}
-	file_id(fd, &st, &kdev, &kino);
+	file_id(u, fd, &st, &kdev, &kino);
 	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
 	if (!obj)
 		return -errno;
