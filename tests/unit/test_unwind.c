@@ -558,8 +558,10 @@ static bool files_name_tables(void)
 	CHECK(need_bpf(&m, 1 << 20, 8) == 1);
 	u = unwind__new(&m, 0);
 	CHECK(u);
-	CHECK_EQ_INT(unwind__preload(u, sc, sh), 0);
-	CHECK_EQ_INT(unwind__preload(u, sc, "/nonexistent/pmubpf"), -ENOENT);
+	struct procs *ps = procs__new(sc, -1, -1);
+	CHECK(ps);
+	CHECK_EQ_INT(unwind__preload(u, ps, sh), 0);
+	CHECK_EQ_INT(unwind__preload(u, ps, "/nonexistent/pmubpf"), -ENOENT);
 	unwind__stats(u, &st);
 	CHECK(st.preloaded == 1);
 	struct pmubpf_ufile_key key = { .ino = sst.st_ino,
@@ -570,6 +572,7 @@ static bool files_name_tables(void)
 	CHECK(f.nsegs >= 1 && f.seg[0].end > f.seg[0].off);
 	CHECK_EQ_INT(bpf_map_lookup_elem(m.tables_fd, &f.table, &d), 0);
 	CHECK(d.len > 100);
+	procs__free(ps);
 	unwind__free(u);
 	maps_close(&m);
 	proc_done(&pr);

@@ -192,6 +192,12 @@ void procs__free(struct procs *p);
  * held for it while it lived is given back; and once, dead, for a
  * process gone before it was read, its image put together without it
  * (from BPF or the kernel's reports): its files' tables are built. */
+/* The object of the file at path (our mount namespace), as a mapping
+ * of it would be opened (its debug info noted): for files read before
+ * any process maps them. NULL if unreadable or not ELF. */
+struct elfobj *procs__open_path(struct procs *p, const char *path);
+/* The same for mapping m of live process tgid (through its map_files). */
+struct elfobj *procs__open_mapping(struct procs *p, uint32_t tgid, const struct procmap *m);
 typedef void (*procs_maps_hook)(void *ctx, const struct proc *pr);
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx);
 

@@ -65,6 +65,23 @@ bool procs_stat_path(struct procs *p, const char *path, uint64_t ino, int64_t no
 	return true;
 }
 
+struct elfobj *procs__open_mapping(struct procs *p, uint32_t tgid, const struct procmap *m)
+{
+	struct proc pr = { .tgid = tgid, .via = tgid };
+
+	return procs_open_obj(p, &pr, m);
+}
+
+struct elfobj *procs__open_path(struct procs *p, const char *path)
+{
+	struct proc pr = { .dead = true }; /* no process: by path */
+	struct stat st;
+
+	if (stat(path, &st))
+		return NULL;
+	return procs_open_obj(p, &pr, &(struct procmap){ .path = (char *)path, .inode = st.st_ino, .exec = true });
+}
+
 struct elfobj *procs_open_obj(struct procs *p, const struct proc *pr, const struct procmap *m)
 {
 	uint32_t tgid = pr->dead ? 0 : pr->via; /* gone: by path (procmaps__open) */

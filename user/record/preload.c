@@ -33,7 +33,7 @@ static bool command_path(const char *command, char *out, size_t len)
 	return false;
 }
 
-void preload__tables(struct unwind *uw, struct symcache *sc, const char *command)
+void preload__tables(struct unwind *uw, struct procs *procs, const char *command)
 {
 	char line[PATH_MAX + 128], path[PATH_MAX], last[PATH_MAX] = "";
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -48,15 +48,15 @@ void preload__tables(struct unwind *uw, struct symcache *sc, const char *command
 		base = strrchr(p, '/') + 1;
 		if (strcmp(p, last) && (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
 					!strncmp(base, "ld-musl", 7)))
-			unwind__preload(uw, sc, p);
+			unwind__preload(uw, procs, p);
 		snprintf(last, sizeof(last), "%s", p);
 	}
 	if (f)
 		fclose(f);
 	unwind__preload_vdso(uw);
 	if (realpath("/bin/sh", path))
-		unwind__preload(uw, sc, path);
+		unwind__preload(uw, procs, path);
 	if (command && command_path(command, path, sizeof(path)))
-		unwind__preload(uw, sc, path);
+		unwind__preload(uw, procs, path);
 }
 

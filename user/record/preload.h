@@ -2,7 +2,7 @@
 #ifndef PMUBPF_PRELOAD_H
 #define PMUBPF_PRELOAD_H
 
-#include "symbols/elfsym.h"
+#include "procs/procs.h"
 #include "unwind/unwind.h"
 
 /* The files whose tables BPF should have before a process maps them
@@ -11,6 +11,6 @@
  * once a process of it is read), the shell, and the command `--` runs.
  * Built here, they unwind a new process's first samples, which come
  * before its maps are read (~10 ms); else those go by frame pointer. */
-void preload__tables(struct unwind *uw, struct symcache *sc, const char *command);
+void preload__tables(struct unwind *uw, struct procs *p, const char *command);
 
 #endif

@@ -186,7 +186,7 @@ static int handle_notice(void *ctx, void *data, size_t size)
 
 	if (size >= sizeof(*f) && f->kind == PMUBPF_NOTICE_UFILE) {
 		if (s->uw)
-			unwind__file_notice(s->uw, s->sc, f);
+			unwind__file_notice(s->uw, s->procs, f);
 	} else if (size >= sizeof(struct pmubpf_notice)) {
 		procs__notice(s->procs, data, size);
 	}
@@ -572,7 +572,7 @@ int session__build(struct session *s)
 		if (!s->uw)
 			return session_fail(s, "setting up --call-graph dwarf: %s (try --call-graph fp)", strerror(errno));
 		procs__set_maps_hook(s->procs, unwind__proc, s->uw);
-		preload__tables(s->uw, s->sc, s->cfg->command ? s->cfg->command[0] : NULL);
+		preload__tables(s->uw, s->procs, s->cfg->command ? s->cfg->command[0] : NULL);
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.notices), handle_notice, s, NULL);
 	if (!s->rb)

@@ -94,14 +94,14 @@ struct symcache;
 /* Build the table of the ELF file at path (in our mount namespace) before
  * any process maps it, for BPF to find by the file (no-op without the
  * files map). 0, or -errno (not readable, not ELF, no room). */
-int unwind__preload(struct unwind *u, struct symcache *sc, const char *path);
+int unwind__preload(struct unwind *u, struct procs *p, const char *path);
 /* The vDSO's table (ours: the kernel's one image), the same way. */
 void unwind__preload_vdso(struct unwind *u);
 struct pmubpf_ufile_notice;
 /* BPF met a file without an entry (NOTICE_UFILE): its mapping in the
  * process found, its table built if need be, the entry written under the
  * identity BPF read. */
-void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n);
+void unwind__file_notice(struct unwind *u, struct procs *p, const struct pmubpf_ufile_notice *n);
 /* Sampling has stopped: later maps re-reads need no tables. */
 void unwind__stop(struct unwind *u);
 

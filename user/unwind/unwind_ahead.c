@@ -46,7 +46,7 @@ static void file_id(const struct unwind *u, int fd, const struct stat *st, dev_t
 	munmap(p, 1);
 }
 
-int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
+int unwind__preload(struct unwind *u, struct procs *p, const char *path)
 {
 	struct elfseg seg;
 	struct stat st;
@@ -66,9 +66,12 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 		return -ENOEXEC;
 	}
 	file_id(u, fd, &st, &kdev, &kino);
-	obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino); /* takes fd */
+	close(fd);
+	/* Through procs, as a mapping's object is: its debug info noted
+	 * (an object the cache had without it would have none later). */
+	obj = procs__open_path(p, path);
 	if (!obj)
-		return -errno;
+		return -ENOEXEC;
 	if (!elfobj__exec_segments(obj, &seg, 1))
 		return -ENOEXEC;
 	/* As a process would map it: its first executable segment. */
@@ -86,22 +89,19 @@ int unwind__preload(struct unwind *u, struct symcache *sc, const char *path)
 	return 0;
 }
 
-void unwind__file_notice(struct unwind *u, struct symcache *sc, const struct pmubpf_ufile_notice *n)
+void unwind__file_notice(struct unwind *u, struct procs *p, const struct pmubpf_ufile_notice *n)
 {
 	struct procmaps pm = { 0 };
 	const struct procmap *m;
 	struct proc pr = { .tgid = n->tgid };
 	struct elfobj *obj;
 	const struct tab *t;
-	struct stat st;
-	int fd;
 
 	if (u->m.files_fd < 0 || u->stopped)
 		return;
 	u->st.asked++;
 	if (!procmaps__read(n->tgid, true, &pm) && (m = procmaps__find(&pm, n->addr)) && m->path &&
-	    m->path[0] == '/' && (fd = procmaps__open(n->tgid, m, &st)) >= 0 &&
-	    (obj = symcache__get_fd(sc, fd, st.st_dev, st.st_ino)) /* takes fd */) {
+	    m->path[0] == '/' && (obj = procs__open_mapping(p, n->tgid, m))) {
 		u->epoch++;
 		t = unwind_table_for(u, &pr, m, obj);
 		if (t && t->id != PMUBPF_UW_NO_TABLE &&
