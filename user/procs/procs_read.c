@@ -67,7 +67,11 @@ bool procs_stat_path(struct procs *p, const char *path, uint64_t ino, int64_t no
 
 struct elfobj *procs__open_mapping(struct procs *p, uint32_t tgid, const struct procmap *m)
 {
-	struct proc pr = { .tgid = tgid, .via = tgid };
+	/* In another mount namespace, its debug files are looked up in
+	 * there (through /proc/PID/root): the object is noted once, by
+	 * whoever opens it first, and kept so. */
+	struct proc pr = { .tgid = tgid, .via = tgid,
+			   .other_mntns = procsyms__other_mntns(tgid, 0) };
 
 	return procs_open_obj(p, &pr, m);
 }
