@@ -85,21 +85,28 @@ static int64_t find(const struct unwind *u, const struct pmubpf_ufile_key *key)
 	return hashtab__find(u->files_index, file_hash(key), key, &idx) ? (int64_t)idx : -1;
 }
 
+/* Key's entry for obj's table tix: its exec segments are read only where
+ * an entry is written (most calls find the file known: under churn,
+ * every new process's libc). */
 static int note(struct unwind *u, const struct pmubpf_ufile_key *key, uint32_t tix,
-		const struct elfseg *segs, size_t n)
+		const struct elfobj *obj)
 {
+	struct elfseg segs[PMUBPF_UW_FILE_SEGS];
 	struct tab *t = &u->tabs[tix];
 	int64_t at = find(u, key);
+	size_t n;
 	uint32_t i;
 	int err;
 
-	if (u->m.files_fd < 0 || t->id == PMUBPF_UW_NO_TABLE || !n)
+	if (u->m.files_fd < 0 || t->id == PMUBPF_UW_NO_TABLE)
+		return -ENOENT;
+	if (at >= 0 && u->files[at].tix == tix)
+		return 0; /* the usual case: known */
+	if (!(n = elfobj__exec_segments(obj, segs, PMUBPF_UW_FILE_SEGS)))
 		return -ENOENT;
 	if (at >= 0) {
 		struct ufile *f = &u->files[at];
 
-		if (f->tix == tix)
-			return 0; /* the usual case: known */
 		/* The file now holds another object (rewritten in place). */
 		if ((err = write_entry(u, key, t, segs, n)))
 			return err;
@@ -135,9 +142,7 @@ static int note(struct unwind *u, const struct pmubpf_ufile_key *key, uint32_t t
 int unwind_files__note_key(struct unwind *u, const struct pmubpf_ufile_key *key,
 			   const struct elfobj *obj, uint32_t tix)
 {
-	struct elfseg segs[PMUBPF_UW_FILE_SEGS];
-
-	return note(u, key, tix, segs, elfobj__exec_segments(obj, segs, PMUBPF_UW_FILE_SEGS));
+	return note(u, key, tix, obj);
 }
 
 bool unwind_files__known(const struct unwind *u, const struct procmap *m)
@@ -150,7 +155,6 @@ bool unwind_files__known(const struct unwind *u, const struct procmap *m)
 void unwind_files__note(struct unwind *u, const struct procmap *m, const struct elfobj *obj,
 			uint32_t tix)
 {
-	struct elfseg segs[PMUBPF_UW_FILE_SEGS];
 	struct pmubpf_ufile_key key = {
 		.ino = m->inode,
 		.dev = (m->dev_major << 20) | m->dev_minor,
@@ -158,7 +162,7 @@ void unwind_files__note(struct unwind *u, const struct procmap *m, const struct 
 
 	if (!m->inode || tix == NO_TAB)
 		return;
-	note(u, &key, tix, segs, elfobj__exec_segments(obj, segs, PMUBPF_UW_FILE_SEGS));
+	note(u, &key, tix, obj);
 }
 
 void unwind_files__note_vdso(struct unwind *u, uint64_t min_vaddr)
