@@ -69,6 +69,7 @@ files = {m["id"]: m["file"] for m in d["mappings"]}
 own = ("exec_work", "libc.so", "libm.so", "ld-linux", "[vdso]")
 n = named = spin = spin_w = 0
 foreign = set()
+why = {}
 for s in d["samples"]:
     if s["labels"].get("comm") != "exec_work":
         continue
@@ -79,7 +80,11 @@ for s in d["samples"]:
     if not user:
         continue
     n += 1
-    named += user[0].get("mapping") in files
+    if user[0].get("mapping") in files:
+        named += 1
+    else: # what the unnamed were doing, for the failure message
+        k = kern[0]["frames"][0]["func"] if kern and kern[0]["frames"] else "(no kernel frame)"
+        why[k] = why.get(k, 0) + 1
     if any(fr["func"] == "before_exec" for f in user for fr in f["frames"]):
         spin += 1
         spin_w += s["values"][1]
@@ -89,7 +94,8 @@ if n < 200:
     sys.exit("%d samples of exec_work images: too few to tell (want 200)" % n)
 print("%d samples of exec_work images: %d named (%.1f%%), %d in before_exec" % (n, named, 100.0 * named / n, spin))
 if named < 0.99 * n:
-    sys.exit("under 99% named")
+    sys.exit("under 99%% named; the unnamed by their kernel leaf: %s" %
+             ", ".join("%s %d" % kv for kv in sorted(why.items(), key=lambda kv: -kv[1])[:5]))
 if foreign:
     sys.exit("frames in files exec_work does not map (named after the wrong image): %s" % sorted(foreign))
 want, cpu = int(sys.argv[1]), int(sys.argv[2])
