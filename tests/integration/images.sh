@@ -144,39 +144,25 @@ if named < 0.8 * n:
 ' "${2:-exec_work,true}"
 }
 
-# BPF's count of fork children named by their parent's image in the
-# recorder $1's image_stats (PMUBPF_IMAGE_LIKES, index 4), over its CPUs.
-likes_sent() {
-	local id
-	id=$(recorder_map image_stats "$1") || { echo 0; return; }
-	bpftool map lookup id "$id" key 4 0 0 0 -j 2>/dev/null | python3 -c '
-import json, sys
-try:
-    d = json.load(sys.stdin)
-except ValueError:
-    print(0); sys.exit()
-if "formatted" in d:
-    print(sum(v["value"] for v in d["formatted"]["values"]))
-else:
-    print(sum(int.from_bytes(bytes(int(b, 16) for b in v["value"]), "little") for v in d["values"]))'
-}
-
 # A fork child that execs before its first sample is in a copy of its
 # parent's image: BPF sends "its parent's" (NOTICE_LIKE) in place of a
-# walk of the copy. churn_work's children (fork, then execve of
-# /bin/true or env) sampled inside their execve: at least 5 of them so
-# named (without NOTICE_LIKE: none), and their user
-# leaf (the execve call in the parent's libc) named in at least 80% of
-# such samples (seen: 223 from the parent, 97% named; with the parent's
-# maps not taken, about half). How many land there moves with the
-# machine: 5 to 72 in 3 s runs of one session, 223 in another's.
+# walk of the copy. fork_exec's LIKE_CHILDREN children (fork, then at
+# once execve of /bin/true), each exec freeing a copy of 256 MiB of page
+# table entries past its point of no return: at least half of them named
+# so (seen: 38 of 40 in two runs; without NOTICE_LIKE: none; the window
+# and the time before it scale alike with the machine's speed), and
+# their user leaf (the execve call in the parent's libc) named in at
+# least 80% of their samples inside execve (seen: 97%; with the parent's
+# maps not taken, about half).
+LIKE_CHILDREN=40
 like_parent() {
 	local c k
 	c=$($DUMP "$1" | grep -o '"images: [^"]*"') || { echo "no images: comment"; return 1; }
 	k=$(sed -n "s/.*(\([0-9]*\) of them their parent's.*/\1/p" <<<"$c")
-	((${k:-0} >= 5)) || { echo "${k:-no} images from the parent's, want >= 5: $c"; return 1; }
-	echo "$k images from the parent's"
-	exec_inside "$1" churn_work,true,env
+	((${k:-0} * 2 >= LIKE_CHILDREN)) ||
+		{ echo "${k:-no} images from the parent's of $LIKE_CHILDREN children, want half: $c"; return 1; }
+	echo "$k images from the parent's of $LIKE_CHILDREN children"
+	exec_inside "$1" fork_exec,true
 }
 
 # The images comment: N images of processes gone (at least $2), and no
@@ -293,24 +279,19 @@ if bpf_images "$TMP/short.bpf.err"; then
 	else
 		fail exec_inside_named "pmubpf did not start: $(tail -n1 "$TMP/inside.err")"
 	fi
-	# At least 5 s of churn (exec_inside wants 15 samples inside execve),
-	# and on until BPF has named 5 fork children by their parent's image
-	# (its image_stats count): how many children are first sampled inside
-	# their execve moves with the machine's speed (under qemu, most are
-	# sampled between fork and exec, and none so was seen in 5 s).
+	# Fork children first sampled inside their exec, past its point of
+	# no return, are named by their parent's image. Churn alone gives
+	# few such children where the machine is slow (under qemu, most are
+	# sampled between fork and exec: 1 in 840 on sid's 7.2), so
+	# fork_exec makes the window long by construction: each child's exec
+	# frees its copy of 256 MiB of page table entries there, and the
+	# child runs no code of its own before its execve.
 	if start_recorder "$TMP/like.err" -a -F 999 -o "$TMP/like.pb.gz"; then
-		"$ROOT/${PMUBPF_BUILD:-build}/bench/churn_work" 300 1 "$TMP/like.progress" >/dev/null 2>&1 &
-		cpid=$!
-		sleep 5
-		# 120 s more at most, by the clock: each bpftool read takes
-		# seconds under qemu (240 reads there outran the suite's 600 s).
-		for ((end = SECONDS + 120; SECONDS < end; )); do
-			(($(likes_sent $RECORDER_PID) >= 5)) && break
-			sleep 0.5
-		done
-		kill -TERM $cpid; wait $cpid
+		"$B/fork_exec" 256 $LIKE_CHILDREN /bin/true >"$TMP/like.out" 2>&1
+		rc=$?
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
-		check images_like_parent like_parent "$TMP/like.pb.gz"
+		if ((rc)); then fail images_like_parent "fork_exec failed: $(tail -n1 "$TMP/like.out")"
+		else check images_like_parent like_parent "$TMP/like.pb.gz"; fi
 	else
 		fail images_like_parent "pmubpf did not start: $(tail -n1 "$TMP/like.err")"
 	fi
