@@ -161,6 +161,16 @@ $(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc tests/workloads/warmup.h | $(OUT)
 	$(call msg,CXX,$@)
 	$(Q)$(CLANGXX) $(NOFP_CFLAGS) $< -o $@
 
+# A command whose first waits are in a library it links without frame
+# pointers (firstsamples.command_lib_nap): the library found through its
+# run path, $ORIGIN.
+$(OUT)/tests/nofp_libnap: tests/workloads/nofp_libnap.c $(OUT)/tests/libnofpnap.so | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(NOFP_CFLAGS) $< -o $@ -L$(OUT)/tests -lnofpnap -Wl,-rpath,'$$ORIGIN'
+$(OUT)/tests/libnofpnap.so: tests/workloads/lib/nofpnap.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
+
 # Shared libraries the workloads load (tests/workloads/lib/NAME.c).
 WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))
 $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests

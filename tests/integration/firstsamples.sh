@@ -9,6 +9,9 @@
 #   command_first_nap  -e off-cpu -- nofp_first nap 30 10: every nap's
 #                      stack has nap (the command's binary and libc
 #                      built before the child's exec)
+#   command_lib_nap    -e off-cpu -- nofp_libnap 30 10: every nap's stack
+#                      reaches main through lib_nap, in a library the command links
+#                      (DT_NEEDED by its run path: built before the exec)
 #   pid_first_nap      -p of a process that naps once attached: the
 #                      same (its maps read at start-up)
 #   all_short_spins    -a, 20 processes of 20 ms each spinning in spin():
@@ -25,7 +28,7 @@
 #                      short processes' spin samples miss main (shown:
 #                      the checks above can fail)
 source "$(dirname "$0")/lib.sh"
-NAMES=(command_first_nap pid_first_nap all_short_spins by_file_counted overlay_command without_it)
+NAMES=(command_first_nap command_lib_nap pid_first_nap all_short_spins by_file_counted overlay_command without_it)
 need_root "${NAMES[@]}"
 if [[ $(uname -m) != x86_64 ]]; then
 	for n in "${NAMES[@]}"; do skip $n "--call-graph dwarf is implemented on x86-64 only"; done
@@ -54,6 +57,18 @@ if [[ $offcpu == yes ]]; then
 	check command_first_nap command_first_nap
 else
 	skip command_first_nap "this kernel lacks off-cpu (pmubpf features)"
+fi
+
+command_lib_nap() {
+	"$PMUBPF" -v -e off-cpu -o "$TMP/lib.pb.gz" -- "$B/nofp_libnap" 30 10 >/dev/null 2>"$TMP/lib.err" ||
+		{ echo "pmubpf failed: $(tail -n1 "$TMP/lib.err")"; return 1; }
+	$CHECK ancestors --leaf syscall --ancestor main --user-leaf --kernel-only --min-fraction 1.0 \
+		--min-samples 8 "$TMP/lib.pb.gz"
+}
+if [[ $offcpu == yes ]]; then
+	check command_lib_nap command_lib_nap
+else
+	skip command_lib_nap "this kernel lacks off-cpu (pmubpf features)"
 fi
 
 pid_first_nap() {

@@ -8,6 +8,7 @@
  * by build-id, deleted files, and robustness to corrupted binaries.
  */
 #include "symbols/elfsym.h"
+#include "symbols/elfutil.h"
 #include "fixtures.h"
 #include "testing.h"
 
@@ -494,6 +495,63 @@ static bool corrupted_binaries(void)
 	return true;
 }
 
+/* DT_NEEDED names, in order, and the run path: as readelf -d says. */
+static void append_name(const char *name, void *arg)
+{
+	char *out = arg;
+
+	strcat(out, name);
+	strcat(out, " ");
+}
+
+static bool needed_matches_readelf(void)
+{
+	char linked[160], src[160], cmd[512], want[512] = "", got[512] = "", rp[256];
+	FILE *p;
+
+	snprintf(linked, sizeof(linked), "%s/linked", dir);
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	CHECK(sh("gcc -O0 -o %s %s -Wl,--no-as-needed %s -lm -Wl,-rpath,'$ORIGIN/sub:/opt/x'", linked, src, lib));
+	char line[512];
+
+	snprintf(cmd, sizeof(cmd), "readelf -d %s", linked);
+	CHECK((p = popen(cmd, "r")));
+	while (fgets(line, sizeof(line), p)) {
+		char *a = strchr(line, '['), *b = strrchr(line, ']');
+
+		if (strstr(line, "(NEEDED)") && a && b > a) {
+			*b = 0;
+			strcat(want, a + 1);
+			strcat(want, " ");
+		}
+	}
+	pclose(p);
+	CHECK(strstr(want, "lib.so") && strstr(want, "libc.so.6"));
+
+	int fd = open(linked, O_RDONLY);
+	Elf *e;
+
+	CHECK(fd >= 0);
+	elf_version(EV_CURRENT);
+	CHECK((e = elf_begin(fd, ELF_C_READ, NULL)));
+	int n = elfutil__needed(e, append_name, got, rp, sizeof(rp));
+
+	CHECK_STR(got, want);
+	CHECK(n >= 2);
+	CHECK_STR(rp, "$ORIGIN/sub:/opt/x");
+	/* A library without a run path (nor libc: it calls nothing): "". */
+	elf_end(e);
+	close(fd);
+	fd = open(lib, O_RDONLY);
+	CHECK(fd >= 0 && (e = elf_begin(fd, ELF_C_READ, NULL)));
+	got[0] = 0;
+	CHECK(elfutil__needed(e, append_name, got, rp, sizeof(rp)) >= 0);
+	CHECK_STR(rp, "");
+	elf_end(e);
+	close(fd);
+	return true;
+}
+
 static bool cleanup(void)
 {
 	CHECK(sh("rm -rf %s", dir));
@@ -514,4 +572,5 @@ TEST_MAIN("elfsym",
 	  TEST(open_fds_bounded),
 	  TEST(sweep_evicts_unmarked),
 	  TEST(corrupted_binaries),
+	  TEST(needed_matches_readelf),
 	  TEST(cleanup))

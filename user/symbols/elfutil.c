@@ -4,6 +4,7 @@
 #include "elfutil.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,48 @@ bool elfutil__has_dwarf(Elf *elf)
 	    sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
 		return true;
 	return false;
+}
+
+int elfutil__needed(Elf *elf, void (*fn)(const char *name, void *arg), void *arg,
+		    char *runpath, size_t rplen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	const char *rpath = NULL, *run = NULL;
+	int n = 0;
+
+	if (rplen)
+		runpath[0] = 0;
+	for (size_t i = 0; i < MAX_HEADERS && (scn = elf_nextscn(elf, scn)); i++)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC)
+			break;
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+		return -1;
+	size_t count = sh.sh_size / sh.sh_entsize;
+
+	for (size_t i = 0; i < count && i < MAX_HEADERS && gelf_getdyn(d, (int)i, &dyn); i++) {
+		const char *s;
+
+		if (dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+			continue;
+		if (!(s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)))
+			continue;
+		if (dyn.d_tag == DT_RUNPATH)
+			run = s;
+		else if (dyn.d_tag == DT_RPATH)
+			rpath = s;
+		else if (fn) {
+			fn(s, arg);
+			n++;
+		}
+	}
+	if (rplen && (run || rpath))
+		snprintf(runpath, rplen, "%s", run ? run : rpath);
+	return n;
 }
 
 void *elfutil__copy_image(const void *buf, size_t len)

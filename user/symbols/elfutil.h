@@ -24,6 +24,13 @@ Elf_Scn *elfutil__section(Elf *elf, const char *name, GElf_Shdr *sh);
 /* Does the file hold DWARF: a non-empty .debug_info (or compressed
  * .zdebug_info) with contents in the file (not SHT_NOBITS)? */
 bool elfutil__has_dwarf(Elf *elf);
+/* A dynamic object's DT_NEEDED names, in order, each to fn(name, arg),
+ * and its library search path (DT_RUNPATH, else DT_RPATH; "" if none)
+ * into runpath[0, rplen). Names are as the file has them (bounded by
+ * its string table). The number of names, or -1 if elf has no dynamic
+ * section. */
+int elfutil__needed(Elf *elf, void (*fn)(const char *name, void *arg), void *arg,
+		    char *runpath, size_t rplen);
 /* A malloc'd copy of the ELF image buf[0, len), for elf_memory over
  * memory the caller owns until elf_end (a vDSO read out of a process, a
  * decompressed MiniDebugInfo). NULL + errno: EINVAL (no image), ENOMEM. */
