@@ -15,32 +15,6 @@
  * has its first samples in the rest unwound once BPF asks for them). */
 #define NEEDED_MAX 32
 
-/* Where execvp finds command: itself if it names a path, else the first
- * executable file of that name in $PATH (execvp's default without it). */
-static bool command_path(const char *command, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(command, '/'))
-		return realpath(command, out) != NULL;
-	if (!path)
-		path = "/bin:/usr/bin";
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t dlen = end ? (size_t)(end - path) : strlen(path);
-		char cand[PATH_MAX];
-
-		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)dlen, dlen ? path : ".", command) <
-			    (int)sizeof(cand) &&
-		    !access(cand, X_OK) && realpath(cand, out) && strlen(out) < len)
-			return true;
-		path += dlen + (end != NULL);
-		if (!end)
-			break;
-	}
-	return false;
-}
-
 /* The files found so far (real paths). */
 struct needed {
 	char *path[NEEDED_MAX];
@@ -61,27 +35,40 @@ static int add(struct needed *nd, const char *path)
 	return nd->n++;
 }
 
-/* name in the directories of list (':'-separated, $ORIGIN the object's
- * own): its real path into out if a file is there. */
-static bool search(const char *list, const char *name, const char *origin, char *out)
+/* name in the directories of list (':'-separated; an empty one is the
+ * current directory, as for execvp and the loader; $ORIGIN, with
+ * origin, the object's own), the first with access(mode): its real
+ * path into out (PATH_MAX). */
+static bool search(const char *list, const char *name, const char *origin, int mode, char *out)
 {
 	while (list && *list) {
 		const char *end = strchr(list, ':');
 		size_t len = end ? (size_t)(end - list) : strlen(list);
 		char dir[PATH_MAX], cand[PATH_MAX];
 
-		if (len >= 7 && !strncmp(list, "$ORIGIN", 7))
+		if (origin && len >= 7 && !strncmp(list, "$ORIGIN", 7))
 			snprintf(dir, sizeof(dir), "%s%.*s", origin, (int)(len - 7), list + 7);
-		else if (len >= 9 && !strncmp(list, "${ORIGIN}", 9))
+		else if (origin && len >= 9 && !strncmp(list, "${ORIGIN}", 9))
 			snprintf(dir, sizeof(dir), "%s%.*s", origin, (int)(len - 9), list + 9);
 		else
-			snprintf(dir, sizeof(dir), "%.*s", (int)len, list);
-		if (dir[0] == '/' && snprintf(cand, sizeof(cand), "%s/%s", dir, name) < (int)sizeof(cand) &&
-		    !access(cand, R_OK) && realpath(cand, out))
+			snprintf(dir, sizeof(dir), "%.*s", (int)len, len ? list : ".");
+		if (snprintf(cand, sizeof(cand), "%s/%s", dir, name) < (int)sizeof(cand) &&
+		    !access(cand, mode) && realpath(cand, out))
 			return true;
 		list += len + (end != NULL);
 	}
 	return false;
+}
+
+/* Where execvp finds command: itself if it names a path, else the first
+ * executable file of that name in $PATH (execvp's default without it). */
+static bool command_path(const char *command, char *out)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(command, '/'))
+		return realpath(command, out) != NULL;
+	return search(path ? path : "/bin:/usr/bin", command, NULL, X_OK, out);
 }
 
 /* One DT_NEEDED name: where the loader would look (the object's run
@@ -96,10 +83,10 @@ static void need(const char *name, void *arg)
 	if (!name[0])
 		return;
 	if (strchr(name, '/') ? !realpath(name, path) :
-	    !search(nd->runpath, name, nd->origin, path) &&
-		    !search(getenv("LD_LIBRARY_PATH"), name, nd->origin, path) &&
-		    !search(nd->libdir, name, nd->origin, path) &&
-		    !search("/lib64:/usr/lib64:/lib:/usr/lib", name, nd->origin, path))
+	    !search(nd->runpath, name, nd->origin, R_OK, path) &&
+		    !search(getenv("LD_LIBRARY_PATH"), name, nd->origin, R_OK, path) &&
+		    !search(nd->libdir, name, nd->origin, R_OK, path) &&
+		    !search("/lib64:/usr/lib64:/lib:/usr/lib", name, nd->origin, R_OK, path))
 		return;
 	add(nd, path);
 }
@@ -121,9 +108,8 @@ static void needed_of(struct needed *nd, int from)
 
 			snprintf(origin, sizeof(origin), "%.*s", (int)(slash - nd->path[i]), nd->path[i]);
 			nd->origin = origin;
-			elfutil__needed(e, NULL, NULL, runpath, sizeof(runpath));
-			nd->runpath = runpath;
-			elfutil__needed(e, need, nd, NULL, 0);
+			nd->runpath = runpath; /* filled before need() runs */
+			elfutil__needed(e, need, nd, runpath, sizeof(runpath));
 		}
 		if (e)
 			elf_end(e);
@@ -165,7 +151,7 @@ void preload__tables(struct unwind *uw, struct procs *procs, const char *command
 	/* The command and the libraries it links (those not built above). */
 	int built = nd.n, at;
 
-	if (command && command_path(command, path, sizeof(path)) && (at = add(&nd, path)) >= 0)
+	if (command && command_path(command, path) && (at = add(&nd, path)) >= 0)
 		needed_of(&nd, at); /* from the shell, if that is the command */
 	for (int i = 0; i < nd.n; i++) {
 		if (i >= built)

@@ -106,7 +106,8 @@ int elfutil__needed(Elf *elf, void (*fn)(const char *name, void *arg), void *arg
 	GElf_Shdr sh;
 	GElf_Dyn dyn;
 	Elf_Data *d;
-	const char *rpath = NULL, *run = NULL;
+	const char *rpath = NULL, *run = NULL, *s;
+	size_t count;
 	int n = 0;
 
 	if (rplen)
@@ -116,28 +117,30 @@ int elfutil__needed(Elf *elf, void (*fn)(const char *name, void *arg), void *arg
 			break;
 	if (!scn || !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
 		return -1;
-	size_t count = sh.sh_size / sh.sh_entsize;
+	count = sh.sh_size / sh.sh_entsize;
+	if (count > MAX_HEADERS)
+		count = MAX_HEADERS;
+	/* Two passes over the entries: the run path (which may follow the
+	 * names) is known before fn sees the first name. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < count && gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+			bool name = dyn.d_tag == DT_NEEDED;
 
-	for (size_t i = 0; i < count && i < MAX_HEADERS && gelf_getdyn(d, (int)i, &dyn); i++) {
-		const char *s;
-
-		if (dyn.d_tag == DT_NULL)
-			break;
-		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
-			continue;
-		if (!(s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)))
-			continue;
-		if (dyn.d_tag == DT_RUNPATH)
-			run = s;
-		else if (dyn.d_tag == DT_RPATH)
-			rpath = s;
-		else if (fn) {
-			fn(s, arg);
-			n++;
+			if (name != (pass == 1) || (!name && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH) ||
+			    !(s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)))
+				continue;
+			if (dyn.d_tag == DT_RUNPATH)
+				run = s;
+			else if (dyn.d_tag == DT_RPATH)
+				rpath = s;
+			else if (fn) {
+				fn(s, arg);
+				n++;
+			}
 		}
+		if (!pass && rplen && (run || rpath))
+			snprintf(runpath, rplen, "%s", run ? run : rpath);
 	}
-	if (rplen && (run || rpath))
-		snprintf(runpath, rplen, "%s", run ? run : rpath);
 	return n;
 }
 

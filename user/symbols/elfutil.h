@@ -26,7 +26,8 @@ Elf_Scn *elfutil__section(Elf *elf, const char *name, GElf_Shdr *sh);
 bool elfutil__has_dwarf(Elf *elf);
 /* A dynamic object's DT_NEEDED names, in order, each to fn(name, arg),
  * and its library search path (DT_RUNPATH, else DT_RPATH; "" if none)
- * into runpath[0, rplen). Names are as the file has them (bounded by
+ * into runpath[0, rplen), filled before fn is first called (rplen 0:
+ * not asked). Names are as the file has them (bounded by
  * its string table). The number of names, or -1 if elf has no dynamic
  * section. */
 int elfutil__needed(Elf *elf, void (*fn)(const char *name, void *arg), void *arg,
