@@ -38,6 +38,7 @@ const volatile __u32 nr_cpus = 1;    /* possible CPUs: group_members rows */
 const volatile __u64 tp_period = 1;  /* a tracepoint sample's weight (-c) */
 
 #include "compat.bpf.h"
+#include "execwin.bpf.h"
 
 /* The recording window, set and cleared by userspace through the mmap'd
  * .bss: samples count only between the two stores, however long opening,
@@ -247,6 +248,8 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->tid = tid;
 	n->pgen = pgen;
 	n->flags = task_moving(task) | (BPF_CORE_READ(task, mm) ? 0 : PMUBPF_NOTICE_F_NOMM);
+	if (kind == PMUBPF_NOTICE_PROC && exec_unseen(tgid))
+		n->flags |= PMUBPF_NOTICE_F_EXECING | PMUBPF_NOTICE_F_MOVING;
 	/* Which files its paths name: the loader asked /proc/PID/ns/mnt at
 	 * every new process (a path walk each, under churn). */
 	n->mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);

@@ -28,6 +28,7 @@
 #include "base.bpf.h"
 #include "procgen.bpf.h"
 #include "vma.bpf.h"
+#include "execwin.bpf.h"
 
 /* Set by the loader with on_prepare_exec: on_exit sends images too. */
 const volatile bool images_on = false;
@@ -359,12 +360,7 @@ static __always_inline bool image_ends(__u32 tgid)
  * execve, after the old image's end: the exec's end (on_exec) sends it
  * as that sample's generation's, and forgets it. Kept as the notice it
  * becomes (its first PMUBPF_IMAGE_MAPS mappings). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32); /* tgid */
-	__type(value, struct pmubpf_image_notice);
-	__uint(max_entries, 4096);
-} image_stashes SEC(".maps");
+/* (image_stashes: execwin.bpf.h) */
 
 static __noinline int image_stash(__u32 tgid)
 {
@@ -391,16 +387,7 @@ static __noinline int image_stash(__u32 tgid)
  * stash). The same executable and as many mappings: a copy, not an
  * image changed since the fork (a rare child that maps and unmaps as
  * much before its exec is named by the parent's image). */
-struct image_like {
-	__u32 tgid, pgen;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32); /* tgid */
-	__type(value, struct image_like);
-	__uint(max_entries, 4096);
-} image_likes SEC(".maps");
+/* (image_likes, struct image_like: execwin.bpf.h) */
 
 /* tgid's image is its parent's (see image_likes): noted, true. */
 static __always_inline bool image_like_parent(__u32 tgid)

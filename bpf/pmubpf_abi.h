@@ -406,6 +406,12 @@ enum pmubpf_notice_kind {
 /* The task had no address space left (its exit released it): no user
  * stack was taken, and there is no image to read. */
 #define PMUBPF_NOTICE_F_NOMM 2u
+/* The sample was taken inside an exec past its point of no return, of a
+ * process not sampled before (bpf/execwin.bpf.h): the image it ran in is
+ * gone, and /proc shows the new one (on 7.x under the new name too)
+ * while the generation is still the old one's. BPF sends that image, or
+ * its parent's, as the exec ends: the loader waits for it. */
+#define PMUBPF_NOTICE_F_EXECING 4u
 struct pmubpf_notice {
 	__u32 kind; /* enum pmubpf_notice_kind */
 	__u32 tgid;

@@ -149,13 +149,16 @@ if named < 0.8 * n:
 # walk of the copy. fork_exec's LIKE_CHILDREN children (fork, then at
 # once execve of /bin/true) each free a copy of LIKE_MIB MiB of page
 # table entries past the exec's point of no return. The truth, per
-# child, from the profile (every sample is in it): a child whose every
-# sample is inside its execve, freeing the old image (exit_mmap under
-# bprm_execve: after sched_prepare_exec on every kernel that sends
-# images from BPF, exec_mmap's mmput before 7.x, setup_new_exec's
-# since), had no sample before that point, so BPF must have named it by
+# child (fork_exec prints their pids), from the profile (every sample
+# is in it): a child sampled inside its execve freeing the old image
+# (exit_mmap under bprm_execve: after sched_prepare_exec on every
+# kernel that sends images from BPF, exec_mmap's mmput before 7.x,
+# setup_new_exec's since, where the comm is already the new one's) and
+# never before that point (a sample as fork_exec elsewhere; those as
+# true after the exec do not count) had its first sample past the
+# point, so BPF must have named it by
 # its parent's image: the comment's count must reach the number of such
-# children, and there must be 5 of them to tell (seen: 36 and 39 of 40 here at
+# children, and there must be 5 of them to tell (seen: 35 of 40 here at
 # 333 Hz; under qemu most children are also sampled before the point,
 # in the exec's path walks over 9p and their copy-on-write faults: 0 of
 # 10 on sid at 999 Hz, hence 333 Hz and a larger copy). Without
@@ -164,7 +167,7 @@ if named < 0.8 * n:
 # execve (seen: 97%; with the parent's maps not taken, about half).
 LIKE_CHILDREN=40
 LIKE_MIB=512
-like_parent() { # PROFILE PARENT_PID
+like_parent() { # PROFILE CHILDREN (fork_exec's output)
 	local c k
 	c=$($DUMP "$1" | grep -o '"images: [^"]*"') || { echo "no images: comment"; return 1; }
 	k=$(sed -n "s/.*(\([0-9]*\) of them their parent's.*/\1/p" <<<"$c")
@@ -172,21 +175,27 @@ like_parent() { # PROFILE PARENT_PID
 	$DUMP "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-parent, named = int(sys.argv[1]), int(sys.argv[2] or 0)
+children = {int(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("child ")}
+named = int(sys.argv[2] or 0)
 files = {m["id"]: m["file"] for m in d["mappings"]}
-past = {} # child pid: every sample of it past its exec point of no return
+past, before = set(), set() # children sampled past their point of no return, before it
 for s in d["samples"]:
     pid = int(s["labels"].get("pid", 0))
-    if s["labels"].get("comm") != "fork_exec" or pid == parent:
+    if pid not in children:
         continue
     kern = {fr["func"] for f in s["stack"] if files.get(f.get("mapping")) == "[kernel.kallsyms]"
             for fr in f["frames"]}
-    past[pid] = past.get(pid, True) and "exit_mmap" in kern and "bprm_execve" in kern
-want = sum(past.values())
-print("%d children sampled, %d only past their exec point of no return; %d named by the parent image"
-      % (len(past), want, named))
+    if "exit_mmap" in kern and "bprm_execve" in kern:
+        past.add(pid)
+    elif s["labels"].get("comm") == "fork_exec":
+        before.add(pid)
+want = len(past - before)
+print("%d of %d children sampled, %d first past their exec point of no return; %d named by the parent image"
+      % (len(past | before), len(children), want, named))
+if len(children) < 5:
+    sys.exit("fork_exec said %d children (want 5 or more)" % len(children))
 if want < 5:
-    sys.exit("too few children sampled only past that point to tell (want 5)")
+    sys.exit("too few children first sampled past that point to tell (want 5)")
 if named < want:
     sys.exit("%d children must have been named by their parent image, %d were" % (want, named))
 ' "$2" "$k" || return 1
@@ -321,7 +330,7 @@ if bpf_images "$TMP/short.bpf.err"; then
 		rc=$?
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
 		if ((rc)); then fail images_like_parent "fork_exec failed: $(tail -n1 "$TMP/like.out")"
-		else check images_like_parent like_parent "$TMP/like.pb.gz" $fpid; fi
+		else check images_like_parent like_parent "$TMP/like.pb.gz" "$TMP/like.out"; fi
 	else
 		fail images_like_parent "pmubpf did not start: $(tail -n1 "$TMP/like.err")"
 	fi

@@ -19,6 +19,11 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 # /var/cache/pmubpf/debug, nor add to it. A check that needs another
 # (symbols.sh: one per run, or none) sets it on its command.
 export PMUBPF_DEBUG_CACHE=$TMP/debug-cache
+# A check's python writes its measurement to stdout and its verdict
+# through sys.exit to stderr: unbuffered, they come out in that order,
+# so the FAIL line (check's last line of output) is the verdict, not the
+# measurement a buffered stdout flushed after it.
+export PYTHONUNBUFFERED=1
 
 pass() { echo "PASS $SUITE.$1"; }
 fail() { echo "FAIL $SUITE.$1: $2"; }

@@ -13,7 +13,8 @@
  * (what pmubpf names by the parent's: images_like_parent): the window
  * grows with MIB, the time before it does not. (Under qemu the time
  * before it is long too: the exec's path walks and reads over 9p, the
- * child's copy-on-write faults.) Exits 1 if a fork or a child fails.
+ * child's copy-on-write faults.) Prints "child PID" for each child, at
+ * its end. Exits 1 if a fork or a child fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fork_exec: child %d of %d failed\n", i + 1, n);
 			return 1;
 		}
+		printf("child %d\n", (int)pid);
 	}
 	return 0;
 }

@@ -338,7 +338,7 @@ static void end_waits(struct procs *p, bool all)
 		take_like(p, pr);
 		if (all || pr->left.n || now >= pr->image_wait)
 			procs_image_wait_end(p, pr);
-		else if (!due || pr->image_wait < due)
+		if (pr->image_wait && (!due || pr->image_wait < due)) /* on, or again (an exec) */
 			due = pr->image_wait;
 	}
 	p->wait_due = due;
@@ -360,7 +360,9 @@ void procs__settle(struct procs *p)
 
 void procs__read_waiting(struct procs *p)
 {
+	p->reading_all = true; /* an exec under way is waited for no more */
 	end_waits(p, true);
+	p->reading_all = false;
 }
 
 void procs__set_image_wait(struct procs *p, int64_t ns)
@@ -415,6 +417,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 	pr->pgen = pgen;
 	pr->seen_ns = t;
 	pr->seen_moving = n && (n->flags & PMUBPF_NOTICE_F_MOVING);
+	pr->seen_execing = n && (n->flags & PMUBPF_NOTICE_F_EXECING);
 	pr->seen_nomm = n && (n->flags & PMUBPF_NOTICE_F_NOMM);
 	pr->mntns = n ? n->mntns : 0;
 	if (comm) { /* a copy, not snprintf: 1.4% of the recorder under churn */

@@ -43,6 +43,9 @@ struct proc {
 	                           * 0 if unknown */
 	bool seen_moving;         /* first sampled inside execve or while
 	                           * exiting: the log alone does not say */
+	bool seen_execing;        /* first sampled inside an exec past its
+	                           * point of no return (NOTICE_F_EXECING):
+	                           * BPF sends its image at the exec's end */
 	bool seen_nomm;           /* first sampled with no address space
 	                           * (late in its exit): no image to read */
 	uint8_t log_behind;       /* 1: alive at its notice but sampled after
@@ -245,6 +248,12 @@ void procs__settle(struct procs *p);
  * procs__settle reads those whose wait is over; procs__read_waiting all
  * of them now (before a profile is built from their samples). */
 #define PROCS_IMAGE_WAIT_NS 10000000LL
+/* A process first sampled inside an exec past its point of no return
+ * waits on, while the exec goes on, for the image BPF sends at its end
+ * (under qemu an exec's loading outlasts the wait: /proc then showed the
+ * new image, and a fork child named by its parent's was read as the
+ * program it exec'd), at most this long after its sample. */
+#define PROCS_EXEC_WAIT_NS 1000000000LL
 void procs__read_waiting(struct procs *p);
 /* The wait, from the next process on (the loader's cadence: session.c);
  * PROCS_IMAGE_WAIT_NS until set. */

@@ -434,6 +434,25 @@ int procs_snapshot(struct procs *p, struct proc *pr, int64_t t)
 		pr->image_wait = t + p->image_wait_ns;
 		return -EAGAIN;
 	}
+	/* First sampled inside an exec past its point of no return: /proc
+	 * shows the new image (on 7.x under the new name: the check in
+	 * read_live cannot tell), the image it ran in is what BPF sends at
+	 * the exec's end (its walk, or its parent's). Waited for while the
+	 * exec goes on; once it is over, read at the next settle, after
+	 * the notices (procs_log_retry takes BPF's image). */
+	if (pr->seen_execing && p->st.images && t && !p->reading_all) {
+		int64_t now = mono_ns();
+
+		if (procs_same_generation(p, pr) && now < t + PROCS_EXEC_WAIT_NS) {
+			pr->image_wait = now + p->image_wait_ns;
+			return -EAGAIN;
+		}
+		if (!pr->log_wait && !pr->log_behind) {
+			pr->log_behind = 2; /* once */
+			pr->log_wait = true;
+			return -EAGAIN;
+		}
+	}
 	st = read_live(p, pr, t, true, &maps, &r);
 	if (st == IMAGE_SAME || (st == IMAGE_UNSURE && !t))
 		return snapshot_live(p, pr, &maps, &r);
