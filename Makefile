@@ -386,16 +386,18 @@ bench-report:
 # SOAK_MINUTES (30), RSS / BPF map memory / losses / process records per
 # window into build/soak/soak.csv (docs/benchmarks.md, "Always-on soak");
 # tests/integration/soak.sh runs a 2-minute version in `make test`.
-# SOAK_LOAD=labels: beside a program that labels each request (a new set
-# of {endpoint, req, trace_id}, ~40000 a second) instead of the churn;
-# each window's samples of it labelled, counted (issue 40).
+# SOAK_LOAD=labels: beside three programs that label each request (a new
+# set with a trace_id, ~40000 a second each: our header, OpenTelemetry's
+# thread context, Go's pprof.Do) instead of the churn; each window's
+# samples of each labelled, counted (issue 40). SOAK_FREQ: pmubpf's -F.
 SOAK_MINUTES ?= 30
 SOAK_EVERY ?= 60
 SOAK_LOAD ?= churn
+SOAK_FREQ ?=
 soak: deps
 	$(Q)$(MAKE) --no-print-directory pmubpf $(OUT)/bench/churn_work $(OUT)/tests/demo $(OUT)/tests/label_churn \
-		$(OUT)/tests/pprof_dump
-	$(Q)SOAK_LOAD=$(SOAK_LOAD) tools/soak.sh $(SOAK_MINUTES) $(SOAK_EVERY) $(OUT)/soak
+		$(OUT)/tests/otel_work $(OUT)/tests/golabels_work $(OUT)/tests/pprof_dump
+	$(Q)SOAK_LOAD=$(SOAK_LOAD) SOAK_FREQ=$(SOAK_FREQ) tools/soak.sh $(SOAK_MINUTES) $(SOAK_EVERY) $(OUT)/soak
 .PHONY: soak
 
 .PHONY: bench-build bench-report $(addprefix bench-,$(BENCH_PARTS))

@@ -24,12 +24,19 @@
 # least-squares fit over the second half), in KiB per 10 minutes. Exit 0;
 # the caller judges.
 #
-# SOAK_LOAD=labels: the load is tools' label_churn making a new label set
-# per "request" ({endpoint, req, trace_id}, every 5 spins: ~40000 sets a
-# second) on one CPU, with the demo; each row adds, from the newest
-# profile, label_churn's samples, those labelled with its sets, and
-# those labelled [too many sets] (lc_samples lc_labelled lc_too_many),
-# and the summary their totals and the least labelled share of a window.
+# SOAK_LOAD=labels: the load is three programs that label each request
+# with a new set carrying a trace_id, each on its own writer: our header
+# (label_churn, {endpoint, req, trace_id}, a set every 2 spins of ~5 us),
+# OpenTelemetry's thread context (otel_work requests, a span every 10 us
+# of CPU) and Go's pprof.Do (golabels_work requests, 10 us of work),
+# about 40000 sets a second each on a 2-CPU machine, without the demo.
+# Each row adds, per program from the newest profile, its samples, those
+# labelled with its sets (a trace_id), those labelled [too many sets] and
+# the highest request number seen (lc_ label_churn, ot_ otel_work, go_
+# golabels_work: _samples _labelled _too_many _req); the summary, per
+# program, their totals, the least labelled share of a window and the
+# sets made a second (the last request number over the time).
+# SOAK_FREQ: pmubpf's -F (its default if unset).
 set -u
 cd "$(dirname "$0")/.."
 MIN=${1:?minutes}; EVERY=${2:?seconds}; OUT=${3:?outdir}
@@ -38,38 +45,58 @@ rm -f "$OUT"/profiles/* "$OUT/soak.csv" "$OUT/pmubpf.err"
 secs=$(python3 -c "print(int(float('$MIN') * 60))")
 
 LOAD=${SOAK_LOAD:-churn}
+load=()
 if [[ $LOAD == labels ]]; then
-	build/tests/label_churn "$((secs + 30))" 5 >/dev/null 2>&1 &
+	build/tests/label_churn "$((secs + 30))" 2 >/dev/null 2>&1 &
+	load+=($!)
+	OTEL_WORK_BURN_NS=10000 build/tests/otel_work "$((secs + 30))" requests >/dev/null 2>&1 &
+	load+=($!)
+	build/tests/golabels_work requests "$((secs + 30))" 10 >/dev/null 2>&1 &
+	load+=($!)
 else
 	build/bench/churn_work "$((secs + 30))" 1 "$OUT/churn.out" >/dev/null 2>&1 &
+	load+=($!)
+	build/tests/demo "$((secs + 30))" >/dev/null 2>&1 &
+	load+=($!)
 fi
-churn=$!
-build/tests/demo "$((secs + 30))" >/dev/null 2>&1 &
-demo=$!
-./pmubpf -a --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" 2>"$OUT/pmubpf.err" >/dev/null &
+./pmubpf -a ${SOAK_FREQ:+-F "$SOAK_FREQ"} --every "$EVERY" --keep 3 -v -d "$secs" -o "$OUT/profiles/" \
+	2>"$OUT/pmubpf.err" >/dev/null &
 pm=$!
 t0=$(date +%s)
-echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb rss_max_kb lc_samples lc_labelled lc_too_many" >"$OUT/soak.csv"
-# label_churn's samples in the newest profile: all, labelled with its
-# sets (req), labelled [too many sets]; "0 0 0" under the churn load.
+WRITERS="label_churn otel_work golabels_work"
+echo "t_s rss_kb bpf_kb windows samples lost tracked forgotten anon_kb file_kb objects evicted heap_kb heap_free_kb rss_max_kb" \
+	"$(for p in lc ot go; do printf '%s ' ${p}_samples ${p}_labelled ${p}_too_many ${p}_req; done)" >"$OUT/soak.csv"
+# Per labelling program, in the newest profile: its samples, those
+# labelled with its sets (a trace_id), those labelled [too many sets],
+# the highest request number (req, or OTel's span id); zeros under the
+# churn load.
 labels_of_newest() {
 	local f
 	f=$(ls -t "$OUT"/profiles/*.pb.gz 2>/dev/null | head -1)
-	if [[ $LOAD != labels || -z $f ]]; then echo "0 0 0"; return; fi
-	build/tests/pprof_dump "$f" 2>/dev/null | python3 -c '
-import json, sys
+	if [[ $LOAD != labels || -z $f ]]; then echo "0 0 0 0 0 0 0 0 0 0 0 0"; return; fi
+	build/tests/pprof_dump "$f" 2>/dev/null | WRITERS=$WRITERS python3 -c '
+import json, os, sys
+writers = os.environ["WRITERS"].split()
+c = {w: [0, 0, 0, 0] for w in writers}
 try:
     d = json.load(sys.stdin)
 except ValueError:
-    print("0 0 0"); sys.exit()
-n = l = t = 0
+    d = {"samples": []}
 for s in d["samples"]:
-    if s["labels"].get("comm") != "label_churn":
+    lb = s["labels"]
+    w = c.get(lb.get("comm"))
+    if w is None:
         continue
-    n += s["values"][0]
-    l += s["values"][0] * ("req" in s["labels"])
-    t += s["values"][0] * (s["labels"].get("pmubpf_labels") == "[too many sets]")
-print(n, l, t)'
+    v = s["values"][0]
+    w[0] += v
+    w[1] += v * ("trace_id" in lb)
+    w[2] += v * (lb.get("pmubpf_labels") == "[too many sets]")
+    try:
+        r = int(lb["req"]) if "req" in lb else int(lb.get("span_id", "0"), 16)
+    except ValueError:
+        r = 0
+    w[3] = max(w[3], r)
+print(" ".join(str(x) for w in writers for x in c[w]))'
 }
 # RSS is read every second and each row keeps the interval's least (what
 # pmubpf holds between profiles: building one peaks far above it, then
@@ -108,8 +135,8 @@ while kill -0 "$pm" 2>/dev/null; do
 	fi
 done
 wait "$pm"; rc=$?
-kill "$churn" "$demo" 2>/dev/null; wait "$churn" "$demo" 2>/dev/null
-python3 - "$OUT/soak.csv" "$rc" <<'PY'
+kill "${load[@]}" 2>/dev/null; wait "${load[@]}" 2>/dev/null
+python3 - "$OUT/soak.csv" "$rc" $WRITERS <<'PY'
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]).read().splitlines()[1:]]
 half = rows[len(rows) // 2:]
@@ -127,10 +154,12 @@ print("soak: rc %s, %d measurements, windows %d, samples %d, lost %d, RSS %d KiB
       % (sys.argv[2], len(rows), last[3], last[4], last[5], last[1], max(r[14] if len(r) > 14 else r[1] for r in rows) if rows else 0,
          last[8], last[9], last[2], last[6], last[7], slope(1) * 600, slope(8) * 600))
 # One row per profile: those where a new window was written.
-lc = [r for i, r in enumerate(rows) if len(r) > 17 and r[15] > 0 and (i == 0 or r[3] != rows[i - 1][3])]
-if lc:
-    print("soak: labels: %d windows with samples of label_churn, %d samples, %d labelled with its sets, "
-          "%d [too many sets]; least labelled share of a window %.1f%%"
-          % (len(lc), sum(r[15] for r in lc), sum(r[16] for r in lc), sum(r[17] for r in lc),
-             100 * min(r[16] / r[15] for r in lc)))
+for k, name in enumerate(sys.argv[3:]):
+    c = 15 + 4 * k
+    lc = [r for i, r in enumerate(rows) if len(r) > c + 3 and r[c] > 0 and (i == 0 or r[3] != rows[i - 1][3])]
+    if lc:
+        print("soak: labels: %s: %d windows with its samples, %d samples, %d labelled with its sets, "
+              "%d [too many sets]; least labelled share of a window %.1f%%; %.0f sets a second"
+              % (name, len(lc), sum(r[c] for r in lc), sum(r[c + 1] for r in lc), sum(r[c + 2] for r in lc),
+                 100 * min(r[c + 1] / r[c] for r in lc), lc[-1][c + 3] / lc[-1][0]))
 PY

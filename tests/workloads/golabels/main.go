@@ -14,10 +14,10 @@
 // pprof.Do adding req=1 (two labels in one set). tenant=c's set has 12
 // labels (k1=1 ... k11=11 besides it): a Go map past one bucket.
 //
-// "golabels_work requests SECONDS": a server labelling each request
+// "golabels_work requests SECONDS [US]": a server labelling each request
 // (issue 40): for SECONDS, pprof.Do with {req=N, trace_id=32 hex digits}
-// around ~25 us of work, a new label set each time (~30000 a second);
-// prints "requests N".
+// around ~25 us (US) of work, a new label set each time (~30000 a
+// second); prints "requests N".
 //
 // Usage: golabels_work SECONDS [DELAY]; prints "truth tenant=X
 // NANOSECONDS". DELAY seconds first let a system-wide pmubpf read this
@@ -155,7 +155,7 @@ func work(label string, deadline time.Time, busy time.Duration) int64 {
 }
 
 // requests: pprof.Do per request for secs seconds (see the top).
-func requests(secs float64) {
+func requests(secs float64, work time.Duration) {
 	ctx := context.Background()
 	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	n := 0
@@ -163,7 +163,7 @@ func requests(secs float64) {
 		n++
 		trace := fmt.Sprintf("%016x%016x", uint64(n)*0x9e3779b97f4a7c15, uint64(n))
 		pprof.Do(ctx, pprof.Labels("req", strconv.Itoa(n), "trace_id", trace), func(context.Context) {
-			burn(25 * time.Microsecond)
+			burn(work)
 		})
 	}
 	fmt.Printf("requests %d\n", n)
@@ -172,7 +172,13 @@ func requests(secs float64) {
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == "requests" {
 		secs, _ := strconv.ParseFloat(os.Args[2], 64)
-		requests(secs)
+		work := 25 * time.Microsecond
+		if len(os.Args) > 3 {
+			if us, err := strconv.Atoi(os.Args[3]); err == nil && us > 0 {
+				work = time.Duration(us) * time.Microsecond
+			}
+		}
+		requests(secs, work)
 		return
 	}
 	secs := 3.0

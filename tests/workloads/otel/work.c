@@ -18,7 +18,8 @@
  * SECONDS of this thread's CPU time, a new span every ~25 us (trace and
  * span ids counting up, http.route=/req), the one record rewritten in
  * place: ~40000 distinct contexts a second (issue 40: label sets kept
- * per window); prints "requests N".
+ * per window); prints "requests N". OTEL_WORK_BURN_NS: the work per
+ * request in ns of CPU instead of 25000 (tools/soak.sh's labels load).
  *
  * OTEL_TEST_HOSTILE=valid|huge|unmapped|version|schema|badkey makes a
  * writer pmubpf must refuse and count: valid flag 2, attrs-data-size
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 		const char *vals[1] = { "/req" };
 		char trace[33], span[17];
 		long long end = thread_clock_ns() + (long long)(secs * 1e9), n = 0;
+		long burn_ns = getenv("OTEL_WORK_BURN_NS") ? atol(getenv("OTEL_WORK_BURN_NS")) : 25000;
 
 		otelw_attach(&req);
 		while (thread_clock_ns() < end) {
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
 				 (unsigned long long)n);
 			snprintf(span, sizeof(span), "%016llx", (unsigned long long)n);
 			otelw_rewrite(&req, trace, span, 1, idx, vals);
-			burn(25000);
+			burn(burn_ns);
 		}
 		otelw_attach(NULL);
 		printf("requests %lld\n", n);
