@@ -303,7 +303,7 @@ test: deps
 # 12 minutes a kernel on 2 CPUs under TCG. The accuracy suites run on
 # this machine's kernel only (docs/architecture.md, Kernels: under TCG a
 # late timer skips periods); KERNEL_SUITES="..." runs others.
-KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors
+KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors cgroups
 test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)$(TEST_ENV) tools/kernels/matrix.sh --doc docs/kernels.md $(KERNEL_SUITES)
