@@ -154,6 +154,22 @@ int metrics__format(const struct metrics *m, FILE *f)
 		m->count_entries, m->stack_entries);
 	head(f, "pmubpf_processes_tracked", "gauge", "Process records held (maps, symbols, labels).");
 	fprintf(f, "pmubpf_processes_tracked %zu\n", m->procs);
+	head(f, "pmubpf_label_sets", "gauge", "Label sets held (those the windows not yet written name).");
+	fprintf(f, "pmubpf_label_sets %zu\n", m->label_sets);
+	head(f, "pmubpf_label_set_bytes", "gauge", "Memory the label sets held take.");
+	fprintf(f, "pmubpf_label_set_bytes %zu\n", m->label_bytes);
+	head(f, "pmubpf_label_sets_read_total", "counter", "Label sets read from programs (every writer).");
+	fprintf(f, "pmubpf_label_sets_read_total %llu\n", (unsigned long long)m->label_sets_read);
+	head(f, "pmubpf_label_sets_over_cap_total", "counter",
+	     "Label sets not kept: a window's cap reached (their samples [too many sets]).");
+	fprintf(f, "pmubpf_label_sets_over_cap_total %llu\n", (unsigned long long)m->label_sets_over);
+	head(f, "pmubpf_label_sets_forgotten_total", "counter", "Label sets freed once no window named them.");
+	fprintf(f, "pmubpf_label_sets_forgotten_total %llu\n", (unsigned long long)m->label_sets_forgotten);
+	head(f, "pmubpf_cgroups_named_total", "counter", "Cgroups named (container, pod, unit), each once while used.");
+	fprintf(f, "pmubpf_cgroups_named_total %llu\n", (unsigned long long)m->cgroups_named);
+	head(f, "pmubpf_cgroups_unnamed_total", "counter",
+	     "Processes whose cgroup could not be named (removed before their first sample was read).");
+	fprintf(f, "pmubpf_cgroups_unnamed_total %llu\n", (unsigned long long)m->cgroups_unnamed);
 	head(f, "pmubpf_symbol_cache_objects", "gauge", "ELF objects in the symbol cache.");
 	fprintf(f, "pmubpf_symbol_cache_objects %zu\n", m->symcache_objects);
 	head(f, "pmubpf_symbol_cache_bytes", "gauge", "Memory the symbol cache holds.");

@@ -591,6 +591,11 @@ int procs__tick(struct procs *p)
 	return pending;
 }
 
+size_t procs__label_sets_held(const struct procs *p)
+{
+	return p->nsets;
+}
+
 size_t procs__count(const struct procs *p)
 {
 	return p->n;

@@ -373,5 +373,7 @@ void procs__set_image_files(struct procs *p, int image_files_fd);
 void procs__set_image_maps_lost(struct procs *p, uint64_t n);
 /* Process records held (for monitoring). */
 size_t procs__count(const struct procs *p);
+/* Label sets held now (every writer's and the unions). */
+size_t procs__label_sets_held(const struct procs *p);
 
 #endif
