@@ -85,25 +85,6 @@ static bool proc_text_picked(void)
 	return true;
 }
 
-/* The v2 mount, from mountinfo, or "" (none). */
-static void v2_mount(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[4096], mnt[PATH_MAX];
-
-	out[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (sep && !strncmp(sep + 3, "cgroup2 ", 8) && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
-			snprintf(out, len, "%s", mnt);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
 /* A cgroup made under the v2 mount, named by its id (its inode): the
  * path below the mount, and the container its name holds. Then gone:
  * not named, counted. */
@@ -114,7 +95,7 @@ static bool id_named(void)
 	struct cgroup_info *ci, *again;
 	struct stat st;
 
-	v2_mount(mnt, sizeof(mnt));
+	cgroups__mounts(mnt, sizeof(mnt), NULL);
 	if (!mnt[0])
 		SKIP("no cgroup v2 mount on this machine");
 	snprintf(dir, sizeof(dir), "%s/pmubpf-test-%d-docker-" ID ".scope", mnt, (int)getpid());

@@ -45,13 +45,16 @@ static bool path_eq(const void *key, uint64_t v, void *ctx)
 }
 
 /* mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SRC SUPER" */
-static void find_mounts(struct cgroups *cg)
+int cgroups__mounts(char *v2, size_t len, bool *v1)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
 
+	v2[0] = '\0';
+	if (v1)
+		*v1 = false;
 	if (!f)
-		return;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char mnt[PATH_MAX], *sep = strstr(line, " - ");
 		char fstype[32];
@@ -59,22 +62,28 @@ static void find_mounts(struct cgroups *cg)
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
 		    sscanf(sep + 3, "%31s", fstype) != 1)
 			continue;
-		if (!strcmp(fstype, "cgroup")) {
-			cg->v1 = true;
-		} else if (!strcmp(fstype, "cgroup2") && cg->mnt_fd < 0 && !strchr(mnt, '\\')) {
-			struct stat st;
-
-			cg->mnt_fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (cg->mnt_fd >= 0 && !fstat(cg->mnt_fd, &st)) {
-				snprintf(cg->mnt, sizeof(cg->mnt), "%s", mnt);
-				cg->root_id = st.st_ino;
-			} else if (cg->mnt_fd >= 0) {
-				close(cg->mnt_fd);
-				cg->mnt_fd = -1;
-			}
-		}
+		if (!strcmp(fstype, "cgroup") && v1)
+			*v1 = true;
+		else if (!strcmp(fstype, "cgroup2") && !v2[0] && !strchr(mnt, '\\')) /* no escapes */
+			snprintf(v2, len, "%s", mnt);
 	}
 	fclose(f);
+	return v2[0] ? 0 : -ENOENT;
+}
+
+static void find_mounts(struct cgroups *cg)
+{
+	struct stat st;
+
+	if (cgroups__mounts(cg->mnt, sizeof(cg->mnt), &cg->v1))
+		return;
+	cg->mnt_fd = open(cg->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->mnt_fd >= 0 && !fstat(cg->mnt_fd, &st)) {
+		cg->root_id = st.st_ino;
+	} else if (cg->mnt_fd >= 0) {
+		close(cg->mnt_fd);
+		cg->mnt_fd = -1;
+	}
 }
 
 struct cgroups *cgroups__new(void)

@@ -29,6 +29,11 @@ struct cgroups_stats {
 
 struct cgroups;
 
+/* The first cgroup2 mount point into v2 (len bytes), and whether v1
+ * hierarchies are mounted (v1 may be NULL): 0, or -ENOENT (no cgroup2
+ * mount: v2 ""). */
+int cgroups__mounts(char *v2, size_t len, bool *v1);
+
 /* Finds the v2 mount (and whether v1 hierarchies are mounted) from
  * /proc/self/mountinfo; NULL on ENOMEM only (without a v2 mount no id
  * resolves: cgroups__of_pid still names v1 paths). */

@@ -12,33 +12,13 @@
 #include <unistd.h>
 #include "lib/errmsg.h"
 #include "procs/cgroupname.h"
+#include "procs/cgroups.h"
 #include "cgfilter.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 #define WALK_DEPTH 16
-
-/* The first cgroup2 mount point, into out: 0 or -ENOENT. */
-static int find_mount(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], mnt[PATH_MAX];
-	int ret = -ENOENT;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (sep && !strncmp(sep + 3, "cgroup2 ", 8) && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1) {
-			snprintf(out, len, "%s", mnt);
-			ret = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return ret;
-}
 
 static bool is_cgroup2(int fd)
 {
@@ -121,17 +101,14 @@ static int resolve(const char *arg, bool container, const char *mnt, char *path,
 	return 0;
 }
 
-int cgfilter__open(const struct config *cfg, const char *mount, struct cgfilter *f, char *err, size_t errlen)
+int cgfilter__open(const struct config *cfg, struct cgfilter *f, char *err, size_t errlen)
 {
-	char mnt[PATH_MAX] = "", path[PATH_MAX];
+	char mnt[PATH_MAX], path[PATH_MAX];
 
 	f->n = 0;
 	if (!cfg->ncgroup_args)
 		return 0;
-	if (mount)
-		snprintf(mnt, sizeof(mnt), "%s", mount);
-	else
-		find_mount(mnt, sizeof(mnt));
+	cgroups__mounts(mnt, sizeof(mnt), NULL);
 	for (int i = 0; i < cfg->ncgroup_args && i < PMUBPF_MAX_CGROUPS; i++) {
 		const char *arg = cfg->cgroup_args[i];
 		int ret = resolve(arg, cfg->cgroup_is_container[i], mnt, path, sizeof(path), err, errlen);

@@ -16,11 +16,10 @@ struct cgfilter {
 	int n;
 };
 
-/* Resolve and open cfg's --cgroup and --container arguments (mount: the
- * cgroup2 mount, NULL to find it): 0, or -errno with one line in err
- * (not a cgroup v2 directory; no container, or several, with that id).
- * f->n is 0 without such options. */
-int cgfilter__open(const struct config *cfg, const char *mount, struct cgfilter *f, char *err, size_t errlen);
+/* Resolve and open cfg's --cgroup and --container arguments: 0, or
+ * -errno with one line in err (not a cgroup v2 directory; no container,
+ * or several, with that id). f->n is 0 without such options. */
+int cgfilter__open(const struct config *cfg, struct cgfilter *f, char *err, size_t errlen);
 /* Give them to BPF's cgroup_targets (map_fd): 0 or -errno. */
 int cgfilter__fill(const struct cgfilter *f, int map_fd);
 void cgfilter__close(struct cgfilter *f);

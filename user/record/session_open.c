@@ -417,7 +417,7 @@ int session__open(struct session *s)
 
 	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
 		return -1;
-	if (cgfilter__open(cfg, NULL, &s->cgf, s->err, sizeof(s->err)))
+	if (cgfilter__open(cfg, &s->cgf, s->err, sizeof(s->err)))
 		return -1;
 	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
 	s->window = session__window(cfg, s->ncpus);
