@@ -135,6 +135,31 @@ static struct cgroup_info *info_new(uint64_t id, const char *path)
 	return ci;
 }
 
+/* The record kept in table under hash, a reference taken; else a new
+ * one of (id, path) put there (counted); NULL on ENOMEM. */
+static struct cgroup_info *keep(struct cgroups *cg, struct hashtab *table, uint64_t hash, const void *key,
+				uint64_t id, const char *path)
+{
+	struct cgroup_info *ci;
+	uint64_t v;
+
+	if (hashtab__find(table, hash, key, &v)) {
+		ci = (struct cgroup_info *)(uintptr_t)v;
+		ci->refs++;
+		return ci;
+	}
+	if (!path)
+		return NULL;
+	ci = info_new(id, path);
+	if (ci && hashtab__insert(table, hash, (uintptr_t)ci)) {
+		free(ci->path);
+		free(ci);
+		return NULL;
+	}
+	cg->st.resolved += ci != NULL;
+	return ci;
+}
+
 /* The path of v2 cgroup id under the mount, into out: 0, or -errno. */
 static int id_path(const struct cgroups *cg, uint64_t id, char *out, size_t len)
 {
@@ -173,29 +198,17 @@ struct cgroup_info *cgroups__of_id(struct cgroups *cg, uint64_t id)
 {
 	struct cgroup_info *ci;
 	char path[PATH_MAX];
-	uint64_t v, hash = hashtab__hash_u64(id);
+	uint64_t hash = hashtab__hash_u64(id);
 
 	if (!cg || cgroups__id_says_nothing(cg, id))
 		return NULL;
-	if (hashtab__find(cg->by_id, hash, &id, &v)) {
-		ci = (struct cgroup_info *)(uintptr_t)v;
-		ci->refs++;
+	if ((ci = keep(cg, cg->by_id, hash, &id, id, NULL)))
 		return ci;
-	}
 	if (cg->mnt_fd < 0 || id_path(cg, id, path, sizeof(path))) {
 		cg->st.unresolved++;
 		return NULL;
 	}
-	ci = info_new(id, path);
-	if (!ci)
-		return NULL;
-	if (hashtab__insert(cg->by_id, hash, (uintptr_t)ci)) {
-		free(ci->path);
-		free(ci);
-		return NULL;
-	}
-	cg->st.resolved++;
-	return ci;
+	return keep(cg, cg->by_id, hash, &id, id, path);
 }
 
 void cgroups__pick_path(const char *text, char *out, size_t len)
@@ -239,9 +252,7 @@ void cgroups__pick_path(const char *text, char *out, size_t len)
 struct cgroup_info *cgroups__of_pid(struct cgroups *cg, pid_t pid)
 {
 	char fn[64], text[8192], path[PATH_MAX];
-	struct cgroup_info *ci;
 	ssize_t n;
-	uint64_t v, hash;
 	int fd;
 
 	if (!cg)
@@ -259,22 +270,7 @@ struct cgroup_info *cgroups__of_pid(struct cgroups *cg, pid_t pid)
 	cgroups__pick_path(text, path, sizeof(path));
 	if (!path[0])
 		return NULL;
-	hash = hashtab__hash_str(path);
-	if (hashtab__find(cg->by_path, hash, path, &v)) {
-		ci = (struct cgroup_info *)(uintptr_t)v;
-		ci->refs++;
-		return ci;
-	}
-	ci = info_new(0, path);
-	if (!ci)
-		return NULL;
-	if (hashtab__insert(cg->by_path, hash, (uintptr_t)ci)) {
-		free(ci->path);
-		free(ci);
-		return NULL;
-	}
-	cg->st.resolved++;
-	return ci;
+	return keep(cg, cg->by_path, hashtab__hash_str(path), path, 0, path);
 }
 
 void cgroups__put(struct cgroups *cg, struct cgroup_info *ci)
