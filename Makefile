@@ -171,6 +171,12 @@ $(OUT)/tests/libnofpnap.so: tests/workloads/lib/nofpnap.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
 
+# A program for a container image made from a tarball (cgroups.sh): static,
+# so the image holds one file.
+$(OUT)/tests/container_spin: tests/workloads/container_spin.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -static -Wall -Wextra -Werror $< -o $@
+
 # Shared libraries the workloads load (tests/workloads/lib/NAME.c).
 WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))
 $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests

@@ -7,7 +7,7 @@
 # is which process was put where.
 source "$(dirname "$0")/lib.sh"
 need_root v2_container_labelled v2_short_lived_labelled v1_container_labelled others_unlabelled \
-	container_filter cgroup_filter_descendants filter_bad_input
+	container_filter cgroup_filter_descendants filter_bad_input podman_container
 
 ID=5e1f9c0d2b3a4f5e6d7c8b9a0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6
 ID1=6f2a0d1e3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8998a7b6c5d4e3f2a1b0c9d8e7
@@ -166,6 +166,56 @@ filters_refused() {
 	bad_filter --cgroup / -p $$ || return 1
 }
 check filter_bad_input filters_refused
+
+# A real container: podman runs an image made here from a tarball (the
+# static container_spin alone; no registry is reachable), with runc (crun
+# refuses a host with cgroups in hybrid mode). Recorded by --container
+# with the short id podman prints: every sample is the container's, with
+# its whole id, and its function is named from the image's file (another
+# mount namespace). The limits are set below the machine's hard ones: a
+# runtime raising its own to the defaults is refused on some machines.
+podman_run() { # NAME SECONDS: the container's id, or nothing
+	podman --runtime runc run -d --name "$1" --network none --ulimit nofile=1024:1024 \
+		--ulimit nproc=4096:4096 localhost/pmubpf-test:spin /spin "$2" 2>"$TMP/podman.err"
+}
+container_labelled() { # PROFILE ID
+	$DUMP "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cid = sys.argv[1]
+files = {m["id"]: m["file"] for m in d["mappings"]}
+n = own = named = 0
+for s in d["samples"]:
+    n += 1
+    own += s["labels"].get("container_id") == cid and ("libpod-" + cid) in s["labels"].get("cgroup", "")
+    named += any(fr["func"] == "container_spin" for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"
+                 for fr in f["frames"])
+print("%d samples; %d with container_id %s...; %d in container_spin" % (n, own, cid[:12], named))
+if n < 20:
+    sys.exit("too few samples (want 20)")
+if own < n:
+    sys.exit("%d samples not labelled as the container (or not its cgroup)" % (n - own))
+if named < 0.9 * n:
+    sys.exit("container_spin named in under 90%% of the samples")' "$2"
+}
+mkdir -p "$TMP/image"
+cp "$B/container_spin" "$TMP/image/spin"
+if ! tar -C "$TMP/image" -c . | podman import - localhost/pmubpf-test:spin >"$TMP/import.out" 2>&1; then
+	skip podman_container "podman cannot import an image on this machine: $(tail -n1 "$TMP/import.out")"
+else
+	name=pmubpf-test-$$
+	cid=$(podman_run $name 3)
+	if [[ ${#cid} -ne 64 ]]; then # podman's own failure: no container runs here
+		skip podman_container "podman cannot run a container on this machine: $(tail -n1 "$TMP/podman.err")"
+	elif start_recorder "$TMP/podman.rec.err" --container "${cid:0:12}" -F 499 -d 1.5 -o "$TMP/podman.pb.gz"; then
+		wait $RECORDER_PID
+		check podman_container container_labelled "$TMP/podman.pb.gz" "$cid"
+	else
+		fail podman_container "pmubpf --container ${cid:0:12} did not start: $(tail -n1 "$TMP/podman.rec.err")"
+	fi
+	podman rm -f $name >/dev/null 2>&1
+	podman rmi -f localhost/pmubpf-test:spin >/dev/null 2>&1
+fi
 
 # v1: docker's cgroupfs driver puts a container in /docker/ID of every
 # controller; v2's id is then its root's, and /proc/PID/cgroup says.
