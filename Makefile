@@ -171,6 +171,12 @@ $(OUT)/tests/libnofpnap.so: tests/workloads/lib/nofpnap.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
 
+# A program for a container image made from a tarball (cgroups.sh): static,
+# so the image holds one file.
+$(OUT)/tests/container_spin: tests/workloads/container_spin.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -static -Wall -Wextra -Werror $< -o $@
+
 # Shared libraries the workloads load (tests/workloads/lib/NAME.c).
 WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))
 $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
@@ -303,7 +309,7 @@ test: deps
 # 12 minutes a kernel on 2 CPUs under TCG. The accuracy suites run on
 # this machine's kernel only (docs/architecture.md, Kernels: under TCG a
 # late timer skips periods); KERNEL_SUITES="..." runs others.
-KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors
+KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors cgroups
 test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)$(TEST_ENV) tools/kernels/matrix.sh --doc docs/kernels.md $(KERNEL_SUITES)

@@ -24,6 +24,8 @@
 
 /* Set by the loader before load (read-only after). */
 const volatile bool filter_targets = false; /* only targets map entries */
+const volatile __u32 filter_cgroups = 0;    /* --cgroup/--container: only tasks
+					     * under the first N cgroup_targets */
 const volatile bool include_idle = false;   /* keep pid 0 samples */
 const volatile bool want_user = true;       /* --no-user clears */
 const volatile bool want_kernel = true;     /* --no-kernel clears */
@@ -203,6 +205,27 @@ static __always_inline void count_drop(__u32 es, __u32 reason, __u64 period)
 	}
 }
 
+/* --cgroup, --container: the cgroups (v2) whose tasks are recorded,
+ * descendants too (user/record/cgfilter.c fills it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, PMUBPF_MAX_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_targets SEC(".maps");
+
+/* Is the current task under one of those cgroups? */
+static __always_inline bool in_cgroup_targets(void)
+{
+	for (__u32 i = 0; i < PMUBPF_MAX_CGROUPS; i++) {
+		if (i >= filter_cgroups)
+			break;
+		if (bpf_current_task_under_cgroup(&cgroup_targets, i) == 1)
+			return true;
+	}
+	return false;
+}
+
 static __always_inline bool is_target(__u32 tgid, __u32 tid)
 {
 	struct pmubpf_target t = { .id = tgid, .kind = PMUBPF_TARGET_TGID };
@@ -256,6 +279,7 @@ static __always_inline void fill_notice(struct pmubpf_notice *n, __u32 kind, __u
 	n->label = label;
 	n->label_ptr = ptr;
 	n->ts = bpf_ktime_get_ns();
+	n->cgroup = bpf_get_current_cgroup_id();
 	/* The process's name is its leader's comm, not this thread's. */
 	BPF_CORE_READ_STR_INTO(&n->comm, task, group_leader, comm);
 }

@@ -116,6 +116,8 @@ static __always_inline void offcpu_begin(void *ctx, __u32 ev, __u64 now)
 		return;
 	if (filter_targets && !is_target(tgid, tid))
 		return;
+	if (filter_cgroups && !in_cgroup_targets())
+		return;
 	if (tp_filter_cpus) { /* -C: waits that begin on those CPUs */
 		__u32 cpu = bpf_get_smp_processor_id();
 		__u8 *ok = bpf_map_lookup_elem(&tp_cpus, &cpu);
@@ -188,7 +190,8 @@ static __always_inline void offcpu_end(struct task_struct *next, __u32 ev, __u64
 		__u64 t0 = offcpu_t0;
 
 		if (t0 && now > t0 && BPF_CORE_READ(next, start_time) < t0 &&
-		    (!filter_targets || is_target(tgid, tid)))
+		    (!filter_targets || is_target(tgid, tid)) &&
+		    !filter_cgroups) /* next is not the current task: its cgroup untold */
 			count_drop(es, PMUBPF_DROP_OFFCPU_UNSEEN, now - t0);
 		return;
 	}

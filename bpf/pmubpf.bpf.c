@@ -65,6 +65,8 @@ static __always_inline int sample(__u32 maker, void *ctx, bpf_user_pt_regs_t *re
 		return 0;
 	if (filter_targets && !is_target(tgid, tid))
 		return 0;
+	if (filter_cgroups && !in_cgroup_targets())
+		return 0;
 	struct pmubpf_drop_val *tot = bpf_map_lookup_elem(&totals, &ev);
 	if (tot) { /* per-CPU slot: no atomics needed */
 		tot->count += 1;

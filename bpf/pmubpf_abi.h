@@ -12,6 +12,7 @@
 #endif
 
 #define PMUBPF_MAX_EVENTS 16 /* -e may be given this many times */
+#define PMUBPF_MAX_CGROUPS 8 /* --cgroup and --container, in all */
 #define PMUBPF_COMM_LEN 16   /* TASK_COMM_LEN */
 
 /* Kernel symbol names asked of the kernel (bpf/ksymnames.bpf.c): the
@@ -424,6 +425,8 @@ struct pmubpf_notice {
 	__u64 label_ptr; /* NOTICE_LABEL: the set's address in the process */
 	__u64 ts;        /* the sample's time, bpf_ktime_get_ns() (CLOCK_MONOTONIC):
 	                  * which image of the process it was (user/procs/maplog.h) */
+	__u64 cgroup;    /* the task's cgroup v2 id (bpf_get_current_cgroup_id):
+	                  * its container, pod, service (user/procs/cgroups.h) */
 	char comm[PMUBPF_COMM_LEN]; /* the process's (leader's) comm */
 };
 

@@ -32,6 +32,7 @@ PKGS=(
   tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)
   qemu-system-x86 busybox-static kmod cpio  # Debian's other kernels under qemu (tools/kernels, make test-kernels)
   stress-ng                      # a CPU hog on every CPU (make test-slow)
+  podman runc                    # a real container (tests/integration/cgroups.sh; runc: crun refuses hybrid cgroups)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   PKGS+=(bpftrace gnuplot-nox libbpf-tools) # libbpf-tools: offcputime (make bench-offcpu)

@@ -87,7 +87,8 @@ s = 'pmubpf_samples_total{event="cpu-clock"}'
 if not (b.get(s, 0) > a.get(s, 0) > 0):
     errs.append("samples did not grow: %s -> %s" % (a.get(s), b.get(s)))
 for k in ('pmubpf_lost_samples_total{event="cpu-clock",reason="counts_map_full"}',
-          'pmubpf_idle_samples_total{event="cpu-clock"}', "pmubpf_windows_total"):
+          'pmubpf_idle_samples_total{event="cpu-clock"}', "pmubpf_windows_total",
+          "pmubpf_label_sets", "pmubpf_label_sets_over_cap_total", "pmubpf_cgroups_named_total"):
     if k not in b:
         errs.append("no " + k)
 for k in ("pmubpf_processes_tracked", "pmubpf_symbol_cache_objects", "process_resident_memory_bytes",

@@ -192,7 +192,8 @@ static bool metrics_text(void)
 	struct metrics m = { .nevents = 2, .event = { "cpu-clock", "we\"ird\\ev\nent" },
 			     .samples = { 10, 20 }, .windows = 3, .window_seconds = 10,
 			     .bpf_stats = true, .nprogs = 1, .prog_name = { "on_sample" },
-			     .run_time_ns = { 2000 }, .run_cnt = { 4 } };
+			     .run_time_ns = { 2000 }, .run_cnt = { 4 }, .label_sets_over = 9,
+			     .cgroups_named = 4 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -207,6 +208,8 @@ static bool metrics_text(void)
 	CHECK(strstr(buf, "\npmubpf_idle_samples_total{event=\"cpu-clock\"} 5\n"));
 	CHECK(strstr(buf, "\npmubpf_dwarf_incomplete_total{event=\"cpu-clock\",reason=\"truncated\"} 2\n"));
 	CHECK(strstr(buf, "\npmubpf_bpf_seconds_per_run{program=\"on_sample\"} 0.000000500\n"));
+	CHECK(strstr(buf, "\npmubpf_label_sets_over_cap_total 9\n"));
+	CHECK(strstr(buf, "\npmubpf_cgroups_named_total 4\n"));
 	CHECK(strstr(buf, "\nprocess_resident_memory_bytes ") && !strstr(buf, "\nprocess_resident_memory_bytes 0\n"));
 	CHECK(m.cpu_seconds > 0 && m.threads >= 1 && m.start_time_seconds > 1e9);
 	/* Every reason lands in exactly one family, and none is unnamed. */

@@ -775,7 +775,8 @@ static bool reserved_keys_renamed(void)
 {
 	char buf[LABELS_PROFILE_KEY_MAX], buf2[LABELS_PROFILE_KEY_MAX];
 	char longkey[LABELS_KEY_MAX];
-	const char *own[] = { "pid", "tid", "comm", "pmubpf_labels", "pmubpf_app_pid" };
+	const char *own[] = { "pid", "tid", "comm", "cgroup", "container_id", "pod_uid", "systemd_unit",
+			      "pmubpf_labels", "pmubpf_app_pid" };
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		CHECK(labels__key_reserved(own[i]));

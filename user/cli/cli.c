@@ -28,6 +28,7 @@ enum {
 	OPT_HTTP_TOKEN = 344,
 	OPT_DELAY = 380,
 	OPT_DATA_ADDR = 400,
+	OPT_CGROUP = 420, OPT_CONTAINER,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +62,8 @@ static const struct option long_opts[] = {
 	{ "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN },
 	{ "delay", required_argument, NULL, OPT_DELAY },
 	{ "data-addr", no_argument, NULL, OPT_DATA_ADDR },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
 	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
@@ -330,6 +333,13 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case 'a':
 			cfg->all = true;
 			break;
+		case OPT_CGROUP:
+		case OPT_CONTAINER: /* resolved when the recording opens (record/cgfilter.c) */
+			if (cfg->ncgroup_args >= PMUBPF_MAX_CGROUPS)
+				return errmsg(err, errlen, "at most %d --cgroup and --container options", PMUBPF_MAX_CGROUPS);
+			cfg->cgroup_is_container[cfg->ncgroup_args] = opt == OPT_CONTAINER;
+			cfg->cgroup_args[cfg->ncgroup_args++] = optarg;
+			break;
 		case 'C':
 			free(cfg->cpus);
 			cfg->cpus = NULL;
@@ -483,6 +493,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return errmsg(err, errlen, "--no-kernel and --no-user leave no stack to record");
 	if (cfg->command && (cfg->npids || cfg->ntids || cfg->all))
 		return errmsg(err, errlen, "a command excludes -p, -t and -a");
+	if (cfg->ncgroup_args && (cfg->command || cfg->npids || cfg->ntids))
+		return errmsg(err, errlen, "--cgroup and --container exclude -p, -t and a command (they record every CPU)");
+	if (cfg->ncgroup_args)
+		cfg->all = true;
 	if ((cfg->npids || cfg->ntids) && cfg->all)
 		return errmsg(err, errlen, "-a excludes -p and -t");
 	/* -o NAME.folded asks for folded stacks; --format says it outright. */

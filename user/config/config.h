@@ -46,6 +46,11 @@ struct config {
 	int *cpus;    int ncpus;  /* -C, else every online CPU */
 	bool cpus_given;
 	bool all;                 /* -a (also the default with no target) */
+	/* --cgroup PATH / --container ID (borrowed argv), in order: only the
+	 * tasks of those cgroups (v2) and those under them, on every CPU */
+	const char *cgroup_args[PMUBPF_MAX_CGROUPS];
+	bool cgroup_is_container[PMUBPF_MAX_CGROUPS];
+	int ncgroup_args;
 	char **command;           /* after --, NULL-terminated; NULL if none */
 
 	double duration;          /* -d seconds; 0 = until Ctrl-C/command exit */

@@ -93,6 +93,13 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A metric of one value: its HELP and TYPE, then the value. */
+static void scalar(FILE *f, const char *name, const char *type, const char *help, unsigned long long v)
+{
+	head(f, name, type, help);
+	fprintf(f, "%s %llu\n", name, v);
+}
+
 /* One line per event (and reason, for the drop metrics of kind k). */
 static void per_event(FILE *f, const struct metrics *m, const char *name, const uint64_t *v)
 {
@@ -142,30 +149,39 @@ int metrics__format(const struct metrics *m, FILE *f)
 	     "User stacks unwound in BPF that ended early or fell back to frame pointers (the sample is kept), per event and reason.");
 	per_reason(f, m, "pmubpf_dwarf_incomplete_total", DWARF);
 
-	head(f, "pmubpf_windows_total", "counter", "Windows drained out of the BPF maps.");
-	fprintf(f, "pmubpf_windows_total %llu\n", (unsigned long long)m->windows);
-	head(f, "pmubpf_windows_during_builds_total", "counter",
-	     "Windows drained while a profile was being built (a build longer than a window).");
-	fprintf(f, "pmubpf_windows_during_builds_total %llu\n", (unsigned long long)m->windows_in_builds);
+	scalar(f, "pmubpf_windows_total", "counter", "Windows drained out of the BPF maps.", m->windows);
+	scalar(f, "pmubpf_windows_during_builds_total", "counter",
+	       "Windows drained while a profile was being built (a build longer than a window).", m->windows_in_builds);
 	head(f, "pmubpf_window_seconds", "gauge", "Longest time the BPF maps go undrained (--window).");
 	fprintf(f, "pmubpf_window_seconds %g\n", m->window_seconds);
 	head(f, "pmubpf_map_entries", "gauge", "Entries of each window's BPF maps.");
 	fprintf(f, "pmubpf_map_entries{map=\"counts\"} %u\npmubpf_map_entries{map=\"stacks\"} %u\n",
 		m->count_entries, m->stack_entries);
-	head(f, "pmubpf_processes_tracked", "gauge", "Process records held (maps, symbols, labels).");
-	fprintf(f, "pmubpf_processes_tracked %zu\n", m->procs);
-	head(f, "pmubpf_symbol_cache_objects", "gauge", "ELF objects in the symbol cache.");
-	fprintf(f, "pmubpf_symbol_cache_objects %zu\n", m->symcache_objects);
-	head(f, "pmubpf_symbol_cache_bytes", "gauge", "Memory the symbol cache holds.");
-	fprintf(f, "pmubpf_symbol_cache_bytes %zu\n", m->symcache_bytes);
-	head(f, "pmubpf_profile_requests_active", "gauge", "Profile requests waiting for their window to end.");
-	fprintf(f, "pmubpf_profile_requests_active %d\n", m->requests_active);
-	head(f, "pmubpf_profile_requests_served_total", "counter", "Profiles sent (status 200).");
-	fprintf(f, "pmubpf_profile_requests_served_total %llu\n", (unsigned long long)m->requests_served);
+	scalar(f, "pmubpf_processes_tracked", "gauge",
+	       "Process records held (maps, symbols, labels).", m->procs);
+	scalar(f, "pmubpf_label_sets", "gauge",
+	       "Label sets held (those the windows not yet written name).", m->label_sets);
+	scalar(f, "pmubpf_label_set_bytes", "gauge", "Memory the label sets held take.", m->label_bytes);
+	scalar(f, "pmubpf_label_sets_read_total", "counter",
+	       "Label sets read from programs (every writer).", m->label_sets_read);
+	scalar(f, "pmubpf_label_sets_over_cap_total", "counter",
+	       "Label sets not kept: a window's cap reached (their samples [too many sets]).", m->label_sets_over);
+	scalar(f, "pmubpf_label_sets_forgotten_total", "counter",
+	       "Label sets freed once no window named them.", m->label_sets_forgotten);
+	scalar(f, "pmubpf_cgroups_named_total", "counter",
+	       "Cgroups named (container, pod, unit), each once while used.", m->cgroups_named);
+	scalar(f, "pmubpf_cgroups_unnamed_total", "counter",
+	       "Processes whose cgroup could not be named (removed before their first sample was read).", m->cgroups_unnamed);
+	scalar(f, "pmubpf_symbol_cache_objects", "gauge",
+	       "ELF objects in the symbol cache.", m->symcache_objects);
+	scalar(f, "pmubpf_symbol_cache_bytes", "gauge", "Memory the symbol cache holds.", m->symcache_bytes);
+	scalar(f, "pmubpf_profile_requests_active", "gauge",
+	       "Profile requests waiting for their window to end.", m->requests_active);
+	scalar(f, "pmubpf_profile_requests_served_total", "counter",
+	       "Profiles sent (status 200).", m->requests_served);
 
-	head(f, "pmubpf_bpf_stats_enabled", "gauge",
-	     "1 if the kernel measures BPF run time (BPF_ENABLE_STATS, held while pmubpf runs).");
-	fprintf(f, "pmubpf_bpf_stats_enabled %d\n", m->bpf_stats);
+	scalar(f, "pmubpf_bpf_stats_enabled", "gauge",
+	       "1 if the kernel measures BPF run time (BPF_ENABLE_STATS, held while pmubpf runs).", m->bpf_stats);
 	if (m->bpf_stats && m->nprogs) {
 		head(f, "pmubpf_bpf_run_seconds_total", "counter", "Time spent in pmubpf's sampling BPF programs.");
 		for (int i = 0; i < m->nprogs; i++)

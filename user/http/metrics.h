@@ -27,6 +27,10 @@ struct metrics {
 	                                             * was being built */
 	double window_seconds;                      /* --window */
 	size_t procs, symcache_objects, symcache_bytes;
+	/* label sets (procs.h: kept per window) and cgroups named */
+	size_t label_sets, label_bytes;             /* held now */
+	uint64_t label_sets_read, label_sets_over, label_sets_forgotten;
+	uint64_t cgroups_named, cgroups_unnamed;
 	uint32_t stack_entries, count_entries;      /* each window's maps */
 	int requests_active;                        /* profile requests */
 	uint64_t requests_served;                   /* answered 200 */

@@ -229,6 +229,13 @@ static void refresh_metrics(struct recorder *r)
 	m.procs = z.procs;
 	m.symcache_objects = z.symcache_objects;
 	m.symcache_bytes = z.symcache_bytes;
+	m.label_sets = z.label_sets;
+	m.label_bytes = z.label_bytes;
+	m.label_sets_read = z.label_sets_read;
+	m.label_sets_over = z.label_sets_over;
+	m.label_sets_forgotten = z.label_sets_forgotten;
+	m.cgroups_named = z.cgroups_named;
+	m.cgroups_unnamed = z.cgroups_unnamed;
 	m.stack_entries = z.stack_entries;
 	m.count_entries = z.count_entries;
 	m.bpf_stats = r->stats_fd >= 0;
@@ -251,6 +258,13 @@ static void refresh_metrics(struct recorder *r)
 	r->m.procs = m.procs;
 	r->m.symcache_objects = m.symcache_objects;
 	r->m.symcache_bytes = m.symcache_bytes;
+	r->m.label_sets = m.label_sets;
+	r->m.label_bytes = m.label_bytes;
+	r->m.label_sets_read = m.label_sets_read;
+	r->m.label_sets_over = m.label_sets_over;
+	r->m.label_sets_forgotten = m.label_sets_forgotten;
+	r->m.cgroups_named = m.cgroups_named;
+	r->m.cgroups_unnamed = m.cgroups_unnamed;
 	r->m.stack_entries = m.stack_entries;
 	r->m.count_entries = m.count_entries;
 	r->m.bpf_stats = m.bpf_stats;

@@ -216,7 +216,7 @@ int labels__read_set(pid_t pid, uint64_t addr, uint64_t id, struct label_set *ou
 
 bool labels__key_reserved(const char *key)
 {
-	static const char *const own[] = { "pid", "tid", "comm" };
+	static const char *const own[] = { "pid", "tid", "comm", "cgroup", "container_id", "pod_uid", "systemd_unit" };
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcmp(key, own[i]))

@@ -78,17 +78,19 @@ struct procs *procs__new(struct symcache *sc, int label_slots_fd, int seen_fd)
 	p->by_tgid = hashtab__new(tgid_eq, p);
 	p->set_index = hashtab__new(procs_labels_set_eq, p);
 	p->log = maplog__new();
-	if (!p->index || !p->by_tgid || !p->set_index || !p->log) {
+	p->cg = cgroups__new();
+	if (!p->index || !p->by_tgid || !p->set_index || !p->log || !p->cg) {
 		procs__free(p);
 		return NULL;
 	}
 	return p;
 }
 
-static void proc_free(struct proc *pr)
+static void proc_free(struct procs *p, struct proc *pr)
 {
 	if (!pr)
 		return;
+	cgroups__put(p->cg, pr->cg);
 	procmaps__free(&pr->maps);
 	procmaps__free(&pr->reported);
 	procmaps__free(&pr->left);
@@ -104,7 +106,7 @@ void procs__free(struct procs *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
-		proc_free(p->v[i]);
+		proc_free(p, p->v[i]);
 	free(p->act);
 	free(p->v);
 	for (size_t i = 0; i < p->nsets; i++)
@@ -116,6 +118,7 @@ void procs__free(struct procs *p)
 	hashtab__free(p->by_tgid);
 	hashtab__free(p->set_index);
 	maplog__free(p->log);
+	cgroups__free(p->cg);
 	procs_images_free(p);
 	free(p);
 }
@@ -158,6 +161,8 @@ void procs__set_image_maps_lost(struct procs *p, uint64_t n)
 static void log_stats(struct procs *p)
 {
 	p->st.log_dropped = maplog__stats(p->log)->dropped;
+	p->st.cgroups_named = cgroups__stats(p->cg)->resolved;
+	p->st.cgroup_reads = cgroups__stats(p->cg)->proc_reads;
 }
 
 void procs__set_maps_hook(struct procs *p, procs_maps_hook fn, void *ctx)
@@ -420,6 +425,13 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 	pr->seen_execing = n && (n->flags & PMUBPF_NOTICE_F_EXECING);
 	pr->seen_nomm = n && (n->flags & PMUBPF_NOTICE_F_NOMM);
 	pr->mntns = n ? n->mntns : 0;
+	/* Named now, while the cgroup surely exists (a container's ends
+	 * with its last process). Where the id says nothing (v1
+	 * hierarchies), the snapshot of a live process reads /proc. */
+	pr->cgroup_id = n ? n->cgroup : 0;
+	if (!cgroups__id_says_nothing(p->cg, pr->cgroup_id) &&
+	    !(pr->cg = cgroups__of_id(p->cg, pr->cgroup_id)))
+		p->st.cgroups_unnamed++;
 	if (comm) { /* a copy, not snprintf: 1.4% of the recorder under churn */
 		size_t len = strnlen(comm, PMUBPF_COMM_LEN);
 
@@ -432,6 +444,7 @@ static struct proc *add(struct procs *p, uint32_t tgid, uint32_t pgen,
 		pr->prev_pgen = p->v[prev]->pgen;
 	if (hashtab__reserve(p->by_tgid, hashtab__count(p->by_tgid) + 1) ||
 	    hashtab__insert(p->index, key_hash(tgid, pgen), p->n)) {
+		cgroups__put(p->cg, pr->cg);
 		free(pr);
 		return NULL;
 	}
@@ -578,6 +591,11 @@ int procs__tick(struct procs *p)
 	return pending;
 }
 
+size_t procs__label_sets_held(const struct procs *p)
+{
+	return p->nsets;
+}
+
 size_t procs__count(const struct procs *p)
 {
 	return p->n;
@@ -634,7 +652,7 @@ size_t procs__gc(struct procs *p, int64_t before)
 		struct proc *pr = p->v[i];
 
 		if (collectable(pr, before)) {
-			proc_free(pr);
+			proc_free(p, pr);
 			continue;
 		}
 		p->v[k] = pr;

@@ -20,6 +20,7 @@
 #include "symbols/perfmap.h"
 #include "pmubpf_abi.h"
 #include "procmaps.h"
+#include "cgroups.h"
 
 struct procs;
 
@@ -89,6 +90,8 @@ struct proc {
 	bool other_mntns;         /* in another mount namespace than pmubpf */
 	uint32_t mntns;           /* its mount namespace at the first sample
 	                           * (nsfs inode, from BPF), 0 if unknown */
+	uint64_t cgroup_id;       /* its cgroup v2 id at the first sample (BPF) */
+	struct cgroup_info *cg;   /* its cgroup named (a reference), or NULL */
 	struct perfmap_src jit_src;
 	struct perfmap *jit;      /* its /tmp/perf-PID.map, NULL if none */
 	int64_t jit_read_ms;      /* last read, CLOCK_MONOTONIC ms */
@@ -156,6 +159,9 @@ struct procs_stats {
 	uint64_t collected;        /* dead processes forgotten (procs__gc) */
 	size_t max_procs;
 	uint64_t jit_maps_refused; /* processes whose perf map was refused */
+	uint64_t cgroups_named;    /* cgroups named (cgroups.h), each once while used */
+	uint64_t cgroups_unnamed;  /* processes whose cgroup could not be named */
+	uint64_t cgroup_reads;     /* /proc/PID/cgroup read (v2 said nothing) */
 };
 
 /* label_slots_fd: the BPF map tgid -> struct pmubpf_label_slot, or -1;
@@ -367,5 +373,7 @@ void procs__set_image_files(struct procs *p, int image_files_fd);
 void procs__set_image_maps_lost(struct procs *p, uint64_t n);
 /* Process records held (for monitoring). */
 size_t procs__count(const struct procs *p);
+/* Label sets held now (every writer's and the unions). */
+size_t procs__label_sets_held(const struct procs *p);
 
 #endif

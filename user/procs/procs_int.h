@@ -97,6 +97,7 @@ struct procs {
 	int64_t wait_due;      /* procs__wait_due: the earliest image_wait */
 	int64_t image_wait_ns; /* procs__set_image_wait */
 	bool reading_all;      /* procs__read_waiting: every wait ends now */
+	struct cgroups *cg;    /* the cgroups of process records (cgroups.h) */
 	int64_t last_tick;     /* procs__tick's last pass, and its result */
 	int last_pending;
 };

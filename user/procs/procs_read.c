@@ -338,6 +338,11 @@ static int snapshot_live(struct procs *p, struct proc *pr, struct procmaps *maps
 	pr->exe_ino = r->from_log ? r->exe : 0;
 	if (!pr->exe_ino)
 		read_exe(pr);
+	/* BPF's cgroup id says nothing (v1 hierarchies, or no notice):
+	 * /proc says, while it lives. */
+	if (!pr->cg && cgroups__id_says_nothing(p->cg, pr->cgroup_id)) {
+		pr->cg = cgroups__of_pid(p->cg, (pid_t)pr->via);
+	}
 	procsyms__jit_snapshot(pr);
 	procs_note_jit_refusal(p, pr);
 	pr->snapshotted = true;

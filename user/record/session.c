@@ -499,6 +499,7 @@ void session__free(struct session *s)
 		free(s->acc);
 	}
 	pmubpf_bpf__destroy(s->skel);
+	cgfilter__close(&s->cgf);
 	free(s->cpus);
 	free(s);
 }

@@ -113,6 +113,9 @@ struct session_sizes {
 	size_t procs;                          /* process records */
 	size_t symcache_objects, symcache_bytes;
 	uint32_t stack_entries, count_entries; /* each window's maps */
+	size_t label_sets, label_bytes;        /* label sets held */
+	uint64_t label_sets_read, label_sets_over, label_sets_forgotten;
+	uint64_t cgroups_named, cgroups_unnamed;
 	int nprogs;                            /* on_sample, on_tracepoint, on_switch */
 	int prog_fd[3];
 	const char *prog_name[3];

@@ -154,6 +154,17 @@ void session__sizes(struct session *s, struct session_sizes *z)
 		.symcache_objects = sc.objects, .symcache_bytes = sc.bytes,
 		.stack_entries = s->stack_entries, .count_entries = s->count_entries,
 	};
+	if (s->procs) {
+		const struct procs_stats *ps = procs__stats(s->procs);
+
+		z->label_sets = procs__label_sets_held(s->procs);
+		z->label_bytes = ps->label_bytes;
+		z->label_sets_read = ps->label_sets + ps->flabel_sets;
+		z->label_sets_over = ps->label_sets_over;
+		z->label_sets_forgotten = ps->label_sets_forgotten;
+		z->cgroups_named = ps->cgroups_named;
+		z->cgroups_unnamed = ps->cgroups_unnamed;
+	}
 	if (!s->skel)
 		return;
 	z->prog_fd[z->nprogs] = bpf_program__fd(s->skel->progs.on_sample);

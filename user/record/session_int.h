@@ -19,6 +19,7 @@
 #include "features.h"
 #include "loadlog.h"
 #include "windows.h"
+#include "cgfilter.h"
 
 /* At most this often the window's stacks map's fill is read
  * (session__take_notices). */
@@ -33,6 +34,7 @@ struct command {               /* `-- command` */
 
 struct session {
 	const struct config *cfg;
+	struct cgfilter cgf;         /* --cgroup, --container: open */
 	bool quiet;
 	int status;                  /* exit status of a failed phase */
 	char err[512];

@@ -417,6 +417,8 @@ int session__open(struct session *s)
 
 	if (session__check(cfg, &s->cpus, &s->ncpus, s->err, sizeof(s->err)))
 		return -1;
+	if (cgfilter__open(cfg, &s->cgf, s->err, sizeof(s->err)))
+		return -1;
 	session__map_sizes(cfg, s->ncpus, &s->stack_entries, &s->count_entries);
 	s->window = session__window(cfg, s->ncpus);
 	s->windowed = session__windowed(cfg, s->ncpus);
@@ -428,6 +430,7 @@ int session__open(struct session *s)
 	if (!s->skel)
 		return session_fail(s, "opening the BPF object: %s", strerror(errno));
 	s->skel->rodata->filter_targets = !cfg->all;
+	s->skel->rodata->filter_cgroups = (__u32)s->cgf.n;
 	s->skel->rodata->include_idle = cfg->include_idle;
 	s->skel->rodata->want_user = !cfg->no_user;
 	s->skel->rodata->want_kernel = !cfg->no_kernel;
@@ -480,6 +483,8 @@ int session__open(struct session *s)
 		return session_fail(s, "loading BPF programs: permission denied: run as root (or grant CAP_BPF and CAP_PERFMON)");
 	if (err)
 		return session_fail(s, "loading BPF programs: %s (run with -v for the verifier log)", strerror(-err));
+	if (cgfilter__fill(&s->cgf, bpf_map__fd(s->skel->maps.cgroup_targets)))
+		return session_fail(s, "giving BPF the --cgroup/--container cgroups: %s", strerror(errno));
 	err = pmubpf_bpf__attach(s->skel); /* the exec/fork/exit tracepoints */
 	if (err)
 		return session_fail(s, "attaching BPF tracepoints: %s", strerror(-err));

@@ -285,6 +285,9 @@ static void add_comments(struct pprof *p, const struct report_in *in, int ev,
 			   (unsigned long long)ps->from_log,
 			   (unsigned long long)ps->live_from_log, (unsigned long long)ps->live_read,
 			   (unsigned long long)ps->live_read_moving, (unsigned long long)ps->gone_nomm);
+	pprof__add_comment(p, "cgroups: %llu named (labels cgroup, container_id, pod_uid, systemd_unit), %llu processes whose cgroup could not be named (removed before their first sample was read), %llu /proc/PID/cgroup reads (where the cgroup v2 id says nothing: v1 hierarchies)",
+			   (unsigned long long)ps->cgroups_named, (unsigned long long)ps->cgroups_unnamed,
+			   (unsigned long long)ps->cgroup_reads);
 	if (ps->images)
 		pprof__add_comment(p, "images: sent by BPF as sampled processes ended (exit or exec; no mmap reports): %llu mappings, %llu images of processes gone before their maps were read (%llu of them their parent's: fork children that exec'd before their first sample), %llu mappings without a path, %llu mappings lost (ring buffer full)",
 				   (unsigned long long)ps->image_maps, (unsigned long long)ps->from_images,
@@ -305,6 +308,17 @@ static size_t sample_labels(const struct report_in *in, const struct report_entr
 	labels[nl++] = (struct pprof_label){ .key = "tid", .num = en->k.tid };
 	labels[nl++] = (struct pprof_label){ .key = "comm",
 		.str = en->k.tgid == 0 ? "swapper" : (pr && pr->comm[0] ? pr->comm : "[unknown]") };
+	if (pr && pr->cg) { /* its cgroup (procs/cgroups.h), and what it names */
+		const struct cgroup_names *cn = &pr->cg->names;
+
+		labels[nl++] = (struct pprof_label){ .key = "cgroup", .str = pr->cg->path };
+		if (cn->container_id[0])
+			labels[nl++] = (struct pprof_label){ .key = "container_id", .str = cn->container_id };
+		if (cn->pod_uid[0])
+			labels[nl++] = (struct pprof_label){ .key = "pod_uid", .str = cn->pod_uid };
+		if (cn->unit[0])
+			labels[nl++] = (struct pprof_label){ .key = "systemd_unit", .str = cn->unit };
+	}
 	if (en->k.label) {
 		const struct proc_label_set *ls = pr ? procs__label_set(in->procs, pr, en->k.label) : NULL;
 
@@ -330,7 +344,7 @@ static int add_samples(struct pprof *p, const struct report_in *in, const struct
 	for (size_t i = 0; i < es->n; i++) {
 		const struct report_entry *en = &es->v[i];
 		struct proc *pr = en->k.tgid ? procs__get(in->procs, en->k.tgid, en->k.pgen) : NULL;
-		struct pprof_label labels[4 + MAX_LABELS];
+		struct pprof_label labels[8 + MAX_LABELS];
 		char keys[MAX_LABELS][LABELS_PROFILE_KEY_MAX];
 		size_t n = 0, nl;
 		int ret;
