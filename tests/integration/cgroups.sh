@@ -11,8 +11,8 @@ need_root v2_container_labelled v2_short_lived_labelled v1_container_labelled ot
 
 ID=5e1f9c0d2b3a4f5e6d7c8b9a0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6
 ID1=6f2a0d1e3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8998a7b6c5d4e3f2a1b0c9d8e7
-UID=1c9d8e7f-6a5b-4c3d-2e1f-0a9b8c7d6e5f
-UID_=${UID//-/_}
+POD=1c9d8e7f-6a5b-4c3d-2e1f-0a9b8c7d6e5f # bash has UID
+POD_=${POD//-/_}
 
 # mount point of the first cgroup2 (or v1 HIERARCHY) mount, "" if none
 cgroup_mount() { # cgroup2 | HIERARCHY
@@ -27,8 +27,8 @@ cgroup_mount() { # cgroup2 | HIERARCHY
 V2=$(cgroup_mount cgroup2)
 # A pod's slice with a container's scope in it, as containerd's systemd
 # driver names them (the names carry the truth).
-POD=$V2/pmubpf-test-kubepods-pod$UID_.slice
-CG=$POD/cri-containerd-$ID.scope
+PODCG=$V2/pmubpf-test-kubepods-pod$POD_.slice
+CG=$PODCG/cri-containerd-$ID.scope
 made=()
 # Its processes are gone (waited for) by then: empty, each goes.
 trap 'kill $(jobs -p) 2>/dev/null; wait; for d in "${made[@]}"; do rmdir "$d" 2>/dev/null; done; rm -rf "$TMP"' EXIT
@@ -41,13 +41,16 @@ run_in() {
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$dir" "$@" &
 }
 
-labels_of() { # PROFILE PID KEY...: "KEY=VALUE ..." of each sample of PID, one line each
+# PROFILE PID KEY...: "KEY=VALUE ..." of each sample of PID, one line
+# each; not its first images' (the shell's fork and run_in's sh,
+# sampled before it moved)
+labels_of() {
 	$DUMP "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 pid, keys = sys.argv[1], sys.argv[2:]
 for s in d["samples"]:
-    if str(s["labels"].get("pid")) == pid:
+    if str(s["labels"].get("pid")) == pid and s["labels"].get("comm") not in ("bash", "sh"):
         print(" ".join("%s=%s" % (k, s["labels"].get(k, "")) for k in keys))' "$2" "${@:3}"
 }
 
@@ -67,7 +70,7 @@ if [[ -z $V2 ]] || ! mkdir -p "$CG" 2>/dev/null; then
 		skip $n "no cgroup v2 mount to make a cgroup in${V2:+ ($V2 refuses mkdir)}"
 	done
 else
-	made+=("$CG" "$POD")
+	made+=("$CG" "$PODCG")
 	if start_recorder "$TMP/v2.err" -a -F 499 -o "$TMP/v2.pb.gz"; then
 		run_in "$CG" "$B/demo" 1.5 >/dev/null
 		inside=$!
@@ -79,7 +82,7 @@ else
 		short=$!
 		wait $inside $outside $short
 		kill -INT $RECORDER_PID; wait $RECORDER_PID
-		want="cgroup=/pmubpf-test-kubepods-pod$UID_.slice/cri-containerd-$ID.scope container_id=$ID pod_uid=$UID"
+		want="cgroup=/pmubpf-test-kubepods-pod$POD_.slice/cri-containerd-$ID.scope container_id=$ID pod_uid=$POD"
 		labels_of "$TMP/v2.pb.gz" $inside cgroup container_id pod_uid >"$TMP/inside"
 		check v2_container_labelled all_labelled "$TMP/inside" "$want" "demo in the container's cgroup"
 		$DUMP "$TMP/v2.pb.gz" | python3 -c '
@@ -130,7 +133,7 @@ if set(got) - {want}:
 if [[ -n $V2 && -d $CG ]]; then
 	for f in container_filter cgroup_filter_descendants; do
 		if [[ $f == container_filter ]]; then opt=(--container "${ID:0:16}")
-		else opt=(--cgroup "/pmubpf-test-kubepods-pod$UID_.slice"); fi
+		else opt=(--cgroup "/pmubpf-test-kubepods-pod$POD_.slice"); fi
 		run_in "$CG" "$B/demo" 2 >/dev/null
 		inside=$!
 		"$B/demo" 2 >/dev/null &
@@ -186,9 +189,10 @@ cid = sys.argv[1]
 files = {m["id"]: m["file"] for m in d["mappings"]}
 n = own = named = 0
 for s in d["samples"]:
-    n += 1
-    own += s["labels"].get("container_id") == cid and ("libpod-" + cid) in s["labels"].get("cgroup", "")
-    named += any(fr["func"] == "container_spin" for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"
+    v = s["values"][0]
+    n += v
+    own += v * (s["labels"].get("container_id") == cid and ("libpod-" + cid) in s["labels"].get("cgroup", ""))
+    named += v * any(fr["func"] == "container_spin" for f in s["stack"] if files.get(f.get("mapping")) != "[kernel.kallsyms]"
                  for fr in f["frames"])
 print("%d samples; %d with container_id %s...; %d in container_spin" % (n, own, cid[:12], named))
 if n < 20:

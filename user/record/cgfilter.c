@@ -95,8 +95,8 @@ static int resolve(const char *arg, bool container, const char *mnt, char *path,
 	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
 		if (arg[0] != '/' || !mnt[0] ||
 		    (size_t)snprintf(path, len, "%s%s", mnt, arg) >= len || stat(path, &st) || !S_ISDIR(st.st_mode))
-			return errmsg(err, errlen, "--cgroup %s: no such cgroup directory%s%s", arg,
-				      mnt[0] ? " (here or under " : "", mnt[0] ? mnt : "");
+			return errmsg(err, errlen, "--cgroup %s: no such cgroup directory%s%s%s", arg,
+				      mnt[0] ? " (here or under " : "", mnt[0] ? mnt : "", mnt[0] ? ")" : "");
 	}
 	return 0;
 }
