@@ -134,17 +134,18 @@ if [[ -n $V2 && -d $CG ]]; then
 	for f in container_filter cgroup_filter_descendants; do
 		if [[ $f == container_filter ]]; then opt=(--container "${ID:0:16}")
 		else opt=(--cgroup "/pmubpf-test-kubepods-pod$POD_.slice"); fi
-		run_in "$CG" "$B/demo" 2 >/dev/null
-		inside=$!
-		"$B/demo" 2 >/dev/null &
-		outside=$!
-		if start_recorder "$TMP/$f.err" "${opt[@]}" -F 499 -d 1.5 -o "$TMP/$f.pb.gz"; then
-			wait $RECORDER_PID
+		# the recorder first: under qemu its start outlasts a short run
+		if start_recorder "$TMP/$f.err" "${opt[@]}" -F 499 -o "$TMP/$f.pb.gz"; then
+			run_in "$CG" "$B/demo" 1.5 >/dev/null
+			inside=$!
+			"$B/demo" 1.5 >/dev/null &
+			outside=$!
+			wait $inside $outside
+			kill -INT $RECORDER_PID; wait $RECORDER_PID
 			check $f only_pid "$TMP/$f.pb.gz" $inside $outside
 		else
 			fail $f "pmubpf ${opt[*]} did not start: $(tail -n1 "$TMP/$f.err")"
 		fi
-		wait $inside $outside
 	done
 else
 	skip container_filter "no cgroup v2 mount to make a cgroup in"
@@ -177,8 +178,11 @@ check filter_bad_input filters_refused
 # its whole id, and its function is named from the image's file (another
 # mount namespace). The limits are set below the machine's hard ones: a
 # runtime raising its own to the defaults is refused on some machines.
+# A store of the test's own (vfs: it works over overlayfs, as in the
+# kernels' guests), so nothing of the machine's is touched.
+PODMAN=(podman --root "$TMP/podman/root" --runroot "$TMP/podman/run" --storage-driver vfs)
 podman_run() { # NAME SECONDS: the container's id, or nothing
-	podman --runtime runc run -d --name "$1" --network none --ulimit nofile=1024:1024 \
+	"${PODMAN[@]}" --runtime runc run -d --name "$1" --network none --ulimit nofile=1024:1024 \
 		--ulimit nproc=4096:4096 localhost/pmubpf-test:spin /spin "$2" 2>"$TMP/podman.err"
 }
 container_labelled() { # PROFILE ID
@@ -204,7 +208,7 @@ if named < 0.9 * n:
 }
 mkdir -p "$TMP/image"
 cp "$B/container_spin" "$TMP/image/spin"
-if ! tar -C "$TMP/image" -c . | podman import - localhost/pmubpf-test:spin >"$TMP/import.out" 2>&1; then
+if ! tar -C "$TMP/image" -c . | "${PODMAN[@]}" import - localhost/pmubpf-test:spin >"$TMP/import.out" 2>&1; then
 	skip podman_container "podman cannot import an image on this machine: $(tail -n1 "$TMP/import.out")"
 else
 	name=pmubpf-test-$$
@@ -217,8 +221,8 @@ else
 	else
 		fail podman_container "pmubpf --container ${cid:0:12} did not start: $(tail -n1 "$TMP/podman.rec.err")"
 	fi
-	podman rm -f $name >/dev/null 2>&1
-	podman rmi -f localhost/pmubpf-test:spin >/dev/null 2>&1
+	"${PODMAN[@]}" rm -f $name >/dev/null 2>&1
+	"${PODMAN[@]}" rmi -f localhost/pmubpf-test:spin >/dev/null 2>&1
 fi
 
 # v1: docker's cgroupfs driver puts a container in /docker/ID of every
