@@ -212,7 +212,7 @@ if ! tar -C "$TMP/image" -c . | "${PODMAN[@]}" import - localhost/pmubpf-test:sp
 	skip podman_container "podman cannot import an image on this machine: $(tail -n1 "$TMP/import.out")"
 else
 	name=pmubpf-test-$$
-	cid=$(podman_run $name 3)
+	cid=$(podman_run $name 60) # removed (killed) once recorded: under qemu the start is slow
 	if [[ ${#cid} -ne 64 ]]; then # podman's own failure: no container runs here
 		skip podman_container "podman cannot run a container on this machine: $(tail -n1 "$TMP/podman.err")"
 	elif start_recorder "$TMP/podman.rec.err" --container "${cid:0:12}" -F 499 -d 1.5 -o "$TMP/podman.pb.gz"; then
@@ -221,7 +221,7 @@ else
 	else
 		fail podman_container "pmubpf --container ${cid:0:12} did not start: $(tail -n1 "$TMP/podman.rec.err")"
 	fi
-	"${PODMAN[@]}" rm -f $name >/dev/null 2>&1
+	"${PODMAN[@]}" rm -f -t 0 $name >/dev/null 2>&1
 	"${PODMAN[@]}" rmi -f localhost/pmubpf-test:spin >/dev/null 2>&1
 fi
 

@@ -33,6 +33,8 @@ mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
 mkdir -p $R/dev/pts
 mount -t devpts devpts $R/dev/pts 2>/dev/null
+mkdir -p $R/dev/shm # POSIX shared memory, as every system has (podman's locks)
+mount -t tmpfs -o mode=1777 shm $R/dev/shm 2>/dev/null
 # What udev would make: bash's <(...) needs /dev/fd.
 ln -sf /proc/self/fd $R/dev/fd
 ln -sf /proc/self/fd/0 $R/dev/stdin
