@@ -162,7 +162,8 @@ static int put_sample(struct pbuf *w, const struct pprof *p, const struct pprof_
 		end(w, in);
 	}
 	in = begin(w, 2);
-	put_varint(w, (uint64_t)s->value[0]);
+	if (!p->weight_only)
+		put_varint(w, (uint64_t)s->value[0]);
 	put_varint(w, (uint64_t)s->value[1]);
 	end(w, in);
 	for (size_t i = 0; i < ls->n; i++) {
@@ -272,7 +273,8 @@ int pprof__encode(const struct pprof *p, pprof_put_fn put, void *ctx)
 
 	if (err)
 		return err;
-	put_value_type(&w, 1, &p->sample_type[0]);
+	if (!p->weight_only)
+		put_value_type(&w, 1, &p->sample_type[0]);
 	put_value_type(&w, 1, &p->sample_type[1]);
 	for (size_t i = 0; !err && i < p->nsamples; i++)
 		err = put_sample(&w, p, &p->samples[i]);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/grow.h"
+#include "lib/token.h"
+#include "push/push.h"
 #include "report/entries.h"
 #include "report/report.h"
 #include "symbols/elfsym.h"
@@ -131,6 +133,8 @@ struct every {
 	int failed;             /* a drain during a write failed */
 	int profiles;           /* sets of profiles written */
 	int64_t last_stamp;     /* the last profiles' name (s): every__stamp */
+	struct push *push;      /* --push, else NULL */
+	struct session_span pushing; /* the window being written */
 };
 
 /* Close the window under way and add it to a: the maps are emptied
@@ -181,6 +185,15 @@ static void tick(void *ctx)
 	e->next_drain = now + e->drain_step;
 }
 
+/* report_in.built: a written profile to the server. */
+static void push_built(void *ctx, int ev, const struct pprof *p)
+{
+	struct every *e = ctx;
+
+	push__profile(e->push, e->cfg->events[ev].name, p, e->pushing.start_wall,
+		      e->pushing.duration);
+}
+
 /* Write the drained windows' profiles (one per event), then forget what
  * they needed. */
 static int write_profiles(struct every *e)
@@ -200,6 +213,11 @@ static int write_profiles(struct every *e)
 	in.file_stamp = stamp;
 	in.tick = tick;
 	in.tick_ctx = e;
+	if (e->push) {
+		e->pushing = span;
+		in.built = push_built;
+		in.built_ctx = e;
+	}
 	ret = report__write_data(&in, &a->d, stderr, stdout, err, sizeof(err));
 	report_data__free(&a->d);
 	a->have = false;
@@ -255,9 +273,33 @@ int every__run(const struct config *cfg)
 	int64_t write_step = (int64_t)(cfg->every * 1e9);
 	int ret;
 
+	if (cfg->push_url) {
+		struct push_opts po = {
+			.url = cfg->push_url, .service = cfg->push_service,
+			.nheaders = cfg->npush_headers,
+			.queue_bytes = (size_t)(cfg->push_queue_mib * 1048576),
+		};
+		char err[512], token[4098];
+
+		for (int i = 0; i < cfg->npush_headers; i++)
+			po.headers[i] = cfg->push_headers[i];
+		if (cfg->push_token_file) {
+			if (token__read(cfg->push_token_file, "--push-token-file", token, sizeof(token),
+					err, sizeof(err))) {
+				fprintf(stderr, "pmubpf: %s\n", err);
+				return 1;
+			}
+			po.token = token;
+		}
+		if (!(e.push = push__new(&po, err, sizeof(err)))) {
+			fprintf(stderr, "pmubpf: %s\n", err);
+			return 1;
+		}
+	}
 	e.s = session__new(cfg, false);
 	if (!e.s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
+		push__close(e.push, 0, NULL);
 		return 1;
 	}
 	if (session__open(e.s) || session__build(e.s) || session__start(e.s)) {
@@ -315,5 +357,6 @@ out:
 		if (e.acc[i].have)
 			report_data__free(&e.acc[i].d);
 	session__free(e.s);
+	push__close(e.push, PUSH_EXIT_WAIT_S, NULL); /* what is queued, sent first */
 	return ret;
 }
