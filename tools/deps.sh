@@ -11,6 +11,7 @@ PKGS=(
   libelf-dev libdw-dev           # ELF symbols, DWARF (elfutils)
   zlib1g-dev                     # gzip of the pprof output
   libprotobuf-c-dev protobuf-c-compiler   # profile.proto decoding in tests (pprof_dump, unit tests)
+  protobuf-compiler              # protoc --decode: what --otlp sends, read against proto/otlp_profiles.proto (tests)
   golang-go                      # 'go tool pprof': the independent reader in tests
   linux-perf                     # bench comparisons
   binutils                       # readelf/objcopy/strip for test binaries

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# push.sh — --push to a Pyroscope server, against a receiver on loopback
-# (push_receiver.py) that keeps what arrives: every POST is Pyroscope's
-# /ingest with format=pprof, one series per service (the template over
-# the samples' labels), one sample type named for the event without '-';
-# what arrives adds up to the same recording's local profiles, exactly;
+# push.sh — --push to a Pyroscope server and --otlp to an OpenTelemetry
+# collector, against receivers on loopback (push_receiver.py) that keep
+# what arrives: every --push POST is Pyroscope's /ingest with
+# format=pprof, one series per service (the template over the samples'
+# labels), one sample type named for the event without '-'; every --otlp
+# POST an OTLP profiles export that protoc decodes with
+# proto/otlp_profiles.proto, one resource per service; what arrives at
+# each adds up to the same recording's local profiles, exactly;
 # a server that answers 500 or 429 gets the profiles later, one that
 # refuses (400) or is down costs the local profile nothing and its
 # losses are counted and said; a slow one never holds the windows up and
 # its queue stays bounded; secrets stay out of the profiles' comments;
 # bad options are refused with one line.
 source "$(dirname "$0")/lib.sh"
-need_root series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof retries_500 \
+need_root series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof otlp_decoded_totals retries_500 \
 	retry_after_429 refused_400 server_down slow_server_bounded secrets_not_in_comments bad_input
 
 # start_rx NAME MODE [ARG]: a receiver into $TMP/NAME, its URL in RX.
@@ -77,6 +80,50 @@ def totals(rx, localdir, event, vtype, by_comm):
             want[c] = want.get(c, 0) + s["values"][1]
     return pushed, want
 
+def textproto(text):
+    """protoc --decode's text format as nested dicts of lists."""
+    root, stack = {}, []
+    cur = root
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line == "}":
+            cur = stack.pop()
+        elif line.endswith("{"):
+            child = {}
+            cur.setdefault(line[:-1].strip(), []).append(child)
+            stack.append(cur)
+            cur = child
+        else:
+            k, v = line.split(":", 1)
+            v = v.strip()
+            if v.startswith('"'):
+                v = v[1:-1].encode("latin-1").decode("unicode_escape").encode("latin-1").decode("utf-8")
+            else:
+                v = int(v)
+            cur.setdefault(k, []).append(v)
+    return root
+
+def otlp_requests(rx):
+    import subprocess
+    out = []
+    for p in posts(rx):
+        if p["status"] // 100 != 2:
+            continue
+        r = subprocess.run(["protoc", "--proto_path=" + os.environ["ROOT"] + "/proto",
+                            "--decode=pmubpf.otlp.ExportProfilesServiceRequest",
+                            os.environ["ROOT"] + "/proto/otlp_profiles.proto"],
+                           stdin=open(p["body"], "rb"), capture_output=True)
+        if r.returncode != 0:
+            sys.exit("protoc --decode failed on %s: %s" % (p["body"], r.stderr.decode()))
+        p["req"] = textproto(r.stdout.decode("utf-8"))
+        out.append(p)
+    return out
+
+def one(m, k, default=0):
+    return m.get(k, [default])[0]
+
 cmd, rx, localdir, err = sys.argv[1:5]
 extra = sys.argv[5:]
 if cmd == "totals":
@@ -93,10 +140,10 @@ if cmd == "totals":
             diff = {k: (pushed.get(k), want.get(k)) for k in set(pushed) | set(want)
                     if pushed.get(k) != want.get(k)}
             sys.exit("%s: pushed weights differ from the local profiles': %s" % (event, diff))
-    sent = re.search(r"push: (\d+) profiles sent", open(err).read())
+    sent = re.findall(r"push: (\d+) profiles sent", open(err).read())
     n = len(delivered(rx))
-    if not sent or int(sent.group(1)) != n:
-        sys.exit("stderr says %s sent, the receiver has %d" % (sent and sent.group(1), n))
+    if str(n) not in sent:
+        sys.exit("stderr says %s sent, the receiver has %d" % (sent, n))
 elif cmd == "types":
     for p in delivered(rx):
         q, prof = p["query"], p["prof"]
@@ -127,6 +174,70 @@ elif cmd == "headers":
         if gzip.decompress(open(p["body"], "rb").read())[:1] == b"":
             sys.exit("empty body")
     print(len(posts(rx)), "POSTs with the tenant and the token")
+elif cmd == "otlp":
+    # each request: a dictionary whose tables start with the zero value;
+    # per event and service the weights as the local profiles' per comm;
+    # every sample's comm its service's; mappings with build-ids carry
+    # them as process.executable.build_id.gnu; stacks name functions
+    pushed = {}
+    reqs = otlp_requests(rx)
+    for p in reqs:
+        if p["path"] != "/v1development/profiles" or p["headers"].get("content-type") != "application/x-protobuf":
+            sys.exit("not an OTLP profiles export: %s %s" % (p["path"], p["headers"]))
+        d = p["req"]["dictionary"][0]
+        st = d["string_table"]
+        if st[0] != "" or any(d[t][0] != {} for t in ("mapping_table", "location_table", "function_table", "attribute_table", "stack_table")):
+            sys.exit("a table's entry 0 is not the zero value")
+        attrs = d["attribute_table"]
+        def attr(i):
+            a = attrs[i]
+            v = a["value"][0]
+            return st[one(a, "key_strindex")], one(v, "string_value", None) if "string_value" in v else one(v, "int_value")
+        bid_key = [i for i, s_ in enumerate(st) if s_ == "process.executable.build_id.gnu"]
+        with_bid = [m for m in d["mapping_table"][1:] if m.get("attribute_indices")]
+        if not with_bid or any(st[one(attrs[one(m, "attribute_indices")], "key_strindex")] != "process.executable.build_id.gnu" for m in with_bid):
+            sys.exit("no mapping carries process.executable.build_id.gnu")
+        named = 0
+        for rp in p["req"]["resource_profiles"]:
+            kv = rp["resource"][0]["attributes"][0]
+            if one(kv, "key", "") != "service.name":
+                sys.exit("resource attribute %s" % kv)
+            svc = one(kv["value"][0], "string_value", "")
+            sp = rp["scope_profiles"][0]
+            if one(sp["scope"][0], "name", "") != "pmubpf":
+                sys.exit("scope %s" % sp["scope"])
+            for prof in sp["profiles"]:
+                vt = prof["sample_type"][0]
+                ev = st[one(vt, "type_strindex")]
+                if "-" in ev or prof["period_type"] != prof["sample_type"] or one(prof, "period") <= 0:
+                    sys.exit("type %s, period type %s, period %s" % (ev, prof["period_type"], one(prof, "period")))
+                for s_ in prof.get("samples", []):
+                    labels = dict(attr(i) for i in s_.get("attribute_indices", []))
+                    if labels.get("comm") != svc:
+                        sys.exit("service %s has a sample of comm %s" % (svc, labels.get("comm")))
+                    if not isinstance(labels.get("pid"), int):
+                        sys.exit("pid %r: want an int attribute" % labels.get("pid"))
+                    stack = d["stack_table"][one(s_, "stack_index")]
+                    for li in stack.get("location_indices", []):
+                        for line in d["location_table"][li].get("lines", []):
+                            if st[one(d["function_table"][one(line, "function_index")], "name_strindex")]:
+                                named += 1
+                    key = (ev, svc)
+                    pushed[key] = pushed.get(key, 0) + sum(s_["values"])
+        if not named:
+            sys.exit("no frame names a function")
+    for event, vtype in (("cpu-clock", "cpu"), ("page-faults", "page_faults")):
+        want = {}
+        for prof in local(localdir, event):
+            for s_ in prof["samples"]:
+                c = s_["labels"].get("comm", "unknown_service")
+                want[c] = want.get(c, 0) + s_["values"][1]
+        got = {svc: v for (ev, svc), v in pushed.items() if ev == vtype}
+        print(event, "otlp", sum(got.values()), "local", sum(want.values()), "services", len(got))
+        if got != want:
+            diff = {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}
+            sys.exit("%s: OTLP weights differ from the local profiles': %s" % (event, diff))
+    print(len(reqs), "requests decoded")
 elif cmd == "count":
     # status N: POSTs answered N at least extra[1] times
     n = sum(1 for p in posts(rx) if p["status"] == int(extra[0]))
@@ -149,22 +260,25 @@ cp "$B/serial" "$TMP/pusha"
 cp "$B/serial" "$TMP/pushb"
 echo "s3cr3t-token" >"$TMP/token"
 
-# --- a server that takes everything ---------------------------------------
+# --- a server that takes everything, and a collector beside it -------------
+start_rx otlp ok
+OTLP=$RX
 start_rx ok ok
 mkdir -p "$TMP/l1"
 "$TMP/pusha" 5 /dev/null & wa=$!
 "$TMP/pushb" 5 /dev/null & wb=$!
-if "$PMUBPF" -a --every 2 -d 5 -o "$TMP/l1/" -e cpu-clock,page-faults --push "$RX" \
+if "$PMUBPF" -a --every 2 -d 5 -o "$TMP/l1/" -e cpu-clock,page-faults --push "$RX" --otlp "$OTLP" \
 	--push-header 'X-Scope-OrgID: tenant1' --push-token-file "$TMP/token" 2>"$TMP/e1"; then
 	check series_and_totals $PC totals "$TMP/ok" "$TMP/l1" "$TMP/e1" pusha pushb
 	check one_type_no_dash $PC types "$TMP/ok" "$TMP/l1" "$TMP/e1"
 	check headers_and_token $PC headers "$TMP/ok" "$TMP/l1" "$TMP/e1" "$TMP/token"
+	check otlp_decoded_totals $PC otlp "$TMP/otlp" "$TMP/l1" "$TMP/e1"
 	b=$(grep -l '"pusha"' "$TMP"/ok/*.json | head -1)
 	check pushed_valid_pprof valid_profile "${b%.json}.body"
 	check secrets_not_in_comments bash -c '! zcat "$1"/*.pb.gz | grep -a -q -e s3cr3t -e tenant1 &&
 		! cat "$2"/*.body | zcat | grep -a -q -e s3cr3t -e tenant1' _ "$TMP/l1" "$TMP/ok"
 else
-	for n in series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof secrets_not_in_comments; do
+	for n in series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof otlp_decoded_totals secrets_not_in_comments; do
 		fail $n "pmubpf failed: $(tail -n 1 "$TMP/e1")"
 	done
 fi
@@ -245,6 +359,8 @@ while IFS='|' read -r want args; do
 	fi
 done <<EOF
 bad --push 'ftp|--every 1 --push ftp://host
+bad --otlp 'collector|--every 1 --otlp collector:4318
+--otlp needs --every|--otlp http://127.0.0.1:1
 needs --every|--push http://127.0.0.1:1
 need --push URL|--every 1 --push-service {comm}
 without '}'|--every 1 --push http://127.0.0.1:1 --push-service {comm

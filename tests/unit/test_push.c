@@ -194,6 +194,7 @@ static struct push_item *item(size_t len)
 	it->body = calloc(1, len);
 	it->len = len;
 	it->url = strdup("http://127.0.0.1:1/ingest");
+	it->ctype = "application/octet-stream";
 	snprintf(it->what, sizeof(it->what), "test");
 	return it;
 }

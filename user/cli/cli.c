@@ -30,7 +30,7 @@ enum {
 	OPT_DELAY = 380,
 	OPT_DATA_ADDR = 400,
 	OPT_CGROUP = 420, OPT_CONTAINER,
-	OPT_PUSH = 440, OPT_PUSH_SERVICE, OPT_PUSH_HEADER, OPT_PUSH_TOKEN, OPT_PUSH_QUEUE,
+	OPT_PUSH = 440, OPT_PUSH_SERVICE, OPT_PUSH_HEADER, OPT_PUSH_TOKEN, OPT_PUSH_QUEUE, OPT_OTLP,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "push-header", required_argument, NULL, OPT_PUSH_HEADER },
 	{ "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN },
 	{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
+	{ "otlp", required_argument, NULL, OPT_OTLP },
 	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
@@ -258,7 +259,8 @@ static void shown_arg(int argc, char **argv, int i, char *buf, size_t len)
 	const char *a = argv[i];
 	bool header = (i > 0 && !strcmp(argv[i - 1], "--push-header")) ||
 		      !strncmp(a, "--push-header=", 14);
-	bool url = (i > 0 && !strcmp(argv[i - 1], "--push")) || !strncmp(a, "--push=", 7);
+	bool url = (i > 0 && (!strcmp(argv[i - 1], "--push") || !strcmp(argv[i - 1], "--otlp"))) ||
+		   !strncmp(a, "--push=", 7) || !strncmp(a, "--otlp=", 7);
 	const char *colon = strchr(a, ':'), *at = strchr(a, '@');
 
 	(void)argc;
@@ -445,9 +447,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			cfg->http_token_file = optarg;
 			break;
 		case OPT_PUSH:
+		case OPT_OTLP:
 			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
-				return errmsg(err, errlen, "bad --push '%s': want the server's address, http://HOST:PORT or https://...", optarg);
-			cfg->push_url = optarg;
+				return errmsg(err, errlen, "bad %s '%s': want the server's address, http://HOST:PORT or https://...",
+					      opt == OPT_OTLP ? "--otlp" : "--push", optarg);
+			*(opt == OPT_OTLP ? &cfg->otlp_url : &cfg->push_url) = optarg;
 			break;
 		case OPT_PUSH_SERVICE:
 			if (push__check_template(optarg, err, errlen))
@@ -581,10 +585,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		return errmsg(err, errlen, "--http-token-file needs --http");
 	}
 	if ((cfg->push_service || cfg->npush_headers || cfg->push_token_file || cfg->push_queue_mib) &&
-	    !cfg->push_url)
-		return errmsg(err, errlen, "--push-service, --push-header, --push-token-file and --push-queue need --push URL");
-	if (cfg->push_url && (cfg->every <= 0 || cfg->live))
-		return errmsg(err, errlen, "--push needs --every SEC (each window's profiles are pushed as it ends)");
+	    !cfg->push_url && !cfg->otlp_url)
+		return errmsg(err, errlen, "--push-service, --push-header, --push-token-file and --push-queue need --push URL or --otlp URL");
+	if ((cfg->push_url || cfg->otlp_url) && (cfg->every <= 0 || cfg->live))
+		return errmsg(err, errlen, "%s needs --every SEC (each window's profiles are pushed as it ends)",
+			      cfg->push_url ? "--push" : "--otlp");
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
 	if (cfg->every > 0 && cfg->http)

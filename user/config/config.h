@@ -81,6 +81,7 @@ struct config {
 	/* --push URL: each --every window's profiles to a Pyroscope server
 	 * (user/push), borrowed argv */
 	const char *push_url;
+	const char *otlp_url;         /* --otlp URL: the same to an OTel collector */
 	const char *push_service;     /* --push-service TEMPLATE, NULL: default */
 	const char *push_headers[8];  /* --push-header 'Name: value' */
 	int npush_headers;

@@ -143,4 +143,22 @@ size_t pprof__nsamples(const struct pprof *p);
 int pprof__each_label_set(const struct pprof *p,
 			  int (*fn)(void *ctx, const struct pprof_label *l, size_t n), void *ctx);
 
+/* p as an OTLP profiles export request (opentelemetry-proto v1.11.0,
+ * profiles/v1development; pprof_otlp.c), uncompressed, into *out
+ * (malloc'd). One ResourceProfiles per group (service.name = groups[g]),
+ * each with one scope and one Profile of the samples whose labels
+ * group_of puts in it (-1: none; NULL group_of: all in group 0, and
+ * groups may be NULL). 0 or -errno. */
+struct pprof_otlp_opts {
+	const char *const *groups;
+	size_t ngroups;
+	int (*group_of)(void *ctx, const struct pprof_label *l, size_t n);
+	void *ctx;
+	const char *scope_name, *scope_version;
+	const char *value_type;  /* NULL: p's */
+	bool sanitize_names;     /* the type: [A-Za-z0-9_] only */
+};
+int pprof__encode_otlp(const struct pprof *p, const struct pprof_otlp_opts *o, uint8_t **out,
+		       size_t *len);
+
 #endif

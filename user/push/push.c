@@ -155,18 +155,28 @@ static int progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl
 }
 
 /* Post one item: 0 sent, 1 retry, -1 drop (the reason in why). */
-static int post(CURL *c, struct push_item *it, long *retry_after,
+static int post(struct push *ps, CURL *c, struct push_item *it, long *retry_after,
 		char *why, size_t whylen)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	long status = 0;
 	CURLcode rc;
 
+	char ctype[96];
+	struct curl_slist *h = NULL;
+
+	snprintf(ctype, sizeof(ctype), "Content-Type: %s", it->ctype);
+	for (int i = 0; i < ps->nhdrs; i++)
+		h = curl_slist_append(h, ps->hdrs[i]);
+	h = curl_slist_append(h, ctype);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_URL, it->url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)it->body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	rc = curl_easy_perform(c);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(h);
 	*retry_after = 0;
 	if (rc != CURLE_OK) {
 		snprintf(why, whylen, "%s: %s", it->what, *errbuf ? errbuf : curl_easy_strerror(rc));
@@ -185,14 +195,10 @@ static int post(CURL *c, struct push_item *it, long *retry_after,
 static void *sender(void *arg)
 {
 	struct push *ps = arg;
-	struct curl_slist *hdrs = NULL;
 	CURL *c = curl_easy_init();
 	char why[512];
 
-	for (int i = 0; i < ps->nhdrs; i++)
-		hdrs = curl_slist_append(hdrs, ps->hdrs[i]);
 	if (c) {
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
 		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ps->o.timeout_s * 1000));
@@ -210,7 +216,7 @@ static void *sender(void *arg)
 
 		pthread_mutex_unlock(&ps->mu);
 		if (c) {
-			r = post(c, it, &retry_after, why, sizeof(why));
+			r = post(ps, c, it, &retry_after, why, sizeof(why));
 		} else {
 			r = -1;
 			snprintf(why, sizeof(why), "%s: libcurl could not start", it->what);
@@ -252,7 +258,6 @@ static void *sender(void *arg)
 		item_free(it);
 	}
 	pthread_mutex_unlock(&ps->mu);
-	curl_slist_free_all(hdrs);
 	if (c)
 		curl_easy_cleanup(c);
 	return NULL;
@@ -265,7 +270,8 @@ struct push *push__new(const struct push_opts *o, char *err, size_t errlen)
 	struct push *ps;
 
 	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		errmsg(err, errlen, "bad --push '%s': want the server's address, http://HOST:PORT or https://...", o->url);
+		errmsg(err, errlen, "bad %s '%s': want the server's address, http://HOST:PORT or https://...",
+		       o->kind == PUSH_OTLP ? "--otlp" : "--push", o->url);
 		return NULL;
 	}
 	if (service__check(o->service ? o->service : PUSH_DEFAULT_SERVICE, err, errlen))
@@ -295,7 +301,6 @@ struct push *push__new(const struct push_opts *o, char *err, size_t errlen)
 		ps->hdrs[ps->nhdrs++] = strdup(o->headers[i]);
 	if (o->token && asprintf(&ps->hdrs[ps->nhdrs++], "Authorization: Bearer %s", o->token) < 0)
 		ps->hdrs[ps->nhdrs - 1] = NULL;
-	ps->hdrs[ps->nhdrs++] = strdup("Content-Type: application/octet-stream");
 	ps->hdrs[ps->nhdrs++] = strdup("Expect:"); /* no 100-continue round trip */
 	bool ok = ps->base != NULL;
 	for (int i = 0; i < ps->nhdrs; i++)
@@ -380,6 +385,20 @@ void push__close(struct push *ps, double wait_s, struct push_stats *final)
 	free(ps->base);
 	free(ps);
 	curl_global_cleanup();
+}
+
+int push__profile(struct push *ps, const char *event, const struct pprof *p,
+		  int64_t start_wall, int64_t duration)
+{
+	int err = ps->o.kind == PUSH_OTLP ? push__otlp(ps, event, p)
+					  : push__pyroscope(ps, event, p, start_wall, duration);
+
+	if (err) {
+		pthread_mutex_lock(&ps->mu);
+		ps->st.dropped_encode++;
+		pthread_mutex_unlock(&ps->mu);
+	}
+	return err;
 }
 
 int push__check_template(const char *tmpl, char *err, size_t errlen)

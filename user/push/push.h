@@ -29,7 +29,10 @@
 #define PUSH_MAX_HEADERS 8
 #define PUSH_EXIT_WAIT_S 10 /* at the end, what is queued is sent for so long */
 
+enum push_kind { PUSH_PYROSCOPE, PUSH_OTLP };
+
 struct push_opts {
+	enum push_kind kind;         /* --push (Pyroscope) or --otlp */
 	const char *url;             /* the server's base address */
 	const char *service;         /* the service_name template: text, and
 	                              * {a|b|...}: the first of those labels

@@ -20,6 +20,7 @@ struct push_item {
 	char *url;
 	uint8_t *body;
 	size_t len;
+	const char *ctype;           /* its Content-Type (a literal) */
 	int attempts;
 	int64_t not_before;          /* CLOCK_MONOTONIC ns: a retry's wait */
 	char what[160];              /* for the log: "cpu-clock of web" */
@@ -44,7 +45,15 @@ struct push {
 	struct push_stats st;
 };
 
+#define PUSH_VERSION "0.1.0" /* the scope's version in OTLP requests */
+
 /* Queue it (push.c); the queue owns it from then on. */
 void push__enqueue(struct push *ps, struct push_item *it);
+
+/* A window's profile of one event, queued as each kind of server takes
+ * it (pyroscope.c, otlp.c). 0 or -errno. */
+int push__pyroscope(struct push *ps, const char *event, const struct pprof *p,
+		    int64_t start_wall, int64_t duration);
+int push__otlp(struct push *ps, const char *event, const struct pprof *p);
 
 #endif

@@ -15,38 +15,6 @@
 #include "push_int.h"
 #include "service.h"
 
-#define SERVICE_MAX 256
-
-struct services {
-	const char *tmpl;
-	char **v;
-	size_t n, cap;
-};
-
-static int collect(void *ctx, const struct pprof_label *l, size_t n)
-{
-	struct services *s = ctx;
-	char name[SERVICE_MAX];
-
-	if (service__name(s->tmpl, l, n, name, sizeof(name)))
-		snprintf(name, sizeof(name), "unknown_service");
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		char **v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	if (!(s->v[s->n] = strdup(name)))
-		return -ENOMEM;
-	s->n++;
-	return 0;
-}
-
 struct one {
 	const char *tmpl, *name;
 };
@@ -56,8 +24,7 @@ static bool same_service(void *ctx, const struct pprof_label *l, size_t n)
 	struct one *o = ctx;
 	char name[SERVICE_MAX];
 
-	if (service__name(o->tmpl, l, n, name, sizeof(name)))
-		snprintf(name, sizeof(name), "unknown_service");
+	service__of(o->tmpl, l, n, name, sizeof(name));
 	return !strcmp(name, o->name);
 }
 
@@ -109,16 +76,17 @@ static int queue_part(struct push *ps, const char *event, const char *service,
 		free(it);
 		return -ENOMEM;
 	}
+	it->ctype = "application/octet-stream";
 	snprintf(it->what, sizeof(it->what), "%s of %s", event, service);
 	push__enqueue(ps, it);
 	return 0;
 }
 
-int push__profile(struct push *ps, const char *event, const struct pprof *p,
-		  int64_t start_wall, int64_t duration)
+int push__pyroscope(struct push *ps, const char *event, const struct pprof *p,
+		    int64_t start_wall, int64_t duration)
 {
-	struct services s = { .tmpl = ps->o.service };
-	int err = pprof__each_label_set(p, collect, &s);
+	struct { char **v; size_t n; } s = { 0 };
+	int err = service__list(p, ps->o.service, &s.v, &s.n);
 
 	for (size_t i = 0; !err && i < s.n; i++) {
 		struct one one = { ps->o.service, s.v[i] };
@@ -141,13 +109,6 @@ int push__profile(struct push *ps, const char *event, const struct pprof *p,
 			pprof__free(part);
 		}
 	}
-	for (size_t i = 0; i < s.n; i++)
-		free(s.v[i]);
-	free(s.v);
-	if (err) {
-		pthread_mutex_lock(&ps->mu);
-		ps->st.dropped_encode++;
-		pthread_mutex_unlock(&ps->mu);
-	}
+	service__free_list(s.v, s.n);
 	return err;
 }

@@ -90,3 +90,60 @@ int service__name(const char *t, const struct pprof_label *l, size_t n, char *ou
 	}
 	return 0;
 }
+
+int service__of(const char *t, const struct pprof_label *l, size_t n, char *out, size_t len)
+{
+	if (service__name(t, l, n, out, len) || !*out)
+		snprintf(out, len, "%s", SERVICE_UNKNOWN);
+	return 0;
+}
+
+struct list {
+	const char *tmpl;
+	char **v;
+	size_t n, cap;
+};
+
+static int collect(void *ctx, const struct pprof_label *l, size_t n)
+{
+	struct list *s = ctx;
+	char name[SERVICE_MAX];
+
+	service__of(s->tmpl, l, n, name, sizeof(name));
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(s->v[s->n] = strdup(name)))
+		return -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+int service__list(const struct pprof *p, const char *tmpl, char ***names, size_t *n)
+{
+	struct list s = { .tmpl = tmpl };
+	int err = pprof__each_label_set(p, collect, &s);
+
+	if (err) {
+		service__free_list(s.v, s.n);
+		return err;
+	}
+	*names = s.v;
+	*n = s.n;
+	return 0;
+}
+
+void service__free_list(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

@@ -19,4 +19,15 @@ int service__check(const char *tmpl, char *err, size_t errlen);
 int service__name(const char *tmpl, const struct pprof_label *l, size_t n, char *out,
 		  size_t len);
 
+#define SERVICE_MAX 256
+#define SERVICE_UNKNOWN "unknown_service" /* a template that names nothing */
+
+/* service__name, SERVICE_UNKNOWN where it is "" or too long. */
+int service__of(const char *tmpl, const struct pprof_label *l, size_t n, char *out, size_t len);
+
+/* The distinct services of p's label sets (service__of), malloc'd:
+ * free with service__free_list. 0 or -ENOMEM. */
+int service__list(const struct pprof *p, const char *tmpl, char ***names, size_t *n);
+void service__free_list(char **names, size_t n);
+
 #endif

@@ -133,7 +133,7 @@ struct every {
 	int failed;             /* a drain during a write failed */
 	int profiles;           /* sets of profiles written */
 	int64_t last_stamp;     /* the last profiles' name (s): every__stamp */
-	struct push *push;      /* --push, else NULL */
+	struct push *push[2];   /* --push, --otlp; NULL where not given */
 	struct session_span pushing; /* the window being written */
 };
 
@@ -190,8 +190,10 @@ static void push_built(void *ctx, int ev, const struct pprof *p)
 {
 	struct every *e = ctx;
 
-	push__profile(e->push, e->cfg->events[ev].name, p, e->pushing.start_wall,
-		      e->pushing.duration);
+	for (int i = 0; i < 2; i++)
+		if (e->push[i])
+			push__profile(e->push[i], e->cfg->events[ev].name, p,
+				      e->pushing.start_wall, e->pushing.duration);
 }
 
 /* Write the drained windows' profiles (one per event), then forget what
@@ -213,7 +215,7 @@ static int write_profiles(struct every *e)
 	in.file_stamp = stamp;
 	in.tick = tick;
 	in.tick_ctx = e;
-	if (e->push) {
+	if (e->push[0] || e->push[1]) {
 		e->pushing = span;
 		in.built = push_built;
 		in.built_ctx = e;
@@ -265,6 +267,43 @@ out:
 	return ret;
 }
 
+/* --push and --otlp: a sender each, with the same options. 0, or -1
+ * said (and nothing left running). */
+static int start_pushes(struct every *e)
+{
+	const struct config *cfg = e->cfg;
+	const char *urls[2] = { cfg->push_url, cfg->otlp_url };
+	char err[512], token[4098];
+	struct push_opts po = {
+		.service = cfg->push_service, .nheaders = cfg->npush_headers,
+		.queue_bytes = (size_t)(cfg->push_queue_mib * 1048576),
+	};
+
+	for (int i = 0; i < cfg->npush_headers; i++)
+		po.headers[i] = cfg->push_headers[i];
+	if ((urls[0] || urls[1]) && cfg->push_token_file) {
+		if (token__read(cfg->push_token_file, "--push-token-file", token, sizeof(token),
+				err, sizeof(err))) {
+			fprintf(stderr, "pmubpf: %s\n", err);
+			return -1;
+		}
+		po.token = token;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!urls[i])
+			continue;
+		po.url = urls[i];
+		po.kind = i ? PUSH_OTLP : PUSH_PYROSCOPE;
+		if (!(e->push[i] = push__new(&po, err, sizeof(err)))) {
+			fprintf(stderr, "pmubpf: %s\n", err);
+			push__close(e->push[0], 0, NULL);
+			e->push[0] = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int every__run(const struct config *cfg)
 {
 	struct every e = { .cfg = cfg };
@@ -273,33 +312,13 @@ int every__run(const struct config *cfg)
 	int64_t write_step = (int64_t)(cfg->every * 1e9);
 	int ret;
 
-	if (cfg->push_url) {
-		struct push_opts po = {
-			.url = cfg->push_url, .service = cfg->push_service,
-			.nheaders = cfg->npush_headers,
-			.queue_bytes = (size_t)(cfg->push_queue_mib * 1048576),
-		};
-		char err[512], token[4098];
-
-		for (int i = 0; i < cfg->npush_headers; i++)
-			po.headers[i] = cfg->push_headers[i];
-		if (cfg->push_token_file) {
-			if (token__read(cfg->push_token_file, "--push-token-file", token, sizeof(token),
-					err, sizeof(err))) {
-				fprintf(stderr, "pmubpf: %s\n", err);
-				return 1;
-			}
-			po.token = token;
-		}
-		if (!(e.push = push__new(&po, err, sizeof(err)))) {
-			fprintf(stderr, "pmubpf: %s\n", err);
-			return 1;
-		}
-	}
+	if (start_pushes(&e))
+		return 1;
 	e.s = session__new(cfg, false);
 	if (!e.s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
-		push__close(e.push, 0, NULL);
+		for (int i = 0; i < 2; i++)
+			push__close(e.push[i], 0, NULL);
 		return 1;
 	}
 	if (session__open(e.s) || session__build(e.s) || session__start(e.s)) {
@@ -357,6 +376,7 @@ out:
 		if (e.acc[i].have)
 			report_data__free(&e.acc[i].d);
 	session__free(e.s);
-	push__close(e.push, PUSH_EXIT_WAIT_S, NULL); /* what is queued, sent first */
+	for (int i = 0; i < 2; i++) /* what is queued, sent first */
+		push__close(e.push[i], PUSH_EXIT_WAIT_S, NULL);
 	return ret;
 }
