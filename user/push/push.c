@@ -387,18 +387,11 @@ void push__close(struct push *ps, double wait_s, struct push_stats *final)
 	curl_global_cleanup();
 }
 
-int push__profile(struct push *ps, const char *event, const struct pprof *p,
-		  int64_t start_wall, int64_t duration)
+void push__lost_encoding(struct push *ps)
 {
-	int err = ps->o.kind == PUSH_OTLP ? push__otlp(ps, event, p)
-					  : push__pyroscope(ps, event, p, start_wall, duration);
-
-	if (err) {
-		pthread_mutex_lock(&ps->mu);
-		ps->st.dropped_encode++;
-		pthread_mutex_unlock(&ps->mu);
-	}
-	return err;
+	pthread_mutex_lock(&ps->mu);
+	ps->st.dropped_encode++;
+	pthread_mutex_unlock(&ps->mu);
 }
 
 int push__check_template(const char *tmpl, char *err, size_t errlen)
