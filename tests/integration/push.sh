@@ -13,7 +13,8 @@
 # its queue stays bounded; secrets stay out of the profiles' comments;
 # bad options are refused with one line.
 source "$(dirname "$0")/lib.sh"
-need_root series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof otlp_decoded_totals retries_500 \
+need_root series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof otlp_decoded_totals \
+	http_push_contiguous http_push_metrics retries_500 \
 	retry_after_429 refused_400 server_down slow_server_bounded secrets_not_in_comments bad_input
 
 # start_rx NAME MODE [ARG]: a receiver into $TMP/NAME, its URL in RX.
@@ -238,6 +239,32 @@ elif cmd == "otlp":
             diff = {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}
             sys.exit("%s: OTLP weights differ from the local profiles': %s" % (event, diff))
     print(len(reqs), "requests decoded")
+elif cmd == "contiguous":
+    # --http's pushed profiles: per event, each starts where the one
+    # before ended (1 ms: wall-clock conversions), and the stderr total
+    # is what arrived
+    by_ev = {}
+    reqs = otlp_requests(rx)
+    for p in reqs:
+        if "resource_profiles" not in p["req"]:
+            sys.exit("a request without profiles: %s" % p["body"])
+        d = p["req"]["dictionary"][0]
+        prof = p["req"]["resource_profiles"][0]["scope_profiles"][0]["profiles"][0]
+        ev = d["string_table"][one(prof["sample_type"][0], "type_strindex")]
+        by_ev.setdefault(ev, []).append((one(prof, "time_unix_nano"), one(prof, "duration_nano")))
+    if sorted(by_ev) != ["cpu", "page_faults"]:
+        sys.exit("events pushed: %s" % sorted(by_ev))
+    for ev, spans in by_ev.items():
+        spans.sort()
+        if len(spans) < 3:
+            sys.exit("%s: %d profiles pushed, want 3 or more" % (ev, len(spans)))
+        for (t0, d0), (t1, _) in zip(spans, spans[1:]):
+            if abs(t0 + d0 - t1) > 1000000:
+                sys.exit("%s: a profile ends at %d, the next starts at %d" % (ev, t0 + d0, t1))
+        print(ev, len(spans), "profiles, contiguous, %.2f s in all" % ((spans[-1][0] + spans[-1][1] - spans[0][0]) / 1e9))
+    sent = re.findall(r"push: (\d+) profiles sent", open(err).read())
+    if sent != [str(len(reqs))]:
+        sys.exit("stderr says %s sent, the receiver has %d" % (sent, len(reqs)))
 elif cmd == "count":
     # status N: POSTs answered N at least extra[1] times
     n = sum(1 for p in posts(rx) if p["status"] == int(extra[0]))
@@ -283,6 +310,26 @@ else
 	done
 fi
 wait $wa $wb
+
+# --- --http pushing too: every window once, counted in /metrics -----------
+start_rx hotlp ok
+mkdir -p "$TMP/l8"
+"$PMUBPF" --http 127.0.0.1:0 -a --every 2 -e cpu-clock,page-faults --otlp "$RX" 2>"$TMP/e8" &
+srv=$!
+for ((i = 0; i < 200; i++)); do
+	port=$(sed -nE 's#^pmubpf: serving pprof on http://[^ ]*:([0-9]+)/debug/pprof/$#\1#p' "$TMP/e8")
+	[[ -n $port ]] && break
+	sleep 0.05
+done
+sleep 7
+curl -s "http://127.0.0.1:$port/metrics" >"$TMP/metrics8"
+kill -TERM $srv
+timeout 30 tail --pid=$srv -f /dev/null
+wait $srv
+check http_push_contiguous $PC contiguous "$TMP/hotlp" - "$TMP/e8"
+check http_push_metrics bash -c "grep -Eq '^pmubpf_push_profiles_total\{dest=\"otlp\",result=\"sent\"\} [1-9]' '$TMP/metrics8' &&
+	grep -q '^pmubpf_push_queue_bytes{dest=\"otlp\"} ' '$TMP/metrics8' &&
+	! grep -q 'dest=\"pyroscope\"' '$TMP/metrics8' || { grep push '$TMP/metrics8'; exit 1; }"
 
 # --- 500, then well: every window arrives --------------------------------
 start_rx f500 fail 3
@@ -352,21 +399,23 @@ bad_ok=1
 mkdir -p "$TMP/l7"
 while IFS='|' read -r want args; do
 	# shellcheck disable=SC2086
-	if "$PMUBPF" -d 1 -o "$TMP/l7/" $args 2>"$TMP/e7"; then
+	if "$PMUBPF" $args 2>"$TMP/e7"; then
 		echo "accepted: $args"; bad_ok=0
 	elif [[ $(wc -l <"$TMP/e7") -ne 1 ]] || ! grep -q -- "$want" "$TMP/e7"; then
 		echo "$args: $(cat "$TMP/e7")"; bad_ok=0
 	fi
 done <<EOF
-bad --push 'ftp|--every 1 --push ftp://host
-bad --otlp 'collector|--every 1 --otlp collector:4318
---otlp needs --every|--otlp http://127.0.0.1:1
-needs --every|--push http://127.0.0.1:1
-need --push URL|--every 1 --push-service {comm}
-without '}'|--every 1 --push http://127.0.0.1:1 --push-service {comm
-bad --push-header|--every 1 --push http://127.0.0.1:1 --push-header novalue
-cannot read --push-token-file|--every 1 --push http://127.0.0.1:1 --push-token-file $TMP/none
-bad --push-queue|--every 1 --push http://127.0.0.1:1 --push-queue 0
+bad --push 'ftp|-d 1 -o $TMP/l7/ --every 1 --push ftp://host
+bad --otlp 'collector|-d 1 -o $TMP/l7/ --every 1 --otlp collector:4318
+--otlp needs --every|-d 1 -o $TMP/l7/ --otlp http://127.0.0.1:1
+--every excludes --http|--http 127.0.0.1:0 --every 2
+--http excludes --keep|--http 127.0.0.1:0 --every 2 --keep 3 --push http://127.0.0.1:1
+needs --every|-d 1 -o $TMP/l7/ --push http://127.0.0.1:1
+need --push URL|-d 1 -o $TMP/l7/ --every 1 --push-service {comm}
+without '}'|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-service {comm
+bad --push-header|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-header novalue
+cannot read --push-token-file|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-token-file $TMP/none
+bad --push-queue|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-queue 0
 EOF
 if [[ $bad_ok == 1 ]] && [[ -z $(ls "$TMP/l7") ]]; then
 	pass bad_input

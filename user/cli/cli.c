@@ -592,8 +592,10 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 			      cfg->push_url ? "--push" : "--otlp");
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
-	if (cfg->every > 0 && cfg->http)
-		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window)");
+	if (cfg->every > 0 && cfg->http && !cfg->push_url && !cfg->otlp_url)
+		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window), unless --push or --otlp: then it is their profiles' length");
+	if (cfg->keep && cfg->http)
+		return errmsg(err, errlen, "--http excludes --keep: the server writes no files");
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;
 	if (!cfg->nevents) {

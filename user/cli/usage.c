@@ -69,6 +69,8 @@ void cli__usage(FILE *f)
 "                        -o DIR/ puts them in DIR as pmubpf.EVENT.*\n"
 "      --keep N          with --every: keep the newest N profiles per event\n"
 "      --push URL        with --every: also send each window's profiles to the\n"
+"                        (with --http, --every SEC is the pushed profiles'\n"
+"                        length: it serves and pushes)\n"
 "                        Pyroscope server at URL (POST URL/ingest, pprof), one\n"
 "                        series per service; never holds the recording up:\n"
 "                        a bounded queue, retries, losses counted and said\n"

@@ -127,6 +127,44 @@ static void per_reason(FILE *f, const struct metrics *m, const char *name, enum 
 		}
 }
 
+/* --push's and --otlp's senders: each profile sent or dropped by why,
+ * their bytes and retries, the queue now. */
+static void push_metrics(FILE *f, const struct metrics *m)
+{
+	static const char *dest[2] = { "pyroscope", "otlp" };
+
+	if (!m->pushing[0] && !m->pushing[1])
+		return;
+	head(f, "pmubpf_push_profiles_total", "counter",
+	     "Profiles pushed (result=\"sent\") or dropped, by why.");
+	for (int i = 0; i < 2; i++) {
+		const struct push_stats *p = &m->push[i];
+		const struct { const char *result; uint64_t n; } rows[] = {
+			{ "sent", p->profiles_sent }, { "dropped_queue_full", p->dropped_full },
+			{ "dropped_refused", p->dropped_refused }, { "dropped_failed", p->dropped_failed },
+			{ "dropped_exit", p->dropped_exit }, { "dropped_not_made", p->dropped_encode },
+		};
+		for (size_t k = 0; m->pushing[i] && k < sizeof(rows) / sizeof(rows[0]); k++)
+			fprintf(f, "pmubpf_push_profiles_total{dest=\"%s\",result=\"%s\"} %llu\n", dest[i],
+				rows[k].result, (unsigned long long)rows[k].n);
+	}
+	head(f, "pmubpf_push_bytes_total", "counter", "Bytes of the profiles pushed.");
+	for (int i = 0; i < 2; i++)
+		if (m->pushing[i])
+			fprintf(f, "pmubpf_push_bytes_total{dest=\"%s\"} %llu\n", dest[i],
+				(unsigned long long)m->push[i].bytes_sent);
+	head(f, "pmubpf_push_retries_total", "counter", "POSTs tried again (no connection, a timeout, 429, 5xx).");
+	for (int i = 0; i < 2; i++)
+		if (m->pushing[i])
+			fprintf(f, "pmubpf_push_retries_total{dest=\"%s\"} %llu\n", dest[i],
+				(unsigned long long)m->push[i].retries);
+	head(f, "pmubpf_push_queue_bytes", "gauge", "Bytes of profiles waiting to be pushed.");
+	for (int i = 0; i < 2; i++)
+		if (m->pushing[i])
+			fprintf(f, "pmubpf_push_queue_bytes{dest=\"%s\"} %llu\n", dest[i],
+				(unsigned long long)m->push[i].queue_bytes);
+}
+
 int metrics__format(const struct metrics *m, FILE *f)
 {
 	uint64_t idle[PMUBPF_MAX_EVENTS];
@@ -179,6 +217,7 @@ int metrics__format(const struct metrics *m, FILE *f)
 	       "Profile requests waiting for their window to end.", m->requests_active);
 	scalar(f, "pmubpf_profile_requests_served_total", "counter",
 	       "Profiles sent (status 200).", m->requests_served);
+	push_metrics(f, m);
 
 	scalar(f, "pmubpf_bpf_stats_enabled", "gauge",
 	       "1 if the kernel measures BPF run time (BPF_ENABLE_STATS, held while pmubpf runs).", m->bpf_stats);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "pmubpf_abi.h"
+#include "push/push.h"
 
 struct metrics {
 	int nevents;
@@ -39,6 +40,9 @@ struct metrics {
 	int nprogs;
 	const char *prog_name[3];
 	uint64_t run_time_ns[3], run_cnt[3];
+	/* --push (0) and --otlp (1), where given */
+	bool pushing[2];
+	struct push_stats push[2];
 	/* the process itself (metrics__self) */
 	double cpu_seconds, start_time_seconds;
 	uint64_t rss_bytes, vsize_bytes;

@@ -36,9 +36,11 @@ int push__otlp(struct push *ps, const char *event, const struct pprof *p)
 {
 	struct groups g = { .tmpl = ps->o.service };
 	struct push_item *it;
-	int err = service__list(p, ps->o.service, &g.v, &g.n);
+	int err;
 
-	if (err)
+	if (!pprof__nsamples(p)) /* a window without samples says nothing */
+		return 0;
+	if ((err = service__list(p, ps->o.service, &g.v, &g.n)))
 		return err;
 	if (!(it = calloc(1, sizeof(*it)))) {
 		service__free_list(g.v, g.n);

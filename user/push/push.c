@@ -387,7 +387,7 @@ void push__close(struct push *ps, double wait_s, struct push_stats *final)
 	curl_global_cleanup();
 }
 
-void push__lost_encoding(struct push *ps)
+void push__lost_profile(struct push *ps)
 {
 	pthread_mutex_lock(&ps->mu);
 	ps->st.dropped_encode++;

@@ -70,10 +70,19 @@ int push__profile(struct push *ps, const char *event, const struct pprof *p,
 
 void push__stats(struct push *ps, struct push_stats *out);
 
+/* A profile that could not be made (out of memory): counted as
+ * dropped_encode. */
+void push__lost_profile(struct push *ps);
+
 /* Send what is queued, for at most wait_s seconds, then stop the thread;
  * what is left is dropped and counted. Says the totals on stderr, and
  * into *final if given. Frees ps (NULL: nothing). */
 void push__close(struct push *ps, double wait_s, struct push_stats *final);
+
+/* The senders cfg asks for: out[0] for --push, out[1] for --otlp (NULL
+ * where not given). 0, or -1 with one line in err (nothing started). */
+struct config;
+int push__start_all(const struct config *cfg, struct push *out[2], char *err, size_t errlen);
 
 /* Parse one template (for the command line's checks): 0, or -1 with why
  * in err. */

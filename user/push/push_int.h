@@ -50,9 +50,6 @@ struct push {
 /* Queue it (push.c); the queue owns it from then on. */
 void push__enqueue(struct push *ps, struct push_item *it);
 
-/* A profile that could not be made (out of memory): counted (push.c). */
-void push__lost_encoding(struct push *ps);
-
 /* A window's profile of one event, queued as each kind of server takes
  * it (pyroscope.c, otlp.c). 0 or -errno. */
 int push__pyroscope(struct push *ps, const char *event, const struct pprof *p,

@@ -11,6 +11,6 @@ int push__profile(struct push *ps, const char *event, const struct pprof *p,
 					  : push__pyroscope(ps, event, p, start_wall, duration);
 
 	if (err)
-		push__lost_encoding(ps);
+		push__lost_profile(ps);
 	return err;
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/grow.h"
-#include "lib/token.h"
 #include "push/push.h"
 #include "report/entries.h"
 #include "report/report.h"
@@ -267,43 +266,6 @@ out:
 	return ret;
 }
 
-/* --push and --otlp: a sender each, with the same options. 0, or -1
- * said (and nothing left running). */
-static int start_pushes(struct every *e)
-{
-	const struct config *cfg = e->cfg;
-	const char *urls[2] = { cfg->push_url, cfg->otlp_url };
-	char err[512], token[4098];
-	struct push_opts po = {
-		.service = cfg->push_service, .nheaders = cfg->npush_headers,
-		.queue_bytes = (size_t)(cfg->push_queue_mib * 1048576),
-	};
-
-	for (int i = 0; i < cfg->npush_headers; i++)
-		po.headers[i] = cfg->push_headers[i];
-	if ((urls[0] || urls[1]) && cfg->push_token_file) {
-		if (token__read(cfg->push_token_file, "--push-token-file", token, sizeof(token),
-				err, sizeof(err))) {
-			fprintf(stderr, "pmubpf: %s\n", err);
-			return -1;
-		}
-		po.token = token;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (!urls[i])
-			continue;
-		po.url = urls[i];
-		po.kind = i ? PUSH_OTLP : PUSH_PYROSCOPE;
-		if (!(e->push[i] = push__new(&po, err, sizeof(err)))) {
-			fprintf(stderr, "pmubpf: %s\n", err);
-			push__close(e->push[0], 0, NULL);
-			e->push[0] = NULL;
-			return -1;
-		}
-	}
-	return 0;
-}
-
 int every__run(const struct config *cfg)
 {
 	struct every e = { .cfg = cfg };
@@ -312,8 +274,11 @@ int every__run(const struct config *cfg)
 	int64_t write_step = (int64_t)(cfg->every * 1e9);
 	int ret;
 
-	if (start_pushes(&e))
+	char perr[512];
+	if (push__start_all(cfg, e.push, perr, sizeof(perr))) {
+		fprintf(stderr, "pmubpf: %s\n", perr);
 		return 1;
+	}
 	e.s = session__new(cfg, false);
 	if (!e.s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
