@@ -213,6 +213,31 @@ int metrics__format(const struct metrics *m, FILE *f)
 	scalar(f, "pmubpf_symbol_cache_objects", "gauge",
 	       "ELF objects in the symbol cache.", m->symcache_objects);
 	scalar(f, "pmubpf_symbol_cache_bytes", "gauge", "Memory the symbol cache holds.", m->symcache_bytes);
+	scalar(f, "pmubpf_symbol_cache_hits_total", "counter",
+	       "Object lookups the symbol cache answered.", m->symcache_hits);
+	scalar(f, "pmubpf_symbol_cache_evictions_total", "counter",
+	       "Objects freed from the symbol cache (unused).", m->symcache_evicted);
+	scalar(f, "pmubpf_processes_seen_total", "counter",
+	       "Processes BPF announced (first sample, exec, fork).", m->proc_notices);
+	scalar(f, "pmubpf_process_maps_reads_total", "counter",
+	       "First reads of a process's /proc/PID/maps.", m->proc_maps_reads);
+	scalar(f, "pmubpf_processes_gone_total", "counter",
+	       "Processes gone before their maps were read (named from the kernel's reports instead).", m->proc_gone);
+	scalar(f, "pmubpf_processes_over_cap_total", "counter",
+	       "Processes not recorded: the process table was full.", m->proc_over_cap);
+	head(f, "pmubpf_process_reports_lost_total", "counter",
+	     "Process reports lost because a ring buffer was full (kind: mmap reports, image maps).");
+	fprintf(f, "pmubpf_process_reports_lost_total{kind=\"mmap\"} %llu\n"
+		   "pmubpf_process_reports_lost_total{kind=\"image_maps\"} %llu\n",
+		(unsigned long long)m->reports_lost, (unsigned long long)m->image_maps_lost);
+	scalar(f, "pmubpf_objects_unreadable_total", "counter",
+	       "Mapped files that could not be opened (their frames unnamed).", m->objs_unreadable);
+	scalar(f, "pmubpf_unwind_objects", "gauge",
+	       "Objects with an unwind table in BPF (--call-graph dwarf).", m->unwind_objects);
+	scalar(f, "pmubpf_unwind_objects_full_total", "counter",
+	       "Objects left without an unwind table: the tables were full.", m->unwind_objects_full);
+	head(f, "pmubpf_unwind_parse_seconds_total", "counter", "CPU time spent parsing unwind tables.");
+	fprintf(f, "pmubpf_unwind_parse_seconds_total %.6f\n", (double)m->unwind_build_ns / 1e9);
 	scalar(f, "pmubpf_profile_requests_active", "gauge",
 	       "Profile requests waiting for their window to end.", m->requests_active);
 	scalar(f, "pmubpf_profile_requests_served_total", "counter",

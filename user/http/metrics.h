@@ -32,6 +32,10 @@ struct metrics {
 	size_t label_sets, label_bytes;             /* held now */
 	uint64_t label_sets_read, label_sets_over, label_sets_forgotten;
 	uint64_t cgroups_named, cgroups_unnamed;
+	uint64_t proc_notices, proc_maps_reads, proc_gone, proc_over_cap;
+	uint64_t reports_lost, image_maps_lost, objs_unreadable;
+	uint64_t symcache_hits, symcache_evicted;
+	uint64_t unwind_objects, unwind_objects_full, unwind_build_ns;
 	uint32_t stack_entries, count_entries;      /* each window's maps */
 	int requests_active;                        /* profile requests */
 	uint64_t requests_served;                   /* answered 200 */

@@ -29,6 +29,12 @@ void recorder__refresh_metrics(struct recorder *r)
 	m.label_sets_forgotten = z.label_sets_forgotten;
 	m.cgroups_named = z.cgroups_named;
 	m.cgroups_unnamed = z.cgroups_unnamed;
+#define COPY(f) m.f = z.f
+	COPY(proc_notices); COPY(proc_maps_reads); COPY(proc_gone); COPY(proc_over_cap);
+	COPY(reports_lost); COPY(image_maps_lost); COPY(objs_unreadable);
+	COPY(symcache_hits); COPY(symcache_evicted);
+	COPY(unwind_objects); COPY(unwind_objects_full); COPY(unwind_build_ns);
+#undef COPY
 	m.stack_entries = z.stack_entries;
 	m.count_entries = z.count_entries;
 	m.bpf_stats = r->stats_fd >= 0;
@@ -61,6 +67,12 @@ void recorder__refresh_metrics(struct recorder *r)
 	r->m.label_sets_forgotten = m.label_sets_forgotten;
 	r->m.cgroups_named = m.cgroups_named;
 	r->m.cgroups_unnamed = m.cgroups_unnamed;
+#define COPY(f) r->m.f = m.f
+	COPY(proc_notices); COPY(proc_maps_reads); COPY(proc_gone); COPY(proc_over_cap);
+	COPY(reports_lost); COPY(image_maps_lost); COPY(objs_unreadable);
+	COPY(symcache_hits); COPY(symcache_evicted);
+	COPY(unwind_objects); COPY(unwind_objects_full); COPY(unwind_build_ns);
+#undef COPY
 	r->m.stack_entries = m.stack_entries;
 	r->m.count_entries = m.count_entries;
 	r->m.bpf_stats = m.bpf_stats;
