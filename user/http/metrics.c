@@ -1,5 +1,6 @@
 /* metrics.c — see metrics.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -127,12 +128,23 @@ static void per_reason(FILE *f, const struct metrics *m, const char *name, enum 
 		}
 }
 
+static const char *const push_dest[2] = { "pyroscope", "otlp" };
+
+/* One uint64_t field of struct push_stats, per sender. */
+static void per_dest(FILE *f, const struct metrics *m, const char *name, const char *type,
+		     const char *help, size_t off)
+{
+	head(f, name, type, help);
+	for (int i = 0; i < 2; i++)
+		if (m->pushing[i])
+			fprintf(f, "%s{dest=\"%s\"} %llu\n", name, push_dest[i],
+				(unsigned long long)*(const uint64_t *)((const char *)&m->push[i] + off));
+}
+
 /* --push's and --otlp's senders: each profile sent or dropped by why,
  * their bytes and retries, the queue now. */
 static void push_metrics(FILE *f, const struct metrics *m)
 {
-	static const char *dest[2] = { "pyroscope", "otlp" };
-
 	if (!m->pushing[0] && !m->pushing[1])
 		return;
 	head(f, "pmubpf_push_profiles_total", "counter",
@@ -145,24 +157,15 @@ static void push_metrics(FILE *f, const struct metrics *m)
 			{ "dropped_exit", p->dropped_exit }, { "dropped_not_made", p->dropped_encode },
 		};
 		for (size_t k = 0; m->pushing[i] && k < sizeof(rows) / sizeof(rows[0]); k++)
-			fprintf(f, "pmubpf_push_profiles_total{dest=\"%s\",result=\"%s\"} %llu\n", dest[i],
+			fprintf(f, "pmubpf_push_profiles_total{dest=\"%s\",result=\"%s\"} %llu\n", push_dest[i],
 				rows[k].result, (unsigned long long)rows[k].n);
 	}
-	head(f, "pmubpf_push_bytes_total", "counter", "Bytes of the profiles pushed.");
-	for (int i = 0; i < 2; i++)
-		if (m->pushing[i])
-			fprintf(f, "pmubpf_push_bytes_total{dest=\"%s\"} %llu\n", dest[i],
-				(unsigned long long)m->push[i].bytes_sent);
-	head(f, "pmubpf_push_retries_total", "counter", "POSTs tried again (no connection, a timeout, 429, 5xx).");
-	for (int i = 0; i < 2; i++)
-		if (m->pushing[i])
-			fprintf(f, "pmubpf_push_retries_total{dest=\"%s\"} %llu\n", dest[i],
-				(unsigned long long)m->push[i].retries);
-	head(f, "pmubpf_push_queue_bytes", "gauge", "Bytes of profiles waiting to be pushed.");
-	for (int i = 0; i < 2; i++)
-		if (m->pushing[i])
-			fprintf(f, "pmubpf_push_queue_bytes{dest=\"%s\"} %llu\n", dest[i],
-				(unsigned long long)m->push[i].queue_bytes);
+	per_dest(f, m, "pmubpf_push_bytes_total", "counter", "Bytes of the profiles pushed.",
+		 offsetof(struct push_stats, bytes_sent));
+	per_dest(f, m, "pmubpf_push_retries_total", "counter",
+		 "POSTs tried again (no connection, a timeout, 429, 5xx).", offsetof(struct push_stats, retries));
+	per_dest(f, m, "pmubpf_push_queue_bytes", "gauge", "Bytes of profiles waiting to be pushed.",
+		 offsetof(struct push_stats, queue_bytes));
 }
 
 int metrics__format(const struct metrics *m, FILE *f)
