@@ -14,7 +14,7 @@
 # bad options are refused with one line.
 source "$(dirname "$0")/lib.sh"
 need_root series_and_totals one_type_no_dash headers_and_token pushed_valid_pprof otlp_decoded_totals \
-	http_push_contiguous http_push_metrics retries_500 \
+	http_push_contiguous http_push_metrics tls_verified tls_unknown_ca_refused retries_500 \
 	retry_after_429 refused_400 server_down slow_server_bounded secrets_not_in_comments bad_input
 
 # start_rx NAME MODE [ARG]: a receiver into $TMP/NAME, its URL in RX.
@@ -331,6 +331,26 @@ check http_push_metrics bash -c "grep -Eq '^pmubpf_push_profiles_total\{dest=\"o
 	grep -q '^pmubpf_push_queue_bytes{dest=\"otlp\"} ' '$TMP/metrics8' &&
 	! grep -q 'dest=\"pyroscope\"' '$TMP/metrics8' || { grep push '$TMP/metrics8'; exit 1; }"
 
+# --- https: libcurl's TLS, the server's certificate checked ---------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+	-addext subjectAltName=IP:127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
+PUSH_RX_TLS="$TMP/cert.pem:$TMP/key.pem" start_rx tls ok
+TLS=https://${RX#http://}
+mkdir -p "$TMP/l9" "$TMP/l10"
+if "$PMUBPF" -a --every 1 -d 2 -o "$TMP/l9/" -e cpu-clock,page-faults --push "$TLS" --push-ca "$TMP/cert.pem" 2>"$TMP/e9"; then
+	check tls_verified $PC totals "$TMP/tls" "$TMP/l9" "$TMP/e9"
+else
+	fail tls_verified "pmubpf failed: $(tail -n 1 "$TMP/e9")"
+fi
+# The same server, its CA not given: nothing sent, each said and counted.
+n0=$(ls "$TMP"/tls/*.json | wc -l)
+if "$PMUBPF" -a --every 1 -d 2 -o "$TMP/l10/" -e cpu-clock --push "$TLS" 2>"$TMP/e10"; then
+	check tls_unknown_ca_refused bash -c "grep -qi 'certificate' '$TMP/e10' && grep -q ' 0 profiles sent' '$TMP/e10' &&
+		[[ \$(ls '$TMP'/tls/*.json | wc -l) -eq $n0 ]] || { cat '$TMP/e10'; exit 1; }"
+else
+	fail tls_unknown_ca_refused "pmubpf failed: $(tail -n 1 "$TMP/e10")"
+fi
+
 # --- 500, then well: every window arrives --------------------------------
 start_rx f500 fail 3
 mkdir -p "$TMP/l2"
@@ -414,6 +434,7 @@ needs --every|-d 1 -o $TMP/l7/ --push http://127.0.0.1:1
 need --push URL|-d 1 -o $TMP/l7/ --every 1 --push-service {comm}
 without '}'|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-service {comm
 bad --push-header|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-header novalue
+cannot read --push-ca|-d 1 -o $TMP/l7/ --every 1 --push https://127.0.0.1:1 --push-ca $TMP/none
 cannot read --push-token-file|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-token-file $TMP/none
 bad --push-queue|-d 1 -o $TMP/l7/ --every 1 --push http://127.0.0.1:1 --push-queue 0
 EOF

@@ -10,7 +10,8 @@ Usage: push_receiver.py DIR PORTFILE [MODE [ARG]]
   slow S        sleeps S seconds before each 200
   refuse        400 to everything
 The port it listens on (127.0.0.1, chosen by the kernel) goes to PORTFILE
-once it accepts.
+once it accepts. PUSH_RX_TLS=CERT:KEY in the environment: HTTPS with that
+certificate.
 """
 import http.server
 import json
@@ -64,6 +65,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if os.environ.get("PUSH_RX_TLS"):
+    import ssl
+    cert, key = os.environ["PUSH_RX_TLS"].split(":")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(portfile + ".tmp", portfile)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "config/values.h"
 #include "perf/perfev.h"
@@ -30,7 +31,7 @@ enum {
 	OPT_DELAY = 380,
 	OPT_DATA_ADDR = 400,
 	OPT_CGROUP = 420, OPT_CONTAINER,
-	OPT_PUSH = 440, OPT_PUSH_SERVICE, OPT_PUSH_HEADER, OPT_PUSH_TOKEN, OPT_PUSH_QUEUE, OPT_OTLP,
+	OPT_PUSH = 440, OPT_PUSH_SERVICE, OPT_PUSH_HEADER, OPT_PUSH_TOKEN, OPT_PUSH_QUEUE, OPT_OTLP, OPT_PUSH_CA,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN },
 	{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
 	{ "otlp", required_argument, NULL, OPT_OTLP },
+	{ "push-ca", required_argument, NULL, OPT_PUSH_CA },
 	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
@@ -471,6 +473,11 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_PUSH_TOKEN:
 			cfg->push_token_file = optarg;
 			break;
+		case OPT_PUSH_CA:
+			if (access(optarg, R_OK))
+				return errmsg(err, errlen, "cannot read --push-ca '%s': %s", optarg, strerror(errno));
+			cfg->push_ca = optarg;
+			break;
 		case OPT_PUSH_QUEUE:
 			if (values__parse_seconds(optarg, 0.0625, 65536, &cfg->push_queue_mib))
 				return errmsg(err, errlen, "bad --push-queue '%s': want MiB from 0.0625 to 65536, e.g. 64", optarg);
@@ -584,9 +591,9 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	} else if (cfg->http_token_file) {
 		return errmsg(err, errlen, "--http-token-file needs --http");
 	}
-	if ((cfg->push_service || cfg->npush_headers || cfg->push_token_file || cfg->push_queue_mib) &&
-	    !cfg->push_url && !cfg->otlp_url)
-		return errmsg(err, errlen, "--push-service, --push-header, --push-token-file and --push-queue need --push URL or --otlp URL");
+	if ((cfg->push_service || cfg->npush_headers || cfg->push_token_file || cfg->push_queue_mib ||
+	     cfg->push_ca) && !cfg->push_url && !cfg->otlp_url)
+		return errmsg(err, errlen, "--push-service, --push-header, --push-token-file, --push-ca and --push-queue need --push URL or --otlp URL");
 	if ((cfg->push_url || cfg->otlp_url) && (cfg->every <= 0 || cfg->live))
 		return errmsg(err, errlen, "%s needs --every SEC (each window's profiles are pushed as it ends)",
 			      cfg->push_url ? "--push" : "--otlp");

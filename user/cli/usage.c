@@ -83,6 +83,8 @@ void cli__usage(FILE *f)
 "      --push-header 'NAME: VALUE'  sent with every push (repeatable), e.g.\n"
 "                        'X-Scope-OrgID: tenant1'; shown as *** in profiles\n"
 "      --push-token-file FILE  Authorization: Bearer TOKEN (the file's first line)\n"
+"      --push-ca FILE    CA certificates (PEM) that https:// servers are\n"
+"                        checked against (default: the system's)\n"
 "      --push-queue MiB  profiles waiting to be sent, at most (default 64;\n"
 "                        when full the oldest go)\n"
 "      --window SEC      empty the kernel's maps into the profile at least every\n"

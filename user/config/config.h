@@ -86,6 +86,7 @@ struct config {
 	const char *push_headers[8];  /* --push-header 'Name: value' */
 	int npush_headers;
 	const char *push_token_file;  /* --push-token-file: bearer token */
+	const char *push_ca;          /* --push-ca FILE: CA certificates for https:// */
 	double push_queue_mib;        /* --push-queue MiB, 0: 64 */
 	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 	bool live;                /* pmubpf top: windows of `every` seconds

@@ -208,6 +208,8 @@ static void *sender(void *arg)
 		curl_easy_setopt(c, CURLOPT_XFERINFODATA, ps);
 		curl_easy_setopt(c, CURLOPT_USERAGENT, "pmubpf");
 		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+		if (ps->o.ca)
+			curl_easy_setopt(c, CURLOPT_CAINFO, ps->o.ca);
 	}
 	pthread_mutex_lock(&ps->mu);
 	for (struct push_item *it; (it = take(ps)); ) {

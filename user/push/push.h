@@ -40,6 +40,8 @@ struct push_opts {
 	const char *headers[PUSH_MAX_HEADERS]; /* "Name: value" each */
 	int nheaders;
 	const char *token;           /* Authorization: Bearer TOKEN, NULL: none */
+	const char *ca;              /* CA certificates (PEM) for https://,
+	                              * NULL: the system's */
 	size_t queue_bytes;          /* the queue's bound */
 	double timeout_s;            /* one POST's longest (connection and all) */
 	double backoff_s;            /* the first retry's wait; doubles */

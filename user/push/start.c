@@ -12,7 +12,7 @@ int push__start_all(const struct config *cfg, struct push *out[2], char *err, si
 	const char *urls[2] = { cfg->push_url, cfg->otlp_url };
 	char token[4098];
 	struct push_opts po = {
-		.service = cfg->push_service, .nheaders = cfg->npush_headers,
+		.service = cfg->push_service, .nheaders = cfg->npush_headers, .ca = cfg->push_ca,
 		.queue_bytes = (size_t)(cfg->push_queue_mib * 1048576),
 	};
 
