@@ -40,7 +40,7 @@ PREFIX   ?= /usr/local
 CFLAGS   ?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
             -I$(OUT) -Iuser -Ibpf -Iinclude $(SAN_FLAGS)
-LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lmicrohttpd -lcurl -lpthread -llzma -lstdc++ -ldl
+LDLIBS   += -lbpf -lelf -ldw -lz -lprotobuf-c -lmicrohttpd -lpthread -llzma -lstdc++ -ldl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
               -Ivmlinux -Ibpf -MMD -MP
 

@@ -27,7 +27,7 @@ PKGS=(
   pkg-config                     # pkg-config --cflags pmubpf-labels after make install
   dpkg-dev debhelper lintian     # dpkg-buildpackage of debian/ and lintian (tests/integration/packaging.sh)
   libmicrohttpd-dev              # --http's server
-  libcurl4-openssl-dev           # --push: HTTP(S) to Pyroscope (libcurl, TLS through OpenSSL)
+  libcurl4-openssl-dev           # --push/--otlp: libcurl's header and library (dlopen()ed at the first push; TLS through OpenSSL)
   libpfm4-dev                    # named PMU events (-e MEM_LOAD_RETIRED.L3_MISS): libpfm4
   golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)

@@ -1,7 +1,6 @@
 /* push.c — the queue and its sender thread (push.h). */
 #include "push.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -11,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "lib/errmsg.h"
+#include "curl.h"
 #include "push_int.h"
 #include "service.h"
 
@@ -167,26 +167,26 @@ static int post(struct push *ps, CURL *c, struct push_item *it, long *retry_afte
 
 	snprintf(ctype, sizeof(ctype), "Content-Type: %s", it->ctype);
 	for (int i = 0; i < ps->nhdrs; i++)
-		h = curl_slist_append(h, ps->hdrs[i]);
-	h = curl_slist_append(h, ctype);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_URL, it->url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)it->body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	rc = curl_easy_perform(c);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(h);
+		h = ps->cu->slist_append(h, ps->hdrs[i]);
+	h = ps->cu->slist_append(h, ctype);
+	ps->cu->easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	ps->cu->easy_setopt(c, CURLOPT_URL, it->url);
+	ps->cu->easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)it->body);
+	ps->cu->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+	ps->cu->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	rc = ps->cu->easy_perform(c);
+	ps->cu->easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	ps->cu->slist_free_all(h);
 	*retry_after = 0;
 	if (rc != CURLE_OK) {
-		snprintf(why, whylen, "%s: %s", it->what, *errbuf ? errbuf : curl_easy_strerror(rc));
+		snprintf(why, whylen, "%s: %s", it->what, *errbuf ? errbuf : ps->cu->easy_strerror(rc));
 		return rc == CURLE_ABORTED_BY_CALLBACK ? -1 : 1;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	ps->cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status >= 200 && status < 300)
 		return 0;
 	curl_off_t ra = 0;
-	if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+	if (ps->cu->easy_getinfo(c, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
 		*retry_after = ra > 300 ? 300 : (long)ra;
 	snprintf(why, whylen, "%s: the server answered %ld", it->what, status);
 	return status == 429 || (status >= 500 && status != 501) ? 1 : -1;
@@ -195,21 +195,21 @@ static int post(struct push *ps, CURL *c, struct push_item *it, long *retry_afte
 static void *sender(void *arg)
 {
 	struct push *ps = arg;
-	CURL *c = curl_easy_init();
+	CURL *c = ps->cu->easy_init();
 	char why[512];
 
 	if (c) {
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ps->o.timeout_s * 1000));
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(ps->o.timeout_s * 1000));
-		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
-		curl_easy_setopt(c, CURLOPT_XFERINFODATA, ps);
-		curl_easy_setopt(c, CURLOPT_USERAGENT, "pmubpf");
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+		ps->cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+		ps->cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		ps->cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ps->o.timeout_s * 1000));
+		ps->cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(ps->o.timeout_s * 1000));
+		ps->cu->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		ps->cu->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+		ps->cu->easy_setopt(c, CURLOPT_XFERINFODATA, ps);
+		ps->cu->easy_setopt(c, CURLOPT_USERAGENT, "pmubpf");
+		ps->cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 		if (ps->o.ca)
-			curl_easy_setopt(c, CURLOPT_CAINFO, ps->o.ca);
+			ps->cu->easy_setopt(c, CURLOPT_CAINFO, ps->o.ca);
 	}
 	pthread_mutex_lock(&ps->mu);
 	for (struct push_item *it; (it = take(ps)); ) {
@@ -261,7 +261,7 @@ static void *sender(void *arg)
 	}
 	pthread_mutex_unlock(&ps->mu);
 	if (c)
-		curl_easy_cleanup(c);
+		ps->cu->easy_cleanup(c);
 	return NULL;
 }
 
@@ -278,14 +278,19 @@ struct push *push__new(const struct push_opts *o, char *err, size_t errlen)
 	}
 	if (service__check(o->service ? o->service : PUSH_DEFAULT_SERVICE, err, errlen))
 		return NULL;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	const struct curl_fns *cu = curl_fns__get(err, errlen);
+	if (!cu)
+		return NULL;
+	if (cu->global_init(CURL_GLOBAL_DEFAULT)) {
 		errmsg(err, errlen, "--push: libcurl could not start");
 		return NULL;
 	}
 	if (!(ps = calloc(1, sizeof(*ps)))) {
 		errmsg(err, errlen, "out of memory");
+		cu->global_cleanup();
 		return NULL;
 	}
+	ps->cu = cu;
 	ps->o = *o;
 	if (!ps->o.service)
 		ps->o.service = PUSH_DEFAULT_SERVICE;
@@ -319,7 +324,7 @@ struct push *push__new(const struct push_opts *o, char *err, size_t errlen)
 			free(ps->hdrs[i]);
 		free(ps->base);
 		free(ps);
-		curl_global_cleanup();
+		cu->global_cleanup();
 		return NULL;
 	}
 	return ps;
@@ -384,9 +389,10 @@ void push__close(struct push *ps, double wait_s, struct push_stats *final)
 		free(ps->hdrs[i]);
 	pthread_mutex_destroy(&ps->mu);
 	pthread_cond_destroy(&ps->cv);
+	const struct curl_fns *cu = ps->cu;
 	free(ps->base);
 	free(ps);
-	curl_global_cleanup();
+	cu->global_cleanup();
 }
 
 void push__lost_profile(struct push *ps)

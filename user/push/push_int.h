@@ -26,7 +26,10 @@ struct push_item {
 	char what[160];              /* for the log: "cpu-clock of web" */
 };
 
+struct curl_fns;
+
 struct push {
+	const struct curl_fns *cu;   /* libcurl (dlopen()ed: curl.h) */
 	struct push_opts o;
 	char *base;                  /* o.url without trailing '/' */
 	char *hdrs[PUSH_MAX_HEADERS + 3];
