@@ -342,7 +342,7 @@ BENCH_PARTS := overhead cost churn write accuracy labels
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
                 -Wall -Wextra -Werror -Iinclude
 BENCH_BINS := $(addprefix $(OUT)/bench/,cpu_work syscall_work floor rusage labels_bench \
-                label_load label_load_plain write_bench gowork churn_work)
+                label_load label_load_plain write_bench gowork churn_work cgroup_bench)
 BENCH_GOENV := GOCACHE=/tmp/pmubpf-gocache GOPATH=/tmp/pmubpf-gopath GOPROXY=off GOFLAGS=
 
 $(OUT)/bench:
@@ -357,6 +357,10 @@ $(OUT)/bench/label_load_plain: tools/bench/label_load.c | $(OUT)/bench
 	$(Q)$(CLANG) $(BENCH_CFLAGS) -DNO_LABELS $< -o $@ -lpthread
 
 $(OUT)/bench/write_bench: tools/bench/write_bench.c $(OUT)/libpmubpf.a | $(OUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
+
+$(OUT)/bench/cgroup_bench: tools/bench/cgroup_bench.c $(OUT)/libpmubpf.a | $(OUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libpmubpf.a $(LDLIBS) -o $@
 

@@ -19,7 +19,7 @@ Usage: tools/check_layers.py [BUILD_DIR]   (BUILD_DIR: build, for step 2;
 """
 import os, re, subprocess, sys
 
-LAYERS = ["lib", "config", "pprof", "symbols", "procs", "unwind", "perf",
+LAYERS = ["lib", "config", "pprof", "push", "symbols", "procs", "unwind", "perf",
           "report", "record", "top", "cli",
           "http"]
 RANK = {l: i for i, l in enumerate(LAYERS)}

@@ -11,6 +11,7 @@ PKGS=(
   libelf-dev libdw-dev           # ELF symbols, DWARF (elfutils)
   zlib1g-dev                     # gzip of the pprof output
   libprotobuf-c-dev protobuf-c-compiler   # profile.proto decoding in tests (pprof_dump, unit tests)
+  protobuf-compiler              # protoc --decode: what --otlp sends, read against proto/otlp_profiles.proto (tests)
   golang-go                      # 'go tool pprof': the independent reader in tests
   linux-perf                     # bench comparisons
   binutils                       # readelf/objcopy/strip for test binaries
@@ -26,6 +27,7 @@ PKGS=(
   pkg-config                     # pkg-config --cflags pmubpf-labels after make install
   dpkg-dev debhelper lintian     # dpkg-buildpackage of debian/ and lintian (tests/integration/packaging.sh)
   libmicrohttpd-dev              # --http's server
+  libcurl4-openssl-dev           # --push/--otlp: libcurl's header and library (dlopen()ed at the first push; TLS through OpenSSL)
   libpfm4-dev                    # named PMU events (-e MEM_LOAD_RETIRED.L3_MISS): libpfm4
   golang-github-google-pprof-dev # the pprof parser Parca/Alloy use (tests/http_client)
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)

@@ -88,12 +88,17 @@ if not (b.get(s, 0) > a.get(s, 0) > 0):
     errs.append("samples did not grow: %s -> %s" % (a.get(s), b.get(s)))
 for k in ('pmubpf_lost_samples_total{event="cpu-clock",reason="counts_map_full"}',
           'pmubpf_idle_samples_total{event="cpu-clock"}', "pmubpf_windows_total",
-          "pmubpf_label_sets", "pmubpf_label_sets_over_cap_total", "pmubpf_cgroups_named_total"):
+          "pmubpf_label_sets", "pmubpf_label_sets_over_cap_total", "pmubpf_cgroups_named_total",
+          'pmubpf_process_reports_lost_total{kind="mmap"}', 'pmubpf_process_reports_lost_total{kind="image_maps"}',
+          "pmubpf_processes_gone_total", "pmubpf_processes_over_cap_total", "pmubpf_objects_unreadable_total",
+          "pmubpf_symbol_cache_evictions_total", "pmubpf_unwind_objects_full_total"):
     if k not in b:
         errs.append("no " + k)
 for k in ("pmubpf_processes_tracked", "pmubpf_symbol_cache_objects", "process_resident_memory_bytes",
           "process_cpu_seconds_total", 'pmubpf_bpf_runs_total{program="on_sample"}',
-          'pmubpf_bpf_seconds_per_run{program="on_sample"}', "pmubpf_profile_requests_served_total"):
+          'pmubpf_bpf_seconds_per_run{program="on_sample"}', "pmubpf_profile_requests_served_total",
+          "pmubpf_processes_seen_total", "pmubpf_process_maps_reads_total", "pmubpf_symbol_cache_hits_total",
+          "pmubpf_unwind_objects", "pmubpf_unwind_parse_seconds_total"):
     if not b.get(k, 0) > 0:
         errs.append("%s = %s, want > 0" % (k, b.get(k)))
 if not 1e-8 < b.get('pmubpf_bpf_seconds_per_run{program="on_sample"}', 0) < 1e-3:

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "http/httpd.h"
 #include "http/metrics.h"
+#include "lib/token.h"
 #include "testing.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
@@ -123,25 +124,25 @@ static bool token_file(void)
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK(write_file(path, "s3cret-Token\nsecond line\n", 25));
-	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_EQ_INT(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)), 0);
 	CHECK_STR(tok, "s3cret-Token");
 	CHECK(write_file(path, "crlf\r\n", 6));
-	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_EQ_INT(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)), 0);
 	CHECK_STR(tok, "crlf");
 	CHECK(write_file(path, "no-newline", 10));
-	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_EQ_INT(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)), 0);
 	CHECK_STR(tok, "no-newline");
 	memset(big, 'a', HTTPD_TOKEN_MAX);
 	CHECK(write_file(path, big, HTTPD_TOKEN_MAX));
-	CHECK_EQ_INT(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)), 0);
+	CHECK_EQ_INT(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)), 0);
 	CHECK(write_file(path, big, HTTPD_TOKEN_MAX + 1));
-	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "longer than"));
+	CHECK(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "longer than"));
 	CHECK(write_file(path, "\n", 1));
-	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "no token"));
+	CHECK(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "no token"));
 	CHECK(write_file(path, "two words\n", 10));
-	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "printable"));
+	CHECK(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)) < 0 && strstr(err, "printable"));
 	unlink(path);
-	CHECK(httpd__read_token(path, tok, sizeof(tok), err, sizeof(err)) < 0 &&
+	CHECK(token__read(path, "--http-token-file", tok, sizeof(tok), err, sizeof(err)) < 0 &&
 	      strstr(err, "cannot read --http-token-file") && strstr(err, "No such file"));
 	return true;
 }

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "config/values.h"
 #include "perf/perfev.h"
+#include "push/push.h"
 #include "lib/errmsg.h"
 
 enum {
@@ -29,6 +31,7 @@ enum {
 	OPT_DELAY = 380,
 	OPT_DATA_ADDR = 400,
 	OPT_CGROUP = 420, OPT_CONTAINER,
+	OPT_PUSH = 440, OPT_PUSH_SERVICE, OPT_PUSH_HEADER, OPT_PUSH_TOKEN, OPT_PUSH_QUEUE, OPT_OTLP, OPT_PUSH_CA,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +67,13 @@ static const struct option long_opts[] = {
 	{ "data-addr", no_argument, NULL, OPT_DATA_ADDR },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "container", required_argument, NULL, OPT_CONTAINER },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-service", required_argument, NULL, OPT_PUSH_SERVICE },
+	{ "push-header", required_argument, NULL, OPT_PUSH_HEADER },
+	{ "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN },
+	{ "push-queue", required_argument, NULL, OPT_PUSH_QUEUE },
+	{ "otlp", required_argument, NULL, OPT_OTLP },
+	{ "push-ca", required_argument, NULL, OPT_PUSH_CA },
 	{ "rows", required_argument, NULL, 'n' },
 	{ 0 },
 };
@@ -243,20 +253,42 @@ static const char *long_name(int opt)
 	return "?";
 }
 
+/* What the profiles' comments say of argument i: secrets a push carries
+ * (a --push-header's value, a --push URL's user:password@) shown as
+ * "***", the rest as given. */
+static void shown_arg(int argc, char **argv, int i, char *buf, size_t len)
+{
+	const char *a = argv[i];
+	bool header = (i > 0 && !strcmp(argv[i - 1], "--push-header")) ||
+		      !strncmp(a, "--push-header=", 14);
+	bool url = (i > 0 && (!strcmp(argv[i - 1], "--push") || !strcmp(argv[i - 1], "--otlp"))) ||
+		   !strncmp(a, "--push=", 7) || !strncmp(a, "--otlp=", 7);
+	const char *colon = strchr(a, ':'), *at = strchr(a, '@');
+
+	(void)argc;
+	if (header && colon && !(a[0] == '-' && a[1] == '-' && !strchr(a, '=')))
+		snprintf(buf, len, "%.*s: ***", (int)(colon - a), a);
+	else if (url && at && strstr(a, "://") && strstr(a, "://") < at)
+		snprintf(buf, len, "%.*s***%s", (int)(strstr(a, "://") + 3 - a), a, at);
+	else
+		snprintf(buf, len, "%s", a);
+}
+
 static char *join_args(int argc, char **argv)
 {
 	size_t len = 1;
-	char *s;
+	char *s, one[4096];
 
 	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
+		len += strlen(argv[i]) + 8;
 	s = calloc(1, len);
 	if (!s)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
 		if (i)
 			strcat(s, " ");
-		strcat(s, argv[i]);
+		shown_arg(argc, argv, i, one, sizeof(one));
+		strncat(s, one, len - strlen(s) - 1);
 	}
 	return s;
 }
@@ -416,6 +448,40 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 		case OPT_HTTP_TOKEN:
 			cfg->http_token_file = optarg;
 			break;
+		case OPT_PUSH:
+		case OPT_OTLP:
+			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
+				return errmsg(err, errlen, "bad %s '%s': want the server's address, http://HOST:PORT or https://...",
+					      opt == OPT_OTLP ? "--otlp" : "--push", optarg);
+			*(opt == OPT_OTLP ? &cfg->otlp_url : &cfg->push_url) = optarg;
+			break;
+		case OPT_PUSH_SERVICE:
+			if (push__check_template(optarg, err, errlen))
+				return -1;
+			cfg->push_service = optarg;
+			break;
+		case OPT_PUSH_HEADER: {
+			const char *colon = strchr(optarg, ':');
+
+			if (!colon || colon == optarg || strpbrk(optarg, "\r\n"))
+				return errmsg(err, errlen, "bad --push-header '%s': want 'Name: value', e.g. 'X-Scope-OrgID: tenant1'", optarg);
+			if (cfg->npush_headers == (int)(sizeof(cfg->push_headers) / sizeof(cfg->push_headers[0])))
+				return errmsg(err, errlen, "too many --push-header (at most %zu)", sizeof(cfg->push_headers) / sizeof(cfg->push_headers[0]));
+			cfg->push_headers[cfg->npush_headers++] = optarg;
+			break;
+		}
+		case OPT_PUSH_TOKEN:
+			cfg->push_token_file = optarg;
+			break;
+		case OPT_PUSH_CA:
+			if (access(optarg, R_OK))
+				return errmsg(err, errlen, "cannot read --push-ca '%s': %s", optarg, strerror(errno));
+			cfg->push_ca = optarg;
+			break;
+		case OPT_PUSH_QUEUE:
+			if (values__parse_seconds(optarg, 0.0625, 65536, &cfg->push_queue_mib))
+				return errmsg(err, errlen, "bad --push-queue '%s': want MiB from 0.0625 to 65536, e.g. 64", optarg);
+			break;
 		case OPT_HTTP: {
 			struct listen_addr a;
 
@@ -525,10 +591,18 @@ int cli__parse(int argc, char **argv, const char *sysfs_root,
 	} else if (cfg->http_token_file) {
 		return errmsg(err, errlen, "--http-token-file needs --http");
 	}
+	if ((cfg->push_service || cfg->npush_headers || cfg->push_token_file || cfg->push_queue_mib ||
+	     cfg->push_ca) && !cfg->push_url && !cfg->otlp_url)
+		return errmsg(err, errlen, "--push-service, --push-header, --push-token-file, --push-ca and --push-queue need --push URL or --otlp URL");
+	if ((cfg->push_url || cfg->otlp_url) && (cfg->every <= 0 || cfg->live))
+		return errmsg(err, errlen, "%s needs --every SEC (each window's profiles are pushed as it ends)",
+			      cfg->push_url ? "--push" : "--otlp");
 	if (cfg->keep && cfg->every <= 0)
 		return errmsg(err, errlen, "--keep needs --every (it bounds the profiles written per window)");
-	if (cfg->every > 0 && cfg->http)
-		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window)");
+	if (cfg->every > 0 && cfg->http && !cfg->push_url && !cfg->otlp_url)
+		return errmsg(err, errlen, "--every excludes --http (the server answers each request with its own window), unless --push or --otlp: then it is their profiles' length");
+	if (cfg->keep && cfg->http)
+		return errmsg(err, errlen, "--http excludes --keep: the server writes no files");
 	if (!cfg->command && !cfg->npids && !cfg->ntids)
 		cfg->all = true;
 	if (!cfg->nevents) {

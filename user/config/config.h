@@ -78,6 +78,16 @@ struct config {
 	char *cmdline;            /* pmubpf's own argv joined, for comments */
 	const char *http;         /* --http ADDR:PORT: serve pprof, borrowed argv */
 	const char *http_token_file; /* --http-token-file: bearer token */
+	/* --push URL: each --every window's profiles to a Pyroscope server
+	 * (user/push), borrowed argv */
+	const char *push_url;
+	const char *otlp_url;         /* --otlp URL: the same to an OTel collector */
+	const char *push_service;     /* --push-service TEMPLATE, NULL: default */
+	const char *push_headers[8];  /* --push-header 'Name: value' */
+	int npush_headers;
+	const char *push_token_file;  /* --push-token-file: bearer token */
+	const char *push_ca;          /* --push-ca FILE: CA certificates for https:// */
+	double push_queue_mib;        /* --push-queue MiB, 0: 64 */
 	const char *list_filter;  /* pmubpf list WORD, borrowed argv; NULL: all */
 	bool live;                /* pmubpf top: windows of `every` seconds
 	                           * shown as tables (top rows, 0: fit the

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/token.h"
 #include "httpd.h"
 #include "metrics.h"
 #include "recorder.h"
@@ -404,7 +405,7 @@ static int check_access(struct server *s, char *err, size_t errlen)
 		return -1;
 	}
 	if (cfg->http_token_file) {
-		if (httpd__read_token(cfg->http_token_file, s->token, sizeof(s->token), err, errlen))
+		if (token__read(cfg->http_token_file, "--http-token-file", s->token, sizeof(s->token), err, errlen))
 			return -1;
 		s->need_token = true;
 	} else if (!httpd__is_loopback(&s->addr)) {

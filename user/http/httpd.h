@@ -47,11 +47,6 @@ int httpd__profile_params(const struct config *cfg, const char *path_event,
 			  const char *seconds, const char *event, const char *nosymbol,
 			  const char *hz, struct httpd_profile *out, char *err, size_t errlen);
 
-/* Read the token: the file's first line, without its newline; not empty,
- * printable ASCII without spaces, at most HTTPD_TOKEN_MAX bytes. 0, or
- * -EINVAL/-EIO with a one-line reason. */
-int httpd__read_token(const char *path, char *buf, size_t len, char *err, size_t errlen);
-
 /* Does the Authorization header value carry "Bearer TOKEN" (the scheme in
  * any case) with token? Compared in constant time: how long it takes
  * says nothing about how much of a guess was right. */

@@ -63,33 +63,6 @@ int httpd__profile_params(const struct config *cfg, const char *path_event,
 	return 0;
 }
 
-int httpd__read_token(const char *path, char *buf, size_t len, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t i;
-
-	if (fd < 0)
-		return errmsg(err, errlen, "cannot read --http-token-file '%s': %s", path, strerror(errno));
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		errmsg(err, errlen, "cannot read --http-token-file '%s': %s", path, strerror(errno));
-		close(fd);
-		return -EIO;
-	}
-	close(fd);
-	buf[n] = '\0';
-	for (i = 0; buf[i] && buf[i] != '\n' && !(buf[i] == '\r' && buf[i + 1] == '\n'); i++)
-		if (buf[i] <= ' ' || buf[i] >= 0x7f)
-			return errmsg(err, errlen, "--http-token-file '%s': the token must be printable ASCII without spaces", path);
-	if ((size_t)n == len - 1 && !buf[i])
-		return errmsg(err, errlen, "--http-token-file '%s': token longer than %d bytes", path, HTTPD_TOKEN_MAX);
-	buf[i] = '\0';
-	if (!i)
-		return errmsg(err, errlen, "--http-token-file '%s': no token on its first line", path);
-	return 0;
-}
-
 bool httpd__bearer_ok(const char *auth, const char *token)
 {
 	size_t tlen = strlen(token), glen, i;

@@ -1,5 +1,6 @@
 /* metrics.c — see metrics.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -127,6 +128,46 @@ static void per_reason(FILE *f, const struct metrics *m, const char *name, enum 
 		}
 }
 
+static const char *const push_dest[2] = { "pyroscope", "otlp" };
+
+/* One uint64_t field of struct push_stats, per sender. */
+static void per_dest(FILE *f, const struct metrics *m, const char *name, const char *type,
+		     const char *help, size_t off)
+{
+	head(f, name, type, help);
+	for (int i = 0; i < 2; i++)
+		if (m->pushing[i])
+			fprintf(f, "%s{dest=\"%s\"} %llu\n", name, push_dest[i],
+				(unsigned long long)*(const uint64_t *)((const char *)&m->push[i] + off));
+}
+
+/* --push's and --otlp's senders: each profile sent or dropped by why,
+ * their bytes and retries, the queue now. */
+static void push_metrics(FILE *f, const struct metrics *m)
+{
+	if (!m->pushing[0] && !m->pushing[1])
+		return;
+	head(f, "pmubpf_push_profiles_total", "counter",
+	     "Profiles pushed (result=\"sent\") or dropped, by why.");
+	for (int i = 0; i < 2; i++) {
+		const struct push_stats *p = &m->push[i];
+		const struct { const char *result; uint64_t n; } rows[] = {
+			{ "sent", p->profiles_sent }, { "dropped_queue_full", p->dropped_full },
+			{ "dropped_refused", p->dropped_refused }, { "dropped_failed", p->dropped_failed },
+			{ "dropped_exit", p->dropped_exit }, { "dropped_not_made", p->dropped_encode },
+		};
+		for (size_t k = 0; m->pushing[i] && k < sizeof(rows) / sizeof(rows[0]); k++)
+			fprintf(f, "pmubpf_push_profiles_total{dest=\"%s\",result=\"%s\"} %llu\n", push_dest[i],
+				rows[k].result, (unsigned long long)rows[k].n);
+	}
+	per_dest(f, m, "pmubpf_push_bytes_total", "counter", "Bytes of the profiles pushed.",
+		 offsetof(struct push_stats, bytes_sent));
+	per_dest(f, m, "pmubpf_push_retries_total", "counter",
+		 "POSTs tried again (no connection, a timeout, 429, 5xx).", offsetof(struct push_stats, retries));
+	per_dest(f, m, "pmubpf_push_queue_bytes", "gauge", "Bytes of profiles waiting to be pushed.",
+		 offsetof(struct push_stats, queue_bytes));
+}
+
 int metrics__format(const struct metrics *m, FILE *f)
 {
 	uint64_t idle[PMUBPF_MAX_EVENTS];
@@ -175,10 +216,36 @@ int metrics__format(const struct metrics *m, FILE *f)
 	scalar(f, "pmubpf_symbol_cache_objects", "gauge",
 	       "ELF objects in the symbol cache.", m->symcache_objects);
 	scalar(f, "pmubpf_symbol_cache_bytes", "gauge", "Memory the symbol cache holds.", m->symcache_bytes);
+	scalar(f, "pmubpf_symbol_cache_hits_total", "counter",
+	       "Object lookups the symbol cache answered.", m->symcache_hits);
+	scalar(f, "pmubpf_symbol_cache_evictions_total", "counter",
+	       "Objects freed from the symbol cache (unused).", m->symcache_evicted);
+	scalar(f, "pmubpf_processes_seen_total", "counter",
+	       "Processes BPF announced (first sample, exec, fork).", m->proc_notices);
+	scalar(f, "pmubpf_process_maps_reads_total", "counter",
+	       "First reads of a process's /proc/PID/maps.", m->proc_maps_reads);
+	scalar(f, "pmubpf_processes_gone_total", "counter",
+	       "Processes gone before their maps were read (named from the kernel's reports instead).", m->proc_gone);
+	scalar(f, "pmubpf_processes_over_cap_total", "counter",
+	       "Processes not recorded: the process table was full.", m->proc_over_cap);
+	head(f, "pmubpf_process_reports_lost_total", "counter",
+	     "Process reports lost because a ring buffer was full (kind: mmap reports, image maps).");
+	fprintf(f, "pmubpf_process_reports_lost_total{kind=\"mmap\"} %llu\n"
+		   "pmubpf_process_reports_lost_total{kind=\"image_maps\"} %llu\n",
+		(unsigned long long)m->reports_lost, (unsigned long long)m->image_maps_lost);
+	scalar(f, "pmubpf_objects_unreadable_total", "counter",
+	       "Mapped files that could not be opened (their frames unnamed).", m->objs_unreadable);
+	scalar(f, "pmubpf_unwind_objects", "gauge",
+	       "Objects with an unwind table in BPF (--call-graph dwarf).", m->unwind_objects);
+	scalar(f, "pmubpf_unwind_objects_full_total", "counter",
+	       "Objects left without an unwind table: the tables were full.", m->unwind_objects_full);
+	head(f, "pmubpf_unwind_parse_seconds_total", "counter", "CPU time spent parsing unwind tables.");
+	fprintf(f, "pmubpf_unwind_parse_seconds_total %.6f\n", (double)m->unwind_build_ns / 1e9);
 	scalar(f, "pmubpf_profile_requests_active", "gauge",
 	       "Profile requests waiting for their window to end.", m->requests_active);
 	scalar(f, "pmubpf_profile_requests_served_total", "counter",
 	       "Profiles sent (status 200).", m->requests_served);
+	push_metrics(f, m);
 
 	scalar(f, "pmubpf_bpf_stats_enabled", "gauge",
 	       "1 if the kernel measures BPF run time (BPF_ENABLE_STATS, held while pmubpf runs).", m->bpf_stats);

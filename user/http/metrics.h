@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "pmubpf_abi.h"
+#include "push/push.h"
 
 struct metrics {
 	int nevents;
@@ -31,6 +32,10 @@ struct metrics {
 	size_t label_sets, label_bytes;             /* held now */
 	uint64_t label_sets_read, label_sets_over, label_sets_forgotten;
 	uint64_t cgroups_named, cgroups_unnamed;
+	uint64_t proc_notices, proc_maps_reads, proc_gone, proc_over_cap;
+	uint64_t reports_lost, image_maps_lost, objs_unreadable;
+	uint64_t symcache_hits, symcache_evicted;
+	uint64_t unwind_objects, unwind_objects_full, unwind_build_ns;
 	uint32_t stack_entries, count_entries;      /* each window's maps */
 	int requests_active;                        /* profile requests */
 	uint64_t requests_served;                   /* answered 200 */
@@ -39,6 +44,9 @@ struct metrics {
 	int nprogs;
 	const char *prog_name[3];
 	uint64_t run_time_ns[3], run_cnt[3];
+	/* --push (0) and --otlp (1), where given */
+	bool pushing[2];
+	struct push_stats push[2];
 	/* the process itself (metrics__self) */
 	double cpu_seconds, start_time_seconds;
 	uint64_t rss_bytes, vsize_bytes;

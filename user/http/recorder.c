@@ -15,42 +15,11 @@
 #include "report/report.h"
 #include "report/symbolize.h"
 #include "recorder.h"
+#include "recorder_int.h"
+#include "push/push.h"
 
 #define WAIT_POLL_MS 200          /* recorder__wait: how often gone() is asked */
 #define METRICS_EVERY_NS 1000000000LL
-
-enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE };
-
-struct recorder_job {
-	struct recorder_request rq;
-	char *comment;
-	enum job_state state;        /* under r->lock */
-	bool cancelled;              /* under r->lock: its client left */
-	struct recorder_job *next;   /* in pending or running (under r->lock) */
-	/* the recorder thread's alone while running */
-	struct report_data d;
-	bool d_ok;
-	bool ended;                  /* its last window is merged in */
-	int64_t deadline;            /* CLOCK_MONOTONIC ns */
-	int64_t start;               /* its first window's start (mono ns) */
-	int64_t start_wall, duration;/* of the windows merged in */
-	int nwindows;
-	struct recorder_result res;  /* set before JOB_DONE */
-};
-
-struct recorder {
-	struct config cfg;           /* the caller's, with every = --window */
-	struct session *s;
-	int stats_fd;                /* BPF_ENABLE_STATS, -1 if refused */
-	int64_t next_drain, next_metrics;
-	int64_t flipped;             /* the last window's close (mono ns) */
-	pthread_mutex_t lock;
-	pthread_cond_t done;         /* a job became JOB_DONE */
-	struct recorder_job *pending, *running;
-	int njobs;                   /* pending + running + not yet collected */
-	bool stopping;
-	struct metrics m;            /* under lock */
-};
 
 struct recorder *recorder__new(const struct config *cfg)
 {
@@ -59,6 +28,7 @@ struct recorder *recorder__new(const struct config *cfg)
 	if (!r)
 		return NULL;
 	r->cfg = *cfg;
+	r->push_every = cfg->every;
 	r->cfg.every = cfg->window > 0 ? cfg->window : RECORDER_DEFAULT_WINDOW;
 	r->stats_fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
@@ -75,13 +45,28 @@ struct recorder *recorder__new(const struct config *cfg)
 	return r;
 }
 
+/* A pushed job of event ev: pending (start: 0), or running from the
+ * window that has just opened (start: its open). NULL: out of memory
+ * (said and counted once, the pushes of that event end). */
+static struct recorder_job *push_job(struct recorder *r, int ev, int64_t start);
+static void start_job(struct recorder *r, struct recorder_job *j);
+
 int recorder__start(struct recorder *r, char *err, size_t errlen, int *status)
 {
+	if (push__start_all(&r->cfg, r->push, err, errlen)) {
+		*status = 1;
+		return -1;
+	}
 	if (session__open(r->s) || session__build(r->s) || session__start(r->s)) {
 		snprintf(err, errlen, "%s", session__error(r->s));
 		*status = session__status(r->s);
+		for (int i = 0; i < 2; i++)
+			push__close(r->push[i], 0, NULL);
+		r->push[0] = r->push[1] = NULL;
 		return -1;
 	}
+	for (int ev = 0; (r->push[0] || r->push[1]) && ev < r->cfg.nevents; ev++)
+		push_job(r, ev, 0);
 	/* The kernel times BPF programs only while someone holds this fd
 	 * (or kernel.bpf_stats_enabled is set): two clock reads per run. */
 	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -112,10 +97,46 @@ static void job_finish(struct recorder *r, struct recorder_job *j)
 	if (j->d_ok)
 		report_data__free(&j->d);
 	j->d_ok = false;
+	if (j->pushed) { /* nobody waits for it */
+		if (j->res.status != 200 && j->res.err[0])
+			fprintf(stderr, "pmubpf: push: %s: %s\n", r->cfg.events[j->rq.event].name, j->res.err);
+		free(j->comment);
+		free(j);
+		return;
+	}
 	pthread_mutex_lock(&r->lock);
 	j->state = JOB_DONE;
 	pthread_cond_broadcast(&r->done);
 	pthread_mutex_unlock(&r->lock);
+}
+
+static struct recorder_job *push_job(struct recorder *r, int ev, int64_t start)
+{
+	struct recorder_job *j = calloc(1, sizeof(*j));
+
+	if (!j || !(j->comment = strdup(r->cfg.cmdline ? r->cfg.cmdline : ""))) {
+		free(j);
+		fprintf(stderr, "pmubpf: push: out of memory: the pushes of %s end\n",
+			r->cfg.events[ev].name);
+		for (int i = 0; i < 2; i++)
+			if (r->push[i])
+				push__lost_profile(r->push[i]);
+		return NULL;
+	}
+	j->rq = (struct recorder_request){ .seconds = r->push_every, .event = ev,
+					   .comment = j->comment };
+	j->pushed = true;
+	if (start) {
+		j->deadline = start + (int64_t)(r->push_every * 1e9);
+		j->start = start;
+		start_job(r, j);
+		return j;
+	}
+	pthread_mutex_lock(&r->lock);
+	j->next = r->pending;
+	r->pending = j;
+	pthread_mutex_unlock(&r->lock);
+	return j;
 }
 
 static void job_fail(struct recorder *r, struct recorder_job *j, int status, const char *msg)
@@ -170,6 +191,16 @@ static void build(struct recorder *r, struct recorder_job *j)
 		job_fail(r, j, 500, err);
 		return;
 	}
+	if (j->pushed) {
+		for (int i = 0; i < 2; i++)
+			if (r->push[i])
+				push__profile(r->push[i], r->cfg.events[j->rq.event].name, b.p,
+					      j->start_wall, j->duration);
+		pprof__free(b.p);
+		j->res.status = 200;
+		job_finish(r, j);
+		return;
+	}
 	ret = pprof__encode_gz(b.p, &j->res.body, &j->res.len);
 	j->res.samples = b.nsamples;
 	pprof__free(b.p);
@@ -215,66 +246,6 @@ static struct recorder_job *take_arrivals(struct recorder *r)
 	return arr;
 }
 
-static void refresh_metrics(struct recorder *r)
-{
-	struct session_sizes z;
-	struct metrics m;
-
-	pthread_mutex_lock(&r->lock);
-	m = r->m;
-	pthread_mutex_unlock(&r->lock);
-	for (int e = 0; e < r->cfg.nevents; e++)
-		session__totals(r->s, e, &m.samples[e], &m.weight[e]);
-	session__sizes(r->s, &z);
-	m.procs = z.procs;
-	m.symcache_objects = z.symcache_objects;
-	m.symcache_bytes = z.symcache_bytes;
-	m.label_sets = z.label_sets;
-	m.label_bytes = z.label_bytes;
-	m.label_sets_read = z.label_sets_read;
-	m.label_sets_over = z.label_sets_over;
-	m.label_sets_forgotten = z.label_sets_forgotten;
-	m.cgroups_named = z.cgroups_named;
-	m.cgroups_unnamed = z.cgroups_unnamed;
-	m.stack_entries = z.stack_entries;
-	m.count_entries = z.count_entries;
-	m.bpf_stats = r->stats_fd >= 0;
-	m.nprogs = z.nprogs;
-	for (int i = 0; i < z.nprogs; i++) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		m.prog_name[i] = z.prog_name[i];
-		if (!bpf_obj_get_info_by_fd(z.prog_fd[i], &info, &len)) {
-			m.run_time_ns[i] = info.run_time_ns;
-			m.run_cnt[i] = info.run_cnt;
-		}
-	}
-	pthread_mutex_lock(&r->lock);
-	/* Only what this function reads: windows, drops and the request
-	 * counts are kept current by the others. */
-	memcpy(r->m.samples, m.samples, sizeof(m.samples));
-	memcpy(r->m.weight, m.weight, sizeof(m.weight));
-	r->m.procs = m.procs;
-	r->m.symcache_objects = m.symcache_objects;
-	r->m.symcache_bytes = m.symcache_bytes;
-	r->m.label_sets = m.label_sets;
-	r->m.label_bytes = m.label_bytes;
-	r->m.label_sets_read = m.label_sets_read;
-	r->m.label_sets_over = m.label_sets_over;
-	r->m.label_sets_forgotten = m.label_sets_forgotten;
-	r->m.cgroups_named = m.cgroups_named;
-	r->m.cgroups_unnamed = m.cgroups_unnamed;
-	r->m.stack_entries = m.stack_entries;
-	r->m.count_entries = m.count_entries;
-	r->m.bpf_stats = m.bpf_stats;
-	r->m.nprogs = m.nprogs;
-	memcpy(r->m.prog_name, m.prog_name, sizeof(m.prog_name));
-	memcpy(r->m.run_time_ns, m.run_time_ns, sizeof(m.run_time_ns));
-	memcpy(r->m.run_cnt, m.run_cnt, sizeof(m.run_cnt));
-	pthread_mutex_unlock(&r->lock);
-}
-
 /* Close the window under way and merge it into every running job; a
  * job whose deadline has come ends with it (final: every job). */
 static int drain(struct recorder *r, bool final)
@@ -296,10 +267,13 @@ static int drain(struct recorder *r, bool final)
 		return -1;
 	}
 	now = r->flipped;
+	bool next_push[PMUBPF_MAX_EVENTS] = { false };
 	for (struct recorder_job *j = r->running; j; j = j->next) {
 		if (j->ended)
 			continue;
 		j->ended = final || j->deadline <= now;
+		if (j->ended && j->pushed && !final)
+			next_push[j->rq.event] = true;
 		if (!j->d_ok)
 			continue;
 		if (!j->nwindows++)
@@ -322,6 +296,11 @@ static int drain(struct recorder *r, bool final)
 	pthread_mutex_unlock(&r->lock);
 	report_data__free(&chunk);
 	r->next_drain = r->flipped + (int64_t)(r->cfg.every * 1e9);
+	/* Each pushed profile's successor starts with the window that has
+	 * just opened: the pushes cover every window once. */
+	for (int e = 0; e < r->cfg.nevents; e++)
+		if (next_push[e])
+			push_job(r, e, r->flipped);
 	return 0;
 }
 
@@ -413,7 +392,7 @@ static int tick(struct recorder *r, bool final)
 	pthread_mutex_unlock(&r->lock);
 	session__gc(r->s, before, NULL);
 	if (final || mono_ns() >= r->next_metrics) {
-		refresh_metrics(r);
+		recorder__refresh_metrics(r);
 		r->next_metrics = mono_ns() + METRICS_EVERY_NS;
 	}
 	return ret;
@@ -450,6 +429,10 @@ int recorder__run(struct recorder *r)
 			j->d_ok ? build(r, j) : job_fail(r, j, 500, "out of memory merging the windows");
 	}
 	session__end(r->s);
+	for (int i = 0; i < 2; i++) { /* what is queued, sent first */
+		push__close(r->push[i], PUSH_EXIT_WAIT_S, NULL);
+		r->push[i] = NULL;
+	}
 	return ret;
 }
 
@@ -518,11 +501,4 @@ void recorder__wait(struct recorder *r, struct recorder_job *j, bool (*gone)(voi
 	*res = j->res;
 	free(j->comment);
 	free(j);
-}
-
-void recorder__metrics(struct recorder *r, struct metrics *m)
-{
-	pthread_mutex_lock(&r->lock);
-	*m = r->m;
-	pthread_mutex_unlock(&r->lock);
 }

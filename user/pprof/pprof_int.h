@@ -80,6 +80,8 @@ struct pprof_labelset {
 struct pprof {
 	struct pprof_value_type sample_type[2], period_type;
 	int64_t period, time_nanos, duration_nanos;
+	bool weight_only;          /* one sample type, the weight (pushes:
+	                            * pprof_subset.c) */
 
 	char **strs;               /* the string table; strs[0] = "" */
 	size_t nstrs, cap_strs;

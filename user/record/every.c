@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/grow.h"
+#include "push/push.h"
 #include "report/entries.h"
 #include "report/report.h"
 #include "symbols/elfsym.h"
@@ -131,6 +132,8 @@ struct every {
 	int failed;             /* a drain during a write failed */
 	int profiles;           /* sets of profiles written */
 	int64_t last_stamp;     /* the last profiles' name (s): every__stamp */
+	struct push *push[2];   /* --push, --otlp; NULL where not given */
+	struct session_span pushing; /* the window being written */
 };
 
 /* Close the window under way and add it to a: the maps are emptied
@@ -181,6 +184,17 @@ static void tick(void *ctx)
 	e->next_drain = now + e->drain_step;
 }
 
+/* report_in.built: a written profile to the server. */
+static void push_built(void *ctx, int ev, const struct pprof *p)
+{
+	struct every *e = ctx;
+
+	for (int i = 0; i < 2; i++)
+		if (e->push[i])
+			push__profile(e->push[i], e->cfg->events[ev].name, p,
+				      e->pushing.start_wall, e->pushing.duration);
+}
+
 /* Write the drained windows' profiles (one per event), then forget what
  * they needed. */
 static int write_profiles(struct every *e)
@@ -200,6 +214,11 @@ static int write_profiles(struct every *e)
 	in.file_stamp = stamp;
 	in.tick = tick;
 	in.tick_ctx = e;
+	if (e->push[0] || e->push[1]) {
+		e->pushing = span;
+		in.built = push_built;
+		in.built_ctx = e;
+	}
 	ret = report__write_data(&in, &a->d, stderr, stdout, err, sizeof(err));
 	report_data__free(&a->d);
 	a->have = false;
@@ -255,9 +274,16 @@ int every__run(const struct config *cfg)
 	int64_t write_step = (int64_t)(cfg->every * 1e9);
 	int ret;
 
+	char perr[512];
+	if (push__start_all(cfg, e.push, perr, sizeof(perr))) {
+		fprintf(stderr, "pmubpf: %s\n", perr);
+		return 1;
+	}
 	e.s = session__new(cfg, false);
 	if (!e.s) {
 		fprintf(stderr, "pmubpf: out of memory\n");
+		for (int i = 0; i < 2; i++)
+			push__close(e.push[i], 0, NULL);
 		return 1;
 	}
 	if (session__open(e.s) || session__build(e.s) || session__start(e.s)) {
@@ -315,5 +341,7 @@ out:
 		if (e.acc[i].have)
 			report_data__free(&e.acc[i].d);
 	session__free(e.s);
+	for (int i = 0; i < 2; i++) /* what is queued, sent first */
+		push__close(e.push[i], PUSH_EXIT_WAIT_S, NULL);
 	return ret;
 }

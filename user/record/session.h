@@ -116,6 +116,12 @@ struct session_sizes {
 	size_t label_sets, label_bytes;        /* label sets held */
 	uint64_t label_sets_read, label_sets_over, label_sets_forgotten;
 	uint64_t cgroups_named, cgroups_unnamed;
+	/* what a fleet's operator alerts on (/metrics): processes' reads
+	 * and losses, the caches, the unwind tables' parsing */
+	uint64_t proc_notices, proc_maps_reads, proc_gone, proc_over_cap;
+	uint64_t reports_lost, image_maps_lost, objs_unreadable;
+	uint64_t symcache_hits, symcache_evicted;
+	uint64_t unwind_objects, unwind_objects_full, unwind_build_ns;
 	int nprogs;                            /* on_sample, on_tracepoint, on_switch */
 	int prog_fd[3];
 	const char *prog_name[3];

@@ -152,8 +152,17 @@ void session__sizes(struct session *s, struct session_sizes *z)
 	*z = (struct session_sizes){
 		.procs = s->procs ? procs__count(s->procs) : 0,
 		.symcache_objects = sc.objects, .symcache_bytes = sc.bytes,
+		.symcache_hits = sc.hits, .symcache_evicted = sc.evicted,
 		.stack_entries = s->stack_entries, .count_entries = s->count_entries,
 	};
+	if (s->uw) {
+		struct unwind_stats us;
+
+		unwind__stats(s->uw, &us);
+		z->unwind_objects = us.objects;
+		z->unwind_objects_full = us.objects_full;
+		z->unwind_build_ns = us.build_ns;
+	}
 	if (s->procs) {
 		const struct procs_stats *ps = procs__stats(s->procs);
 
@@ -164,6 +173,13 @@ void session__sizes(struct session *s, struct session_sizes *z)
 		z->label_sets_forgotten = ps->label_sets_forgotten;
 		z->cgroups_named = ps->cgroups_named;
 		z->cgroups_unnamed = ps->cgroups_unnamed;
+		z->proc_notices = ps->notices;
+		z->proc_maps_reads = ps->maps_reads;
+		z->proc_gone = ps->gone;
+		z->proc_over_cap = ps->over_cap;
+		z->reports_lost = ps->reports_lost;
+		z->image_maps_lost = ps->image_maps_lost;
+		z->objs_unreadable = ps->objs_unreadable;
 	}
 	if (!s->skel)
 		return;

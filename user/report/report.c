@@ -126,6 +126,8 @@ static int write_event(const struct report_in *in, const struct report_data *d, 
 			*in->samples += b.nsamples;
 		if (say)
 			say_event(say, e->name, &b, path);
+		if (in->built && !in->data_profile)
+			in->built(in->built_ctx, ev, b.p);
 		if (top)
 			top__print(top, top_out, e->name, e->value_type, e->value_unit, cfg->top);
 	}

@@ -22,6 +22,7 @@
 #include "unwind/unwind.h"
 
 struct report_data;
+struct pprof;
 
 struct report_in {
 	const struct config *cfg;
@@ -59,6 +60,10 @@ struct report_in {
 	 * drains a window that is due meanwhile) */
 	void (*tick)(void *ctx);
 	void *tick_ctx;
+	/* if set: called with each event's code profile once it is written
+	 * (--every's pushes), before it is freed */
+	void (*built)(void *ctx, int ev, const struct pprof *p);
+	void *built_ctx;
 };
 
 /* Where event ev's profile goes: cfg->output with one event; with
