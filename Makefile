@@ -306,7 +306,7 @@ test: deps
 # kernel (targets, process lifecycle, labels through TLS, off-CPU, the
 # BPF unwinder and its first samples, images of exited processes, map
 # memory, refusals): about
-# 12 minutes a kernel on 2 CPUs under TCG. The accuracy suites run on
+# 18-32 minutes a kernel on 2 CPUs under TCG. The accuracy suites run on
 # this machine's kernel only (docs/architecture.md, Kernels: under TCG a
 # late timer skips periods); KERNEL_SUITES="..." runs others.
 KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples images mapmem errors cgroups
