@@ -95,13 +95,14 @@ static struct pprof *three_comms(void)
 	return p;
 }
 
-static bool only_a(void *ctx, const struct pprof_label *l, size_t n)
+/* pprof__group_sets's question: group 0 for comm a, none else. */
+static int only_a(void *ctx, const struct pprof_label *l, size_t n)
 {
 	(void)ctx;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(l[i].key, "comm"))
-			return l[i].str && !strcmp(l[i].str, "a");
-	return false;
+			return l[i].str && !strcmp(l[i].str, "a") ? 0 : -1;
+	return -1;
 }
 
 static pb_profile *round_trip(struct pprof *p)
@@ -122,13 +123,15 @@ static pb_profile *round_trip(struct pprof *p)
 static bool subset_of_one_service(void)
 {
 	struct pprof *p = three_comms(), *s;
-	struct pprof_subset_opts o = { .keep = only_a, .weight_only = true, .sanitize_names = true,
-				       .drop_numeric = true };
+	int *groups = p ? pprof__group_sets(p, only_a, NULL) : NULL;
+	struct pprof_subset_opts o = { .set_group = groups, .group = 0, .weight_only = true,
+				       .sanitize_names = true, .drop_numeric = true };
 	size_t cursor = 0;
 	pb_profile *r;
 
-	CHECK(p);
+	CHECK(p && groups);
 	s = pprof__subset(p, &o, &cursor);
+	free(groups);
 	CHECK(s);
 	CHECK_EQ_INT(cursor, 3);
 	CHECK_EQ_INT(pprof__nsamples(s), 2);

@@ -118,16 +118,25 @@ int pprof__write_folded(struct pprof *p, const char *path, const char *root_key)
  * -errno (nothing allocated then). */
 int pprof__encode_gz(struct pprof *p, uint8_t **out, size_t *len);
 
+/* The group of each of p's label sets (those of its samples, and the
+ * empty one), asked of group_of once per set: >= 0 a group, -1 none,
+ * < -1 an error (-errno) that stops it. malloc'd, indexed by the sets'
+ * own numbers: what pprof_subset_opts and pprof_otlp_opts take as
+ * set_group. NULL + errno. */
+int *pprof__group_sets(const struct pprof *p,
+		       int (*group_of)(void *ctx, const struct pprof_label *l, size_t n), void *ctx);
+
 /* A new profile of some of p's samples (pprof_subset.c): those whose
- * labels keep() says yes to (all if keep is NULL), from sample *cursor
- * on, at most max_samples of them (0: no bound); *cursor is left at the
- * first sample not looked at, so that a caller can cut a profile into
- * parts a server takes (Pyroscope refuses more than 16,000 samples).
- * Only what those samples use is copied: mappings, locations, functions,
- * strings; times, period and comments as p's. NULL + errno. */
+ * label set is in group `group` of set_group (pprof__group_sets; all if
+ * set_group is NULL), from sample *cursor on, at most max_samples of
+ * them (0: no bound); *cursor is left at the first sample not looked at,
+ * so that a caller can cut a profile into parts a server takes
+ * (Pyroscope refuses more than 16,000 samples). Only what those samples
+ * use is copied: mappings, locations, functions, strings; times, period
+ * and comments as p's. NULL + errno. */
 struct pprof_subset_opts {
-	bool (*keep)(void *ctx, const struct pprof_label *labels, size_t n);
-	void *ctx;
+	const int *set_group;
+	int group;
 	size_t max_samples;
 	const char *value_type; /* the event's sample type; NULL: p's */
 	bool weight_only;       /* one sample type, the weight (no samples/count) */
@@ -137,23 +146,17 @@ struct pprof_subset_opts {
 struct pprof *pprof__subset(const struct pprof *p, const struct pprof_subset_opts *o,
 			    size_t *cursor);
 size_t pprof__nsamples(const struct pprof *p);
-/* fn for each distinct label set of p's samples (and the empty one),
- * strings borrowed for the call; a non-zero return stops and is
- * returned. -ENOMEM. */
-int pprof__each_label_set(const struct pprof *p,
-			  int (*fn)(void *ctx, const struct pprof_label *l, size_t n), void *ctx);
 
 /* p as an OTLP profiles export request (opentelemetry-proto v1.11.0,
  * profiles/v1development; pprof_otlp.c), uncompressed, into *out
  * (malloc'd). One ResourceProfiles per group (service.name = groups[g]),
- * each with one scope and one Profile of the samples whose labels
- * group_of puts in it (-1: none; NULL group_of: all in group 0, and
- * groups may be NULL). 0 or -errno. */
+ * each with one scope and one Profile of the samples whose label set
+ * set_group puts in it (pprof__group_sets; -1: none; NULL set_group:
+ * all in group 0, and groups may be NULL). 0 or -errno. */
 struct pprof_otlp_opts {
 	const char *const *groups;
 	size_t ngroups;
-	int (*group_of)(void *ctx, const struct pprof_label *l, size_t n);
-	void *ctx;
+	const int *set_group;
 	const char *scope_name, *scope_version;
 	const char *value_type;  /* NULL: p's */
 	bool sanitize_names;     /* the type: [A-Za-z0-9_] only */

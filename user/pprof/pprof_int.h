@@ -122,6 +122,10 @@ struct pprof {
  * gzip streams of pprof_write.c): 0 or -errno, which stops the encoding. */
 typedef int (*pprof_put_fn)(void *ctx, const void *buf, size_t len);
 
+/* Letters, digits and '_' only, in place: what every server takes as a
+ * name (pprof_subset.c; pprof_otlp.c too). */
+void pprof__sanitize(char *s);
+
 /* Encode p as profile.proto through put (pprof_encode.c). 0 or -errno. */
 int pprof__encode(const struct pprof *p, pprof_put_fn put, void *ctx);
 

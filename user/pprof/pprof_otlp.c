@@ -50,43 +50,12 @@ struct enc {
 	const struct pprof *p;
 	const struct pprof_otlp_opts *o;
 	struct pbuf w;
-	int *group;                  /* group of each label set, -1: left out */
+	const int *group;            /* group of each label set, -1: left out;
+	                              * NULL: all in group 0 */
 	size_t *nin;                 /* samples in each group */
 	int64_t type_str, key_str;   /* the extra strings' indices */
 	char type[128];
 };
-
-static int groups_of_sets(struct enc *e)
-{
-	const struct pprof *p = e->p;
-	struct pprof_label *l = NULL;
-	size_t cap = 0;
-
-	if (!(e->group = calloc(p->nlsets + 1, sizeof(*e->group))))
-		return -ENOMEM;
-	for (size_t ls = 0; ls < p->nlsets; ls++) {
-		const struct pprof_labelset *set = &p->lsets[ls];
-
-		if (set->n > cap) {
-			free(l);
-			cap = set->n;
-			if (!(l = calloc(cap, sizeof(*l))))
-				return -ENOMEM;
-		}
-		for (uint32_t i = 0; i < set->n; i++) {
-			const struct pprof_labelrec *r = &p->labels[set->off + i];
-
-			l[i] = (struct pprof_label){
-				.key = p->strs[r->key],
-				.str = r->str ? p->strs[r->str] : NULL, /* else numeric */
-				.num = r->num,
-			};
-		}
-		e->group[ls] = e->o->group_of ? e->o->group_of(e->o->ctx, l, set->n) : 0;
-	}
-	free(l);
-	return 0;
-}
 
 static int put_value_type(struct enc *e, unsigned field)
 {
@@ -127,6 +96,11 @@ static int put_sample(struct enc *e, size_t i)
 	return 0;
 }
 
+static int group_of_sample(const struct enc *e, size_t i)
+{
+	return e->group ? e->group[e->p->samples[i].lset] : 0;
+}
+
 /* ResourceProfiles of group g: resource {service.name}, one scope, one
  * Profile with the group's samples. */
 static int put_resource(struct enc *e, size_t g)
@@ -159,7 +133,7 @@ static int put_resource(struct enc *e, size_t g)
 	if ((err = put_value_type(e, 1)))
 		return err;
 	for (size_t i = 0; i < p->nsamples; i++)
-		if (e->group[p->samples[i].lset] == (int)g && (err = put_sample(e, i)))
+		if (group_of_sample(e, i) == (int)g && (err = put_sample(e, i)))
 			return err;
 	if ((err = reserve(w, 4 * (1 + VARINT_MAX) + 9)))
 		return err;
@@ -323,24 +297,20 @@ static int put_dictionary(struct enc *e)
 int pprof__encode_otlp(const struct pprof *p, const struct pprof_otlp_opts *o, uint8_t **out,
 		       size_t *len)
 {
-	struct enc e = { .p = p, .o = o };
+	struct enc e = { .p = p, .o = o, .group = o->set_group };
 	size_t ngroups = o->groups ? o->ngroups : 1;
-	int err;
+	int err = 0;
 
 	snprintf(e.type, sizeof(e.type), "%s", o->value_type ? o->value_type
 						   : p->strs[p->sample_type[1].type]);
 	if (o->sanitize_names)
-		for (char *c = e.type; *c; c++)
-			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-			      (*c >= '0' && *c <= '9') || *c == '_'))
-				*c = '_';
+		pprof__sanitize(e.type);
 	e.type_str = (int64_t)p->nstrs;
 	e.key_str = (int64_t)p->nstrs + 1;
-	err = groups_of_sets(&e);
-	if (!err && !(e.nin = calloc(ngroups + 1, sizeof(*e.nin))))
+	if (!(e.nin = calloc(ngroups + 1, sizeof(*e.nin))))
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < p->nsamples; i++) {
-		int g = e.group[p->samples[i].lset];
+		int g = group_of_sample(&e, i);
 		if (g >= 0 && (size_t)g < ngroups)
 			e.nin[g]++;
 	}
@@ -349,7 +319,6 @@ int pprof__encode_otlp(const struct pprof *p, const struct pprof_otlp_opts *o, u
 			err = put_resource(&e, g);
 	if (!err)
 		err = put_dictionary(&e);
-	free(e.group);
 	free(e.nin);
 	if (err) {
 		free(e.w.b);

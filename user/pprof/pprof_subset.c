@@ -16,8 +16,7 @@ static const char *str(const struct pprof *p, int64_t i)
 	return i > 0 && (size_t)i < p->nstrs ? p->strs[i] : NULL;
 }
 
-/* Letters, digits and '_' only: what every server takes as a name. */
-static void sanitize(char *s)
+void pprof__sanitize(char *s)
 {
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -53,7 +52,7 @@ static int set_labels(const struct pprof *src, uint32_t ls, const struct pprof_s
 		if (o->sanitize_names) {
 			if (!(k[n] = strdup(l[n].key)))
 				goto nomem;
-			sanitize(k[n]);
+			pprof__sanitize(k[n]);
 			l[n].key = k[n];
 		}
 		n++;
@@ -124,24 +123,6 @@ static uint64_t copy_location(struct pprof *dst, const struct pprof *src, uint64
 	return loc_ids[id - 1] = got;
 }
 
-/* Does label set `ls` belong in the subset? -1: not asked yet. */
-static int kept(const struct pprof *src, const struct pprof_subset_opts *o, signed char *memo,
-		uint32_t ls)
-{
-	if (memo[ls] < 0) {
-		struct pprof_label *l;
-		char **k;
-		size_t n;
-
-		if (set_labels(src, ls, &(struct pprof_subset_opts){ 0 }, &l, &k, &n))
-			return -ENOMEM;
-		memo[ls] = !o->keep || o->keep(o->ctx, l, n);
-		free_keys(k, n);
-		free(l);
-	}
-	return memo[ls];
-}
-
 struct pprof *pprof__subset(const struct pprof *src, const struct pprof_subset_opts *o,
 			    size_t *cursor)
 {
@@ -150,17 +131,15 @@ struct pprof *pprof__subset(const struct pprof *src, const struct pprof_subset_o
 	const char *vu = str(src, src->sample_type[1].unit);
 	uint64_t *map_ids = calloc(src->nmaps + 1, sizeof(*map_ids));
 	uint64_t *loc_ids = calloc(src->nlocs + 1, sizeof(*loc_ids));
-	signed char *memo = malloc(src->nlsets + 1);
 	struct pprof *dst = NULL;
 	size_t i = cursor ? *cursor : 0, taken = 0;
 	int err = -ENOMEM;
 
-	if (!map_ids || !loc_ids || !memo)
+	if (!map_ids || !loc_ids)
 		goto out;
-	memset(memo, -1, src->nlsets + 1);
 	snprintf(vtype, sizeof(vtype), "%s", o->value_type ? o->value_type : vt ? vt : "");
 	if (o->sanitize_names)
-		sanitize(vtype);
+		pprof__sanitize(vtype);
 	if (!(dst = pprof__new(vtype, vu ? vu : "", src->period)))
 		goto out;
 	dst->weight_only = o->weight_only;
@@ -174,11 +153,8 @@ struct pprof *pprof__subset(const struct pprof *src, const struct pprof_subset_o
 		struct pprof_label *l;
 		char **k;
 		size_t n;
-		int want = kept(src, o, memo, s->lset);
 
-		if (want < 0)
-			goto out;
-		if (!want)
+		if (o->set_group && o->set_group[s->lset] != o->group)
 			continue;
 		if (s->nlocs > 256 && !(lp = calloc(s->nlocs, sizeof(*lp))))
 			goto out;
@@ -210,7 +186,6 @@ struct pprof *pprof__subset(const struct pprof *src, const struct pprof_subset_o
 out:
 	free(map_ids);
 	free(loc_ids);
-	free(memo);
 	if (err) {
 		pprof__free(dst);
 		errno = -err;
@@ -226,22 +201,31 @@ size_t pprof__nsamples(const struct pprof *p)
 	return p->nsamples;
 }
 
-int pprof__each_label_set(const struct pprof *p,
-			  int (*fn)(void *ctx, const struct pprof_label *l, size_t n), void *ctx)
+int *pprof__group_sets(const struct pprof *p,
+		       int (*group_of)(void *ctx, const struct pprof_label *l, size_t n), void *ctx)
 {
 	static const struct pprof_subset_opts plain;
-	int ret = 0;
+	int *group = calloc(p->nlsets + 1, sizeof(*group));
 
-	for (uint32_t ls = 0; !ret && ls < p->nlsets; ls++) {
+	for (uint32_t ls = 0; group && ls < p->nlsets; ls++) {
 		struct pprof_label *l;
 		char **k;
 		size_t n;
+		int g = -ENOMEM;
 
-		if (set_labels(p, ls, &plain, &l, &k, &n))
-			return -ENOMEM;
-		ret = fn(ctx, l, n);
-		free_keys(k, n);
-		free(l);
+		if (!set_labels(p, ls, &plain, &l, &k, &n)) {
+			g = group_of(ctx, l, n);
+			free_keys(k, n);
+			free(l);
+		}
+		if (g < -1) {
+			free(group);
+			errno = -g;
+			return NULL;
+		}
+		group[ls] = g;
 	}
-	return ret;
+	if (!group)
+		errno = ENOMEM;
+	return group;
 }

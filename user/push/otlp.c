@@ -14,46 +14,30 @@
 
 #define OTLP_PATH "/v1development/profiles"
 
-struct groups {
-	const char *tmpl;
-	char **v;
-	size_t n;
-};
-
-static int group_of(void *ctx, const struct pprof_label *l, size_t n)
-{
-	struct groups *g = ctx;
-	char name[SERVICE_MAX];
-
-	service__of(g->tmpl, l, n, name, sizeof(name));
-	for (size_t i = 0; i < g->n; i++)
-		if (!strcmp(g->v[i], name))
-			return (int)i;
-	return -1;
-}
-
 int push__otlp(struct push *ps, const char *event, const struct pprof *p)
 {
-	struct groups g = { .tmpl = ps->o.service };
+	struct { char **v; size_t n; } g = { 0 };
+	int *set_group = NULL;
 	struct push_item *it;
 	int err;
 
 	if (!pprof__nsamples(p)) /* a window without samples says nothing */
 		return 0;
-	if ((err = service__list(p, ps->o.service, &g.v, &g.n)))
+	if ((err = service__groups(p, ps->o.service, &g.v, &g.n, &set_group)))
 		return err;
 	if (!(it = calloc(1, sizeof(*it)))) {
 		service__free_list(g.v, g.n);
+		free(set_group);
 		return -ENOMEM;
 	}
 	struct pprof_otlp_opts o = {
-		.groups = (const char *const *)g.v, .ngroups = g.n,
-		.group_of = group_of, .ctx = &g,
+		.groups = (const char *const *)g.v, .ngroups = g.n, .set_group = set_group,
 		.scope_name = "pmubpf", .scope_version = PUSH_VERSION,
 		.sanitize_names = true,
 	};
 	err = pprof__encode_otlp(p, &o, &it->body, &it->len);
 	service__free_list(g.v, g.n);
+	free(set_group);
 	if (!err && asprintf(&it->url, "%s" OTLP_PATH, ps->base) < 0)
 		err = -ENOMEM;
 	if (err) {

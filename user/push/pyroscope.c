@@ -15,19 +15,6 @@
 #include "push_int.h"
 #include "service.h"
 
-struct one {
-	const char *tmpl, *name;
-};
-
-static bool same_service(void *ctx, const struct pprof_label *l, size_t n)
-{
-	struct one *o = ctx;
-	char name[SERVICE_MAX];
-
-	service__of(o->tmpl, l, n, name, sizeof(name));
-	return !strcmp(name, o->name);
-}
-
 /* Percent-encoding of a query value; '{' and '}' (Pyroscope reads
  * labels from them in `name`) made '_'. */
 static void url_value(const char *s, char *out, size_t len)
@@ -86,12 +73,12 @@ int push__pyroscope(struct push *ps, const char *event, const struct pprof *p,
 		    int64_t start_wall, int64_t duration)
 {
 	struct { char **v; size_t n; } s = { 0 };
-	int err = service__list(p, ps->o.service, &s.v, &s.n);
+	int *set_group = NULL;
+	int err = service__groups(p, ps->o.service, &s.v, &s.n, &set_group);
 
 	for (size_t i = 0; !err && i < s.n; i++) {
-		struct one one = { ps->o.service, s.v[i] };
 		struct pprof_subset_opts o = {
-			.keep = same_service, .ctx = &one,
+			.set_group = set_group, .group = (int)i,
 			.max_samples = PUSH_MAX_SAMPLES,
 			.weight_only = true, .sanitize_names = true, .drop_numeric = true,
 		};
@@ -110,5 +97,6 @@ int push__pyroscope(struct push *ps, const char *event, const struct pprof *p,
 		}
 	}
 	service__free_list(s.v, s.n);
+	free(set_group);
 	return err;
 }

@@ -104,7 +104,9 @@ struct list {
 	size_t n, cap;
 };
 
-static int collect(void *ctx, const struct pprof_label *l, size_t n)
+/* pprof__group_sets's question: the index of the set's service in the
+ * list, added if new. */
+static int index_of(void *ctx, const struct pprof_label *l, size_t n)
 {
 	struct list *s = ctx;
 	char name[SERVICE_MAX];
@@ -112,7 +114,7 @@ static int collect(void *ctx, const struct pprof_label *l, size_t n)
 	service__of(s->tmpl, l, n, name, sizeof(name));
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], name))
-			return 0;
+			return (int)i;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
 		char **v = realloc(s->v, cap * sizeof(*v));
@@ -123,18 +125,17 @@ static int collect(void *ctx, const struct pprof_label *l, size_t n)
 	}
 	if (!(s->v[s->n] = strdup(name)))
 		return -ENOMEM;
-	s->n++;
-	return 0;
+	return (int)s->n++;
 }
 
-int service__list(const struct pprof *p, const char *tmpl, char ***names, size_t *n)
+int service__groups(const struct pprof *p, const char *tmpl, char ***names, size_t *n,
+		    int **set_group)
 {
 	struct list s = { .tmpl = tmpl };
-	int err = pprof__each_label_set(p, collect, &s);
 
-	if (err) {
+	if (!(*set_group = pprof__group_sets(p, index_of, &s))) {
 		service__free_list(s.v, s.n);
-		return err;
+		return -errno;
 	}
 	*names = s.v;
 	*n = s.n;

@@ -25,9 +25,12 @@ int service__name(const char *tmpl, const struct pprof_label *l, size_t n, char 
 /* service__name, SERVICE_UNKNOWN where it is "" or too long. */
 int service__of(const char *tmpl, const struct pprof_label *l, size_t n, char *out, size_t len);
 
-/* The distinct services of p's label sets (service__of), malloc'd:
- * free with service__free_list. 0 or -ENOMEM. */
-int service__list(const struct pprof *p, const char *tmpl, char ***names, size_t *n);
+/* The distinct services of p's label sets (service__of), malloc'd (free
+ * with service__free_list), and each set's index among them
+ * (*set_group, pprof__group_sets: free()). Each set's name is made once.
+ * 0 or -ENOMEM. */
+int service__groups(const struct pprof *p, const char *tmpl, char ***names, size_t *n,
+		    int **set_group);
 void service__free_list(char **names, size_t n);
 
 #endif
