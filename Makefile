@@ -3,6 +3,8 @@
 #   sudo make run   deps + build + profile the bundled demo, print a top-10
 #   sudo make test  deps + build + check-layers + every test (unit, then integration)
 #   sudo make test-kernels  the suites on Debian's 5.10 ... newest under qemu
+#   sudo make test-arm64    arm64 under qemu: hardware events on its emulated PMU
+#   make arm64      pmubpf for aarch64 (build-arm64/), cross-built here
 #   sudo make test-slow     make test held to one CPU, beside a CPU hog
 #   make check-layers  includes and calls point down user/'s layers
 #   make bench      benchmarks, results in docs/benchmarks.md
@@ -33,6 +35,26 @@ else
 endif
 CC       ?= gcc
 CLANG    ?= clang
+# make CROSS=arm64 [TARGET]: the same build for aarch64 on an x86-64
+# machine, into build-arm64/ (`make arm64` makes its sysroot first:
+# Debian's arm64 packages, tools/kernels/rootfs.sh, which is also the
+# arm64 guest's root file system, `make test-arm64`). The compilers run
+# here (gcc-aarch64-linux-gnu; clang --target); the BPF object is the
+# same C with arm64's registers.
+ARM64_ROOT ?= build/arm64/root
+ifeq ($(CROSS),arm64)
+  OUT      := build-arm64
+  BIN      := $(OUT)/pmubpf
+  BPF_ARCH := arm64
+  # The root's libstdc++.so (for __cxa_demangle) sits in its gcc's
+  # directory, which the cross gcc does not search.
+  CC       := aarch64-linux-gnu-gcc --sysroot=$(ARM64_ROOT) \
+              $(addprefix -L,$(wildcard $(ARM64_ROOT)/usr/lib/gcc/aarch64-linux-gnu/*))
+  WORK_CLANG := $(CLANG) --target=aarch64-linux-gnu --sysroot=$(ARM64_ROOT)
+else ifneq ($(CROSS),)
+  $(error CROSS=$(CROSS): only CROSS=arm64 is known)
+endif
+WORK_CLANG ?= $(CLANG)
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 PROTOC_C ?= protoc-c
 PREFIX   ?= /usr/local
@@ -147,7 +169,7 @@ $(OUT)/tests/%: tests/tools/%.c $(OUT)/libpmubpf.a | $(OUT)/tests
 WORK_CFLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -Iinclude
 $(OUT)/tests/%: tests/workloads/%.c tests/workloads/taskclock.h | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm -ldl
+	$(Q)$(WORK_CLANG) $(WORK_CFLAGS) $< -o $@ -lpthread -lm -ldl
 
 # Workloads without frame pointers (nofp_*.c, nofp_*.cc), like most
 # distribution binaries and libc itself: the --call-graph dwarf tests.
@@ -156,7 +178,7 @@ CLANGXX ?= clang++
 WORK_BINS += $(patsubst tests/workloads/%.cc,$(OUT)/tests/%,$(wildcard tests/workloads/nofp_*.cc))
 $(OUT)/tests/nofp_%: tests/workloads/nofp_%.c tests/workloads/warmup.h | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(NOFP_CFLAGS) $< -o $@ -lpthread
+	$(Q)$(WORK_CLANG) $(NOFP_CFLAGS) $< -o $@ -lpthread
 $(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc tests/workloads/warmup.h | $(OUT)/tests
 	$(call msg,CXX,$@)
 	$(Q)$(CLANGXX) $(NOFP_CFLAGS) $< -o $@
@@ -166,10 +188,10 @@ $(OUT)/tests/nofp_%: tests/workloads/nofp_%.cc tests/workloads/warmup.h | $(OUT)
 # run path, $ORIGIN.
 $(OUT)/tests/nofp_libnap: tests/workloads/nofp_libnap.c $(OUT)/tests/libnofpnap.so | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(NOFP_CFLAGS) $< -o $@ -L$(OUT)/tests -lnofpnap -Wl,-rpath,'$$ORIGIN'
+	$(Q)$(WORK_CLANG) $(NOFP_CFLAGS) $< -o $@ -L$(OUT)/tests -lnofpnap -Wl,-rpath,'$$ORIGIN'
 $(OUT)/tests/libnofpnap.so: tests/workloads/lib/nofpnap.c | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
+	$(Q)$(WORK_CLANG) $(NOFP_CFLAGS) -shared -fPIC $< -o $@
 
 # A program for a container image made from a tarball (cgroups.sh): static,
 # so the image holds one file.
@@ -181,7 +203,7 @@ $(OUT)/tests/container_spin: tests/workloads/container_spin.c | $(OUT)/tests
 WORK_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUT)/tests/lib%.so,$(wildcard tests/workloads/lib/*.c))
 $(OUT)/tests/lib%.so: tests/workloads/lib/%.c | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
+	$(Q)$(WORK_CLANG) $(WORK_CFLAGS) -shared -fPIC $< -o $@
 
 # --- fuzzing: `make fuzz` ------------------------------------------------
 # One libFuzzer target per parser of outside input (tests/fuzz/fuzz_*.c,
@@ -279,6 +301,26 @@ test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS
             $(OUT)/tests/golabels_work $(OUT)/tests/gooffsets $(OUT)/tests/customlabels_work \
             $(OUT)/tests/otel_work $(OUT)/tests/otel_work_lib
 
+# --- arm64: `make arm64`, `make test-arm64` -------------------------------
+# What the arm64 guest runs (tools/kernels/arm64.sh): pmubpf, the test
+# tools and the frame-pointer workloads built for aarch64 (the nofp_
+# ones are the x86-64 BPF unwinder's), and icount, the cycles ground
+# truth under qemu's -icount.
+ARM64_BINS := $(BIN) $(TOOL_BINS) $(filter-out $(OUT)/tests/nofp_%,$(WORK_BINS)) $(WORK_LIBS) \
+              $(OUT)/tests/icount
+$(OUT)/tests/icount: tests/workloads/arm64/icount.c | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(WORK_CLANG) $(WORK_CFLAGS) $< -o $@
+arm64-build: $(ARM64_BINS)
+arm64: deps
+ifeq ($(BPF_ARCH),arm64)
+	$(Q)$(MAKE) --no-print-directory arm64-build
+else
+	$(Q)tools/kernels/rootfs.sh $(ARM64_ROOT)
+	$(Q)$(MAKE) --no-print-directory CROSS=arm64 arm64-build
+endif
+.PHONY: arm64 arm64-build
+
 # Includes and calls point down the layers, no circles (docs/architecture.md,
 # "Files"). It reads the objects, so it runs after the build; `make test`
 # stops here if it fails.
@@ -294,8 +336,11 @@ san-unit-build:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 $(patsubst build/%,build-san/%,$(UNIT_BINS))
 .PHONY: san-unit-build test-build
 
+# On x86-64, make test builds for arm64 too (tests/integration/arm64.sh
+# runs it under qemu).
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-build $(if $(filter 1,$(SANITIZE)),,san-unit-build)
+	$(Q)$(if $(filter x86,$(BPF_ARCH)),$(MAKE) --no-print-directory arm64)
 	$(Q)$(MAKE) --no-print-directory check-layers
 	$(Q)$(TEST_ENV) $(SAN_UNIT) tests/run.sh
 
@@ -313,6 +358,15 @@ KERNEL_SUITES ?= smoke targets lifecycle labels offcpu unwind firstsamples image
 test-kernels: deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)$(TEST_ENV) tools/kernels/matrix.sh --doc docs/kernels.md $(KERNEL_SUITES)
+
+# arm64 under qemu-system-aarch64 (tools/kernels/arm64.sh): Debian's arm64
+# 6.1 and 6.12 kernels, hardware events against exact ground truth on the
+# emulated Armv8 PMU (tests/arm64/hwevents.sh), and ARM64_SUITES.
+# `make test` runs the short version (tests/integration/arm64.sh).
+ARM64_SUITES ?= smoke labels targets lifecycle errors
+test-arm64: arm64
+	$(Q)ARM64_SUITES="$(ARM64_SUITES)" tools/kernels/arm64.sh
+.PHONY: test-arm64
 
 # `make test` on a slower machine: held to one CPU's worth of time,
 # beside a CPU hog on every CPU (tools/test-slow.sh).
@@ -445,7 +499,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/include/pmubpf 2>/dev/null
 
 clean:
-	rm -rf build build-san pmubpf
+	rm -rf build build-san build-arm64 pmubpf
 
 -include $(wildcard $(OUT)/*.d $(OUT)/user/*.d $(OUT)/user/*/*.d $(OUT)/tests/*.d \
             $(OUT)/fuzz/*.d $(OUT)/fuzz/obj/*/*.d)

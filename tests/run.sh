@@ -10,7 +10,8 @@
 # itself under `sudo -n` if it can, else counts a FAIL for the integration
 # tests rather than letting them all skip into a green result.
 # PMUBPF_TEST_TIMEOUT (seconds, default 600) bounds each test binary and
-# script: one stuck wait cannot hang CI.
+# script: one stuck wait cannot hang CI. A script that boots guests asks
+# for more in its first lines ("# test-timeout: SECONDS", the larger wins).
 # PMUBPF_BUILD names the build directory (build, or build-san for `make
 # SANITIZE=1 test`); PMUBPF_SAN_UNIT, a directory of unit tests built
 # with the sanitizers, runs those too, as san.* checks (`make test`).
@@ -35,12 +36,16 @@ run_one() { # name, command...
 	t0=$(date +%s%N)
 	# timeout: its own process group, killed as a whole (the script's
 	# recorders and workloads too); KILL 10 s after TERM.
-	out=$(timeout -k 10 "$limit" "$@" 2>&1); rc=$?
+	# A script may ask for longer in its head: "# test-timeout: SECONDS".
+	local lim=$limit own
+	own=$(sed -n '1,20s/^# test-timeout: \([0-9]\+\)$/\1/p' "${@: -1}" 2>/dev/null | head -1)
+	[[ -n $own && $own -gt $lim ]] && lim=$own
+	out=$(timeout -k 10 "$lim" "$@" 2>&1); rc=$?
 	t1=$(date +%s%N)
 	printf '%s\n' "$out"
 	printf '%s\n' "$out" >>"$log"
 	if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-		echo "FAIL $name: ran past its ${limit}s limit (killed)" | tee -a "$log"
+		echo "FAIL $name: ran past its ${lim}s limit (killed)" | tee -a "$log"
 	elif [[ $rc -ne 0 ]] && ! grep -q '^FAIL ' <<<"$out"; then
 		echo "FAIL $name: exited $rc without a FAIL line" | tee -a "$log"
 	fi

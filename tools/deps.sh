@@ -33,6 +33,8 @@ PKGS=(
   prometheus                     # a real Prometheus scraping /metrics, promtool (tests)
   tmux                           # a terminal for pmubpf top's test (tests/integration/top.sh)
   qemu-system-x86 busybox-static kmod cpio  # Debian's other kernels under qemu (tools/kernels, make test-kernels)
+  qemu-system-arm gcc-aarch64-linux-gnu     # arm64: Debian's arm64 kernels under qemu-system-aarch64, pmubpf cross-built (make arm64, make test-arm64)
+  mmdebstrap qemu-user-static binfmt-support arch-test  # the arm64 root file system, its packages' scripts run under qemu-user (tools/kernels/rootfs.sh)
   stress-ng                      # a CPU hog on every CPU (make test-slow)
   podman runc                    # a real container (tests/integration/cgroups.sh; runc: crun refuses hybrid cgroups)
 )

@@ -2,7 +2,7 @@
 # tools/kernels/guest.sh SUITE... — run inside a kernel of the matrix
 # (tools/kernels/vm.sh, from the repository root): `pmubpf features`
 # into $KOUT/features, then each integration suite
-# (tests/integration/SUITE.sh), its PASS/FAIL/SKIP lines into
+# (tests/integration/SUITE.sh, or tests/SUITE.sh), its PASS/FAIL/SKIP lines into
 # $KOUT/results and its time into $KOUT/times. The suites run as
 # tests/run.sh runs them, each under a time limit.
 set -u
@@ -16,7 +16,9 @@ uname -r >"$KOUT/kver"
 : >"$KOUT/times"
 for suite in "$@"; do
 	t0=$(date +%s)
-	out=$(timeout -k 10 "$limit" bash "tests/integration/$suite.sh" 2>&1)
+	f=tests/integration/$suite.sh
+	[[ -f $f ]] || f=tests/$suite.sh # arm64/hwevents: tests/arm64/hwevents.sh
+	out=$(timeout -k 10 "$limit" bash "$f" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >>"$KOUT/log"
 	grep -E '^(PASS|FAIL|SKIP) ' <<<"$out" >>"$KOUT/results"

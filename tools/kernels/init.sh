@@ -51,6 +51,20 @@ if [ -z "$overlay" ]; then
 	mount -t tmpfs cache $R/var/cache
 	mount -t tmpfs home $R/root
 fi
+# A root not this machine's (the arm64 guest, tools/kernels/vm.sh): the
+# tree the command runs in comes as its own share, at its own path, under
+# an overlay of its own.
+work=
+for a in $(cat /proc/cmdline); do
+	case $a in kwork=*) work=${a#kwork=} ;; esac
+done
+if [ -n "$work" ]; then
+	mkdir -p /wlower /rw/wup /rw/wwork $R$work
+	if ! mount -t 9p -o ro,$opts work /wlower ||
+		! mount -t overlay overlay -o lowerdir=/wlower,upperdir=/rw/wup,workdir=/rw/wwork $R$work; then
+		echo "init: cannot mount the work tree $work" >/dev/console
+	fi
+fi
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null

@@ -19,7 +19,7 @@ root=$kdir/root
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,newroot,lower,rw,mods}
-cp /bin/busybox "$stage/bin/busybox"
+cp "${BUSYBOX:-/bin/busybox}" "$stage/bin/busybox" # BUSYBOX: the guest's (arm64: its root's)
 for a in sh mount umount mkdir insmod chroot sleep cat echo poweroff ls; do
 	ln -s busybox "$stage/bin/$a"
 done

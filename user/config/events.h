@@ -79,7 +79,9 @@ int event__suggest(const char *bad, const char **out, int max);
  * here rather than at record time.
  * Returns 0 if it opens; else -errno with a one-line reason in err:
  *   "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock"
- * for ENOENT/EOPNOTSUPP/ENODEV on hardware events, and strerror-based text
+ * for ENOENT/EOPNOTSUPP/ENODEV on hardware events where no cycles counter
+ * samples either, "not counted by this machine's PMU: ..." where one
+ * does (the PMU lacks this event), and strerror-based text
  * otherwise (EACCES/EPERM: "permission denied: run as root or grant
  * CAP_PERFMON"). */
 int event__probe(const struct pmubpf_event *ev, char *err, size_t errlen);

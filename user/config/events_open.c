@@ -34,6 +34,31 @@ static bool counts_only(const struct pmubpf_event *ev)
 	return true;
 }
 
+/* Whether this machine has a CPU PMU that samples: a cycles counter opens
+ * for sampling. Tells "no PMU at all" (a VM) from "a PMU without this
+ * event" (qemu's Armv8 PMU has cycles but no cache events; a CPU model
+ * without a raw code). Asked once. */
+static bool cpu_pmu_samples(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_HARDWARE,
+			.size = sizeof(attr),
+			.config = PERF_COUNT_HW_CPU_CYCLES,
+			.sample_period = 1000000,
+			.disabled = 1,
+		};
+		int fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+		known = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known;
+}
+
 /* The reason alone, without the "event 'X': " prefix. */
 static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
 			size_t len)
@@ -53,8 +78,12 @@ static void open_reason(const struct pmubpf_event *ev, int e, char *buf,
 	} else if (ev->hardware &&
 		   (e == ENOENT || e == EOPNOTSUPP || e == ENODEV ||
 		    (e == EINVAL && legacy))) {
-		snprintf(buf, len,
-			 "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock");
+		if (cpu_pmu_samples())
+			snprintf(buf, len,
+				 "not counted by this machine's PMU: 'pmubpf list' shows the events it has");
+		else
+			snprintf(buf, len,
+				 "not supported on this machine (no hardware PMU, e.g. inside a VM): try -e cpu-clock");
 	} else if (e == EACCES || e == EPERM) {
 		char lvl[16] = "";
 		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
