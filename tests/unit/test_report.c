@@ -338,26 +338,80 @@ static bool loss_table(void)
 	struct procs_stats ps = { 0 };
 	struct report_notes n;
 
-	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	report__loss_notes(d, &sz, NULL, &ps, &n);
 	CHECK_EQ_INT(n.n, 0);
 	d[PMUBPF_DROP_DWARF_TRUNCATED].count = 5; /* kept samples: not a loss */
-	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	report__loss_notes(d, &sz, NULL, &ps, &n);
 	CHECK_EQ_INT(n.n, 0);
 	ps.label_records = 1;
 	ps.label_sets = 2;
-	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	report__loss_notes(d, &sz, NULL, &ps, &n);
 	CHECK_EQ_INT(n.n, 1);
 	CHECK(!n.v[0].on_stderr);
 	ps.label_sets_bad = 1;
-	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	report__loss_notes(d, &sz, NULL, &ps, &n);
 	CHECK(n.v[0].on_stderr);
 	CHECK_STR(n.v[0].text, "labels: 1 processes registered, 0 records rejected; 2 sets read, 0 gone before read, 1 malformed");
 	/* mmap reports the kernel dropped: a loss, said on stderr too. */
 	ps.reports_lost = 3;
-	report__loss_notes(d, &sz, 1.0, &ps, &n);
+	report__loss_notes(d, &sz, NULL, &ps, &n);
 	CHECK_EQ_INT(n.n, 2);
 	CHECK(n.v[1].on_stderr);
 	CHECK(!strncmp(n.v[1].text, "lost: 3 mmap/exec/fork reports", 30));
+	return true;
+}
+
+/* Multiplexing and the kernel's throttle: the time the counter did not
+ * count (not scheduled; scheduled but stopped) scales the weights back,
+ * and each is said. */
+static bool loss_scale_notes(void)
+{
+	struct pmubpf_drop_val d[PMUBPF_DROP__MAX] = { 0 };
+	struct loss_sizes sz = { 1, 2 };
+	struct report_notes n;
+	struct loss_scale sc = { .enabled = 1000, .running = 1000 };
+
+	CHECK(report__scale(NULL) == 1.0);
+	CHECK(report__scale(&sc) == 1.0);
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK_EQ_INT(n.n, 0);
+	sc.running = 800; /* multiplexed: ran 80% */
+	CHECK(report__scale(&sc) == 1.25);
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK_EQ_INT(n.n, 1);
+	CHECK_STR(n.v[0].text, "multiplexed: the counter ran 80.0% of the time it was enabled; weights scaled by 1.250");
+	/* Throttled for 300 of the 800 ns it ran: counted for 500. */
+	sc.throttles = 7;
+	sc.throttled_ns = 300;
+	sc.max_rate = 250;
+	CHECK(report__scale(&sc) == 2.0);
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK_EQ_INT(n.n, 2);
+	CHECK_STR(n.v[0].text, "multiplexed: the counter ran 80.0% of the time it was enabled");
+	CHECK_STR(n.v[1].text, "throttled: the kernel stopped the counter 7 times for 0.0 ms in all (more samples a second on a CPU than kernel.perf_event_max_sample_rate=250 allows): no samples then; weights scaled by 2.000");
+	CHECK(n.v[1].on_stderr);
+	/* Not multiplexed, throttled, records lost to a full ring. */
+	sc.running = 1000;
+	sc.throttled_ns = 2500000;
+	sc.enabled = 10000000;
+	sc.running = 10000000;
+	sc.throttles_unseen = 4;
+	CHECK(report__scale(&sc) == 10000000.0 / 7500000.0);
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK_EQ_INT(n.n, 1);
+	CHECK_STR(n.v[0].text, "throttled: the kernel stopped the counter 7 times for 2.5 ms in all (more samples a second on a CPU than kernel.perf_event_max_sample_rate=250 allows): no samples then; weights scaled by 1.333; 4 more records lost, their stops untimed");
+	/* Rings that could not be mapped: said, as a loss. */
+	sc.unwatched = 2;
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK_EQ_INT(n.n, 2);
+	CHECK(!strncmp(n.v[0].text, "throttling not watched on 2 CPUs", 32));
+	CHECK(n.v[0].on_stderr);
+	sc.unwatched = 0;
+	/* A group member: said, not scaled. */
+	sc.member = true;
+	CHECK(report__scale(&sc) == 1.0);
+	report__loss_notes(d, &sz, &sc, NULL, &n);
+	CHECK(strstr(n.v[0].text, "its leader's samples stopped; this member's weights not scaled"));
 	return true;
 }
 
@@ -839,6 +893,7 @@ TEST_MAIN("report",
 	TEST(lost_frames),
 	TEST(losses_told_twice),
 	TEST(loss_table),
+	TEST(loss_scale_notes),
 	TEST(profile_per_event),
 	TEST(main_executable_first),
 	TEST(main_executable_most_samples),

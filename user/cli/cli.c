@@ -190,7 +190,7 @@ static int parse_call_graph(struct config *cfg, const char *arg, char *err, size
 		return 0;
 	}
 	if (n == 3 && !strncmp(arg, "lbr", 3))
-		return errmsg(err, errlen, "--call-graph lbr is not supported: LBR call stacks are Intel last-branch-record hardware that perf reads from its own sample records, which a BPF program never sees (use dwarf, the default, or fp)");
+		return errmsg(err, errlen, "--call-graph lbr is not supported: a BPF program can read a sample's last-branch records (bpf_read_branch_records), but pmubpf does not build stacks from them: no machine it is tested on has LBR (use dwarf, the default, or fp)");
 	if (n != 5 || strncmp(arg, "dwarf", 5))
 		return errmsg(err, errlen, "bad --call-graph '%s': want dwarf[,SIZE], fp (or perf's lbr, not supported)", arg);
 #if !defined(__x86_64__)

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "perfev.h"
+#include "throttle.h"
 
 struct perfev {
 	int nevents, ncpus;
@@ -23,7 +25,17 @@ struct perfev {
 	int *fds;                 /* [ev * ncpus + cpu_index], -1 if unused */
 	struct bpf_link **links;  /* same indexing */
 	int leader[PMUBPF_MAX_EVENTS]; /* a member's leader, else itself */
+	struct throttle *th;      /* the sampled events' throttle records */
+	int64_t stopped_at;       /* CLOCK_MONOTONIC ns of perfev__stop, 0 */
 };
+
+static int64_t mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *ev,
 			   struct perf_event_attr *attr)
@@ -53,6 +65,9 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 		attr->freq = 1;
 	}
 	attr->sample_type = 0;
+	/* Throttle records (throttle.h) timed on the clock the session keeps. */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
 	/* With precise_ip the kernel hands BPF the sample's own callchain and
 	 * refuses bpf_get_stackid unless the event collects it. */
 	if (attr->precise_ip)
@@ -186,6 +201,22 @@ struct perfev *perfev__open_all(const struct config *cfg, const int *cpus,
 			p->fds[e * ncpus + c] = fd;
 		}
 	}
+	/* Each sampled event's ring of throttle records, mapped before
+	 * the attach enables it. Tracepoints are never throttled here (their
+	 * program returns before perf's sampling), members never sample. */
+	int *ev_of = malloc((n ? n : 1) * sizeof(int));
+
+	if (!ev_of) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pmubpf_event *ev = &cfg->events[i / ncpus];
+
+		ev_of[i] = ev->tracepoint || ev->member || ev->offcpu ? -1 : (int)(i / ncpus);
+	}
+	p->th = throttle__watch(p->fds, ev_of, (int)n, cfg->nevents);
+	free(ev_of);
 	for (int e = 0; e < cfg->nevents; e++) {
 		const struct pmubpf_event *ev = &cfg->events[e];
 		struct bpf_program *prog = ev->tracepoint ? pp->tracepoint : pp->sample;
@@ -219,6 +250,7 @@ void perfev__stop(struct perfev *p)
 	for (int i = 0; i < p->nevents * p->ncpus; i++)
 		if (p->fds[i] >= 0)
 			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	p->stopped_at = mono_now(); /* a stop still open ends here */
 }
 
 int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running)
@@ -244,6 +276,44 @@ int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running
 	return 0;
 }
 
+void perfev__poll(struct perfev *p)
+{
+	if (p)
+		throttle__poll(p->th);
+}
+
+void perfev__throttled(struct perfev *p, int ev, uint64_t *episodes, uint64_t *ns, uint64_t *unseen)
+{
+	struct throttle_stats st;
+
+	*episodes = *ns = *unseen = 0;
+	if (!p || ev < 0 || ev >= p->nevents)
+		return;
+	throttle__poll(p->th);
+	/* A member's samples are its leader's. */
+	throttle__stats(p->th, p->leader[ev], p->stopped_at ? p->stopped_at : mono_now(), &st);
+	*episodes = st.episodes;
+	*ns = st.stopped_ns;
+	*unseen = st.unseen;
+}
+
+int perfev__throttle_unwatched(struct perfev *p, int ev)
+{
+	struct throttle_stats st;
+
+	if (!p || ev < 0 || ev >= p->nevents)
+		return 0;
+	if (!p->th) /* out of memory at the start: nothing watched */
+		return p->ncpus;
+	throttle__stats(p->th, p->leader[ev], 0, &st);
+	return st.unwatched;
+}
+
+unsigned long perfev__max_sample_rate(void)
+{
+	return throttle__max_rate();
+}
+
 int perfev__ncpus(const struct perfev *p)
 {
 	return p ? p->ncpus : 0;
@@ -265,6 +335,7 @@ void perfev__free(struct perfev *p)
 {
 	if (!p)
 		return;
+	throttle__free(p->th);
 	for (int i = 0; p->fds && i < p->nevents * p->ncpus; i++) {
 		/* An attached link owns its perf fd and closes it. */
 		if (p->links && p->links[i])

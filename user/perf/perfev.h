@@ -36,6 +36,17 @@ void perfev__stop(struct perfev *p);
 /* Sum of time_enabled / time_running (ns) over the CPUs of event ev. */
 int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running);
 void perfev__free(struct perfev *p);
+/* Read the kernel's throttle records so far (user/perf/throttle.h): call
+ * every few tens of ms while recording. */
+void perfev__poll(struct perfev *p);
+/* Event ev's throttling (a member: its leader's): times stopped, their
+ * ns over the CPUs, and stops whose records a full ring lost. */
+void perfev__throttled(struct perfev *p, int ev, uint64_t *episodes, uint64_t *ns, uint64_t *unseen);
+/* CPUs where event ev's throttling is not watched (its ring could not be
+ * mapped: the locked-memory limit of a user without CAP_IPC_LOCK). */
+int perfev__throttle_unwatched(struct perfev *p, int ev);
+/* kernel.perf_event_max_sample_rate now (0: unreadable). */
+unsigned long perfev__max_sample_rate(void);
 /* Number of CPUs the events were opened on (cpu indexes 0..n-1). */
 int perfev__ncpus(const struct perfev *p);
 /* The number of the CPU of index ci, or -1. */

@@ -41,6 +41,7 @@
 #include "unwind/unwind.h"
 
 #define POLL_MS 100
+#define THROTTLE_POLL_NS 50000000LL /* 50 ms: a ring holds 128 stops */
 #define POLL_PENDING_MS 2 /* while a label record awaits its constructor */
 
 /* Process-wide: a signal ends the recording under way and, in the HTTP
@@ -254,6 +255,11 @@ enum session_end session__step(struct session *s)
 	int64_t now = mono_ns();
 
 	session_cadence(s, now);
+	/* The kernel's throttle records, before a ring of them fills. */
+	if (now >= s->next_throttle_poll) {
+		perfev__poll(s->pev);
+		s->next_throttle_poll = now + THROTTLE_POLL_NS;
+	}
 	if (err > 0) {
 		s->notice_recheck = now + s->cadence_ns;
 		__atomic_store_n(&s->skel->bss->last_notice_wake, (__u64)now, __ATOMIC_RELAXED);

@@ -82,8 +82,13 @@ void session__report_in(struct session *s, const struct session_span *span, stru
 		unwind__stats(s->uw, &s->uw_st);
 		in->unwind = &s->uw_st;
 	}
-	for (int e = 0; e < cfg->nevents; e++)
+	for (int e = 0; e < cfg->nevents; e++) {
 		perfev__times(s->pev, e, &in->enabled[e], &in->running[e]);
+		perfev__throttled(s->pev, e, &in->throttles[e], &in->throttled_ns[e],
+				  &in->throttles_unseen[e]);
+		in->throttle_unwatched[e] = perfev__throttle_unwatched(s->pev, e);
+	}
+	in->max_sample_rate = perfev__max_sample_rate();
 }
 
 size_t session__gc(struct session *s, int64_t before, size_t *tracked)

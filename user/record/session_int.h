@@ -87,6 +87,7 @@ struct session {
 	                              * drain it now (session__window_full) */
 	int64_t full_asked;          /* when the stacks map's fill was last read */
 	int64_t next_drain;          /* one-shot: mono ns, 0: never */
+	int64_t next_throttle_poll;  /* mono ns of the next perfev__poll */
 	struct report_data *acc;     /* one-shot: the windows drained so far */
 	int nwindows;                /* one-shot: how many */
 	bool stopped;

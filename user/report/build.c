@@ -405,8 +405,14 @@ static int build(const struct report_in *in, const struct report_data *d, int ev
 		nsamples += es->v[i].v.count;
 		weight += es->v[i].v.period;
 	}
-	if (in->running[ev] && in->enabled[ev] > in->running[ev])
-		scale = (double)in->enabled[ev] / (double)in->running[ev];
+	struct loss_scale sc = {
+		.enabled = in->enabled[ev], .running = in->running[ev],
+		.throttles = in->throttles[ev], .throttled_ns = in->throttled_ns[ev],
+		.throttles_unseen = in->throttles_unseen[ev], .member = e->member,
+		.unwatched = in->throttle_unwatched[ev],
+		.max_rate = in->max_sample_rate,
+	};
+	scale = report__scale(&sc);
 	/* A timer's nominal period (ns), -c's, else the mean per sample. */
 	period = (int64_t)timekeeper__timer_period(cfg, e);
 	if (!period)
@@ -421,7 +427,7 @@ static int build(const struct report_in *in, const struct report_data *d, int ev
 		goto fail;
 	}
 	pprof__set_time(p, in->time_nanos, in->duration_nanos);
-	report__loss_notes(drops, &sizes, scale, procs__stats(in->procs), &out->notes);
+	report__loss_notes(drops, &sizes, &sc, procs__stats(in->procs), &out->notes);
 	add_comments(p, in, ev, drops, &out->notes);
 	if (in->data_profile)
 		pprof__add_comment(p, "data addresses (--data-addr): each sample's leaf frame is the data it touched (a global by its ELF symbol, a mapped file, [heap], [stack], [anon]; the byte offset into it is the line), then its code stack");

@@ -42,9 +42,25 @@ void note(struct report_notes *out, bool on_stderr, const char *fmt, ...)
 	out->v[out->n++].on_stderr = on_stderr;
 }
 
-void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
-			double scale, const struct procs_stats *ps, struct report_notes *out)
+double report__scale(const struct loss_scale *sc)
 {
+	uint64_t ran;
+
+	if (!sc || !sc->running)
+		return 1.0;
+	ran = sc->running;
+	if (!sc->member && sc->throttled_ns && sc->throttled_ns < ran)
+		ran -= sc->throttled_ns;
+	return sc->enabled > ran ? (double)sc->enabled / (double)ran : 1.0;
+}
+
+void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
+			const struct loss_scale *sc, const struct procs_stats *ps,
+			struct report_notes *out)
+{
+	double scale = report__scale(sc);
+	bool throttled = sc && sc->throttles;
+
 	out->n = 0;
 	for (size_t i = 0; i < sizeof(loss_reasons) / sizeof(loss_reasons[0]); i++) {
 		const struct loss_reason *r = &loss_reasons[i];
@@ -59,9 +75,32 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		else
 			note(out, true, r->fmt, (unsigned long long)d[r->drop].count, size);
 	}
-	if (scale > 1.0)
-		note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
-		     100.0 / scale, scale);
+	if (sc && sc->running && sc->enabled > sc->running) {
+		if (throttled)
+			note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled",
+			     100.0 * (double)sc->running / (double)sc->enabled);
+		else
+			note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
+			     100.0 / scale, scale);
+	}
+	if (sc && sc->unwatched)
+		note(out, true, "throttling not watched on %d CPUs (no ring buffer for its records: the locked-memory limit; root or CAP_IPC_LOCK lifts it): samples the kernel's rate limit stopped there are not counted",
+		     sc->unwatched);
+	if (throttled) {
+		char rate[64] = "", unseen[96] = "", how[96];
+
+		if (sc->max_rate)
+			snprintf(rate, sizeof(rate), "=%lu", sc->max_rate);
+		if (sc->throttles_unseen)
+			snprintf(unseen, sizeof(unseen), "; %llu more records lost, their stops untimed",
+				 (unsigned long long)sc->throttles_unseen);
+		if (sc->member)
+			snprintf(how, sizeof(how), "its leader's samples stopped; this member's weights not scaled");
+		else
+			snprintf(how, sizeof(how), "no samples then; weights scaled by %.3f", scale);
+		note(out, true, "throttled: the kernel stopped the counter %llu times for %.1f ms in all (more samples a second on a CPU than kernel.perf_event_max_sample_rate%s allows): %s%s",
+		     (unsigned long long)sc->throttles, (double)sc->throttled_ns / 1e6, rate, how, unseen);
+	}
 	if (ps && (ps->label_records || ps->label_bad_records || ps->label_sets ||
 		   ps->label_sets_stale || ps->label_sets_bad)) {
 		char forgot[128] = "";

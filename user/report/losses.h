@@ -33,10 +33,28 @@ struct loss_sizes {
 	uint32_t counts_map_size, stack_map_size; /* named in the hints */
 };
 
-/* The notes of one event: its drop counters d (summed over CPUs), the
- * multiplexing scale (enabled/running, 1.0 if the counter always ran)
- * and the label bookkeeping ps (may be NULL). */
+/* How an event's weights are scaled back to the whole: the time its
+ * counter was enabled, ran (multiplexed: less) and, of that, was stopped
+ * by the kernel's sample-rate throttle (user/perf/throttle.h). */
+struct loss_scale {
+	uint64_t enabled, running;  /* ns, summed over CPUs; 0: not known */
+	uint64_t throttles, throttled_ns, throttles_unseen;
+	int unwatched;              /* CPUs whose throttling is not known */
+	bool member;                /* a group member: its leader's throttling */
+	unsigned long max_rate;     /* kernel.perf_event_max_sample_rate, 0: unknown */
+};
+
+/* The factor the weights are multiplied by: enabled / (running -
+ * throttled), 1.0 where the counter always ran. A group member's weights
+ * are not scaled for its leader's throttling (before Linux 6.16 the
+ * kernel stopped the leader only, and the member counted on). */
+double report__scale(const struct loss_scale *sc);
+
+/* The notes of one event: its drop counters d (summed over CPUs), its
+ * scale (multiplexing, throttling; NULL: none) and the label bookkeeping
+ * ps (may be NULL). */
 void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
-			double scale, const struct procs_stats *ps, struct report_notes *out);
+			const struct loss_scale *sc, const struct procs_stats *ps,
+			struct report_notes *out);
 
 #endif

@@ -38,6 +38,12 @@ struct report_in {
 	int64_t time_nanos;           /* wall clock at start */
 	int64_t duration_nanos;
 	uint64_t enabled[PMUBPF_MAX_EVENTS], running[PMUBPF_MAX_EVENTS];
+	/* The kernel's throttle (user/perf/throttle.h): stops, their ns, and
+	 * records lost to a full ring, per event; its rate limit now. */
+	uint64_t throttles[PMUBPF_MAX_EVENTS], throttled_ns[PMUBPF_MAX_EVENTS],
+		 throttles_unseen[PMUBPF_MAX_EVENTS];
+	int throttle_unwatched[PMUBPF_MAX_EVENTS]; /* CPUs not watched */
+	unsigned long max_sample_rate;
 	uint32_t stack_map_size, counts_map_size;
 	const struct unwind_stats *unwind; /* --call-graph dwarf, else NULL */
 	const struct timekeeper_stats *timer; /* period dither, NULL: none */
