@@ -183,7 +183,7 @@ static bool errors(void)
 		{ ARGS("-e"), "needs a value" },
 		{ ARGS("stray"), "unexpected argument 'stray'" },
 		{ ARGS("list", "x", "y"), "at most one argument" },
-		{ ARGS("--call-graph", "lbr"), "lbr is not supported: LBR" },
+		{ ARGS("--call-graph", "lbr"), "lbr is not supported: a BPF program can read" },
 		{ ARGS("--call-graph", "dwarf,100"), "multiple of 8" },
 		{ ARGS("--call-graph", "dwarf,0"), "multiple of 8" },
 		{ ARGS("--call-graph", "dwarf,65536"), "multiple of 8" },
