@@ -256,6 +256,9 @@ bench-unwind: test-build
 # (tests/http_client): Debian's golang-github-google-pprof-dev, built
 # offline in GOPATH mode (its module would want the network).
 GO_GOENV := GO111MODULE=off GOCACHE=/tmp/pmubpf-gocache GOPROXY=off GOFLAGS=
+ifeq ($(CROSS),arm64)
+  GO_GOENV += GOARCH=arm64 CGO_ENABLED=0
+endif
 # Go workloads (issue 12: pprof labels) and the DWARF offsets reader;
 # standard library only, built offline.
 $(OUT)/tests/golabels_work: tests/workloads/golabels/main.go | $(OUT)/tests
@@ -307,7 +310,7 @@ test-build: $(BIN) $(OUT)/bench/churn_work $(UNIT_BINS) $(TOOL_BINS) $(WORK_BINS
 # ones are the x86-64 BPF unwinder's), and icount, the cycles ground
 # truth under qemu's -icount.
 ARM64_BINS := $(BIN) $(TOOL_BINS) $(filter-out $(OUT)/tests/nofp_%,$(WORK_BINS)) $(WORK_LIBS) \
-              $(OUT)/tests/icount
+              $(OUT)/tests/icount $(OUT)/tests/golabels_work $(OUT)/tests/gooffsets
 $(OUT)/tests/icount: tests/workloads/arm64/icount.c | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(WORK_CLANG) $(WORK_CFLAGS) $< -o $@
@@ -363,7 +366,7 @@ test-kernels: deps
 # 6.1 and 6.12 kernels, hardware events against exact ground truth on the
 # emulated Armv8 PMU (tests/arm64/hwevents.sh), and ARM64_SUITES.
 # `make test` runs the short version (tests/integration/arm64.sh).
-ARM64_SUITES ?= smoke labels targets lifecycle errors
+ARM64_SUITES ?= smoke labels arm64/golabels targets lifecycle
 test-arm64: arm64
 	$(Q)ARM64_SUITES="$(ARM64_SUITES)" tools/kernels/arm64.sh
 .PHONY: test-arm64

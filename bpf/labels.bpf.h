@@ -61,8 +61,32 @@ LABEL_SOURCE(pmubpf_otel_label, otel_label_id)
  * function) calls its notice's (another), and a frame more between the
  * sample and those made the chain's stack more than the 512 bytes that
  * verifiers without private stacks (before 6.13) allow a whole chain. */
+/* Go's g where the architecture keeps it in a register (arm64: x28):
+ * go_reg, the interrupted user-mode sample's x28, else (a kernel-mode
+ * sample, off-CPU: go_reg 0) the task's saved one; 0 where neither can
+ * be had (before bpf_task_pt_regs, 5.15). x86-64 keeps g in TLS: the
+ * thread pointer. */
+static __always_inline __u64 go_g_base(__u64 go_reg, __u64 tp)
+{
+#if defined(__TARGET_ARCH_x86)
+	return tp;
+#else
+	__u64 g = 0;
+
+	if (go_reg)
+		return go_reg;
+	if (has_task_pt_regs) {
+		void *r = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+		if (r)
+			bpf_probe_read_kernel(&g, sizeof(g), r + 28 * sizeof(__u64));
+	}
+	return g;
+#endif
+}
+
 static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
-				       __u32 pgen, __u64 period)
+				       __u32 pgen, __u64 period, __u64 go_reg)
 {
 	struct task_struct *task = current_task();
 	__u64 ids[PMUBPF_LSRC__MAX], key, foreign = 0;
@@ -76,7 +100,7 @@ static __always_inline __u64 label_key(__u32 es, __u32 tgid, __u32 tid,
 	__u64 tt = (__u64)tgid << 32 | tid, pe = (__u64)pgen << 32 | es;
 
 	ids[PMUBPF_LSRC_OURS] = pmubpf_own_label(tt, pe, period, tp);
-	ids[PMUBPF_LSRC_GO] = pmubpf_go_label(tt, pe, period, tp);
+	ids[PMUBPF_LSRC_GO] = pmubpf_go_label(tt, pe, period, go_g_base(go_reg, tp));
 	ids[PMUBPF_LSRC_CUSTOM] = pmubpf_custom_label(tt, pe, period, tp);
 	ids[PMUBPF_LSRC_OTEL] = pmubpf_otel_label(tt, pe, period, tp);
 #pragma unroll

@@ -152,7 +152,9 @@ out:
 }
 
 /* The id of the current goroutine's label set (0: none, not Go, or
- * unreadable: counted). tp is the thread pointer. */
+ * unreadable: counted). tp: where g is found (labels.bpf.h go_g_base):
+ * x86-64, the thread pointer (g in TLS at tp + g_tls); arm64, g itself
+ * (x28). */
 static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 pgen,
 					 __u64 period, __u64 tp)
 {
@@ -165,6 +167,7 @@ static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 
 
 	if (!slot || slot->pgen != pgen || !tp)
 		return 0;
+#if defined(__TARGET_ARCH_x86)
 	/* A thread the Go runtime did not make (cgo's, a C library's) has
 	 * no g: no labels, and not an error. */
 	if (bpf_probe_read_user(&g, sizeof(g), (void *)(tp + slot->g_tls)) || !g)
@@ -172,6 +175,20 @@ static __always_inline __u64 go_label_id(__u32 es, __u32 tgid, __u32 tid, __u32 
 	if (bpf_probe_read_user(&m, sizeof(m), (void *)(g + slot->g_m)) || !m ||
 	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + slot->m_curg)))
 		goto fault;
+#else
+	/* x28 holds g while Go code runs; in C or the vDSO it may hold
+	 * anything. So g is believed only if its M's current goroutine or
+	 * g0 (m's first field) is g: else no labels, and not an error. */
+	__u64 g0 = 0;
+
+	g = tp;
+	if (!g || bpf_probe_read_user(&m, sizeof(m), (void *)(g + slot->g_m)) || !m ||
+	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + slot->m_curg)) ||
+	    bpf_probe_read_user(&g0, sizeof(g0), (void *)m))
+		return 0;
+	if (g != curg && g != g0)
+		return 0;
+#endif
 	if (!curg) /* the M runs no goroutine (scheduler, idle) */
 		return 0;
 	if (bpf_probe_read_user(&labels, sizeof(labels), (void *)(curg + slot->g_labels)))

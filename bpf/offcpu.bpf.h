@@ -132,7 +132,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 ev, __u64 now)
 	w->key = (struct pmubpf_key){ .event = ev, .tgid = tgid, .tid = tid };
 	if (tgid) {
 		w->key.pgen = process_gen(PGEN_BY_TP_BTF, es, tgid, tid, 0);
-		w->key.label = label_key(es, tgid, tid, w->key.pgen, 0);
+		w->key.label = label_key(es, tgid, tid, w->key.pgen, 0, 0);
 	}
 	/* The stacks' drops, counted now, have no period yet: 0. */
 	if (want_user) {

@@ -49,7 +49,7 @@ char LICENSE[] SEC("license") = "GPL"; /* bpf_get_stackid is GPL-only */
  * the task's saved user registers). addr: the sample's data address
  * (--data-addr), 0 if none. */
 static __always_inline int sample(__u32 maker, void *ctx, bpf_user_pt_regs_t *regs, __u32 ev, __u64 period,
-				  __u64 addr)
+				  __u64 addr, __u64 go_reg)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -82,7 +82,7 @@ static __always_inline int sample(__u32 maker, void *ctx, bpf_user_pt_regs_t *re
 	key.tid = tid;
 	if (tgid) { /* first: the DWARF unwinder checks the generation */
 		key.pgen = process_gen(maker, es, tgid, tid, period);
-		key.label = label_key(es, tgid, tid, key.pgen, period);
+		key.label = label_key(es, tgid, tid, key.pgen, period, go_reg);
 	}
 	if (want_user)
 		key.ustack = ustack_key(ctx, regs, es, tgid, key.pgen, period);
@@ -101,13 +101,20 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	bpf_user_pt_regs_t *regs = NULL;
+	__u64 go_reg = 0; /* arm64: x28, Go's g, read here: the verifier
+			   * takes ctx fields only at constant offsets */
 
 #if defined(__TARGET_ARCH_x86)
 	if ((ctx->regs.cs & 3) == 3)
 		regs = &ctx->regs;
+#else /* arm64: EL0 (pstate's mode bits 0), a 64-bit task (bit 4 clear) */
+	if ((ctx->regs.pstate & 0x1f) == 0) {
+		regs = &ctx->regs;
+		go_reg = ctx->regs.regs[28];
+	}
 #endif
 	return sample(PGEN_BY_SAMPLE, ctx, regs, event_of(ctx), ctx->sample_period,
-		      data_events ? ctx->addr : 0);
+		      data_events ? ctx->addr : 0, go_reg);
 }
 
 /* Tracepoint events: the kernel attaches only tracepoint-type programs
@@ -140,7 +147,7 @@ int on_tracepoint(void *ctx)
 	if (++*hits < tp_period)
 		return 0;
 	*hits = 0;
-	sample(PGEN_BY_TRACEPOINT, ctx, NULL, ev, tp_period, 0);
+	sample(PGEN_BY_TRACEPOINT, ctx, NULL, ev, tp_period, 0, 0);
 	return 0;
 }
 

@@ -163,6 +163,12 @@ def weights(args):
         mean period, W / samples): a timer's count over T of CPU time
         varies less than a Poisson count, a counter's residual is under
         one period. So |W - T| <= k * P * sqrt(lambda);
+      - --exact-periods K (counters whose truth is an exact count: the
+        instructions of code under qemu -icount): |W - T| <= K * P. A
+        counter overflowing every P leaves each function's weight within
+        a period of its count, so K of a few (the functions, the
+        multiplexed rotations' edges) is the bound, far tighter than the
+        Poisson one: a scaling off by 10% fails it;
       - --hz F (timers): the sample count N against lambda = T * F / 1e9,
         |N - lambda| <= k * sqrt(lambda): samples are taken at the rate
         asked, and each carries its own period (not just the count).
@@ -204,6 +210,11 @@ def weights(args):
           % (w, unit, t, 100.0 * (w - t) / t, z, n, period))
     if z > k:
         bad.append("total weight %d vs truth %d: %+.2f%% (%.1f sigma)" % (w, t, 100.0 * (w - t) / t, z))
+    if args.exact_periods is not None:
+        within = args.exact_periods * period
+        print("total weight within %.1f periods of the exact count (%+.2f periods)" % (args.exact_periods, (w - t) / period))
+        if abs(w - t) > within:
+            bad.append("total weight %d vs exact count %d: %+.1f periods, more than %g" % (w, t, (w - t) / period, args.exact_periods))
     if args.hz:
         lam = t * args.hz / 1e9
         z = abs(n - lam) / math.sqrt(lam)
@@ -566,6 +577,7 @@ def main():
     w.add_argument("--alpha", type=float, default=0.001)
     w.add_argument("--names", help="comma-separated truth names to use")
     w.add_argument("--hz", type=float, help="sampling rate: check the sample count too")
+    w.add_argument("--exact-periods", type=float, help="the truth is an exact count: the total within this many periods")
     w.add_argument("--min-samples", type=int, default=100)
     w.set_defaults(fn=weights)
     x = sub.add_parser("exact")

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# throttle.sh — samples the kernel's throttle took are said and weighed
-# back. A CPU that takes more samples in a tick than
-# kernel.perf_event_max_sample_rate allows stops the event until the next
-# tick (the kernel lowers that rate by itself when sampling interrupts run
-# long): no sample, no count, while time_running goes on. With the rate
+# throttle.sh — samples the kernel's throttle took are said. A CPU that
+# takes more samples in a tick than kernel.perf_event_max_sample_rate
+# allows stops the event until the next tick (the kernel lowers that rate
+# by itself when sampling interrupts run long): no sample, no count,
+# while time_running goes on, and nothing of it reaches BPF. With the rate
 # held at 1000/s and a cpu-clock sample every 100 us (10,000/s), nine
-# tenths of the time is stopped: the profile must say so (comment and
-# stderr) and scale its weights by the time it counted, so that each of
-# serial's functions still weighs its measured CPU time (check.py
-# weights: binomial shares, the total within the Poisson bound). At the
-# default rate nothing is said.
+# tenths of the time is stopped: the profile and stderr must say so, with
+# the stops and their time (user/perf/throttle.c reads the kernel's
+# throttle records), and the samples that came still give serial's
+# functions their measured shares (binomial). Before, 90% of the weight
+# went missing unsaid. At the default rate stderr says nothing.
 source "$(dirname "$0")/lib.sh"
-need_root timer_said timer_weights said_once default_quiet
+need_root timer_said timer_shares said_once default_quiet
 rate_file=/proc/sys/kernel/perf_event_max_sample_rate
 old=$(cat "$rate_file")
 trap 'echo "$old" >"$rate_file"; kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -19,18 +19,42 @@ echo 1000 >"$rate_file"
 if "$PMUBPF" -e cpu-clock -c 100000 -o "$TMP/t.pb.gz" -- "$B/serial" 2 "$TMP/t.truth" 2>"$TMP/t.err"; then
 	echo "$old" >"$rate_file"
 	check timer_said $CHECK expect "$TMP/t.pb.gz" --comment \
-		'^throttled: the kernel stopped the counter [0-9]+ times for [0-9.]+ ms in all \(more samples a second on a CPU than kernel.perf_event_max_sample_rate=1000 allows\): no samples then; weights scaled by [0-9.]+'
-	check timer_weights $CHECK weights "$TMP/t.pb.gz" "$TMP/t.truth"
+		'^throttled: the kernel stopped the counter [0-9]+ times for [0-9.]+ ms of the [0-9.]+ ms it ran \(more samples a second on a CPU than kernel.perf_event_max_sample_rate=1000 allows\): no samples then, weights not scaled up'
+	check timer_shares $CHECK shares "$TMP/t.pb.gz" "$TMP/t.truth"
 	n=$(grep -c '^pmubpf: cpu-clock: throttled: the kernel stopped the counter' "$TMP/t.err")
 	if [[ $n -eq 1 ]]; then pass said_once; else fail said_once "stderr says throttled $n times: $(cat "$TMP/t.err")"; fi
 else
 	echo "$old" >"$rate_file"
-	for c in timer_said timer_weights said_once; do fail $c "pmubpf: $(tail -n 1 "$TMP/t.err")"; done
+	for c in timer_said timer_shares said_once; do fail $c "pmubpf: $(tail -n 1 "$TMP/t.err")"; done
 fi
-# At the default rate and -F 999: no throttle, nothing said.
+# At the default rate and -F 999 the watch finds next to nothing: no
+# stop, or (a vCPU stalled by its host, a frequency event's first tick)
+# a few, under 5% of the time; under 1% stderr says nothing.
+quiet() {
+	python3 - "$ROOT" "$TMP/d.pb.gz" "$TMP/d.err" <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1] + "/tests/integration")
+import check
+p = check.load(sys.argv[2])
+err = open(sys.argv[3]).read()
+for c in p["comments"]:
+    m = re.match(r"throttled: .* for ([0-9.]+) ms of the ([0-9.]+) ms it ran", c)
+    if m:
+        frac = float(m.group(1)) / float(m.group(2))
+        print(c)
+        if frac >= 0.05:
+            sys.exit("stopped %.1f%% of the time at the default rate" % (100 * frac))
+        if (frac >= 0.01) != ("throttled" in err):
+            sys.exit("stderr and the 1%% rule disagree: %.2f%%, stderr %r" % (100 * frac, err))
+        break
+else:
+    if "throttled" in err:
+        sys.exit("stderr says throttled, the profile does not")
+    print("no stop")
+PY
+}
 if "$PMUBPF" -e cpu-clock -o "$TMP/d.pb.gz" -- "$B/serial" 1 /dev/null 2>"$TMP/d.err"; then
-	if grep -q throttled "$TMP/d.err"; then fail default_quiet "stderr: $(grep throttled "$TMP/d.err")"
-	else check default_quiet $CHECK expect "$TMP/d.pb.gz" --no-comment '^throttled'; fi
+	check default_quiet quiet
 else
 	fail default_quiet "pmubpf: $(tail -n 1 "$TMP/d.err")"
 fi

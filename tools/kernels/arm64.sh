@@ -19,7 +19,7 @@ root=${ARM64_ROOT:-build/arm64/root}
 build=build-arm64
 kdir=$build/kernels
 mkdir -p "$kdir/out"
-[[ $# -gt 0 ]] || set -- ${ARM64_SUITES:-smoke labels targets}
+[[ $# -gt 0 ]] || set -- ${ARM64_SUITES:-smoke labels arm64/golabels targets lifecycle}
 [[ -x $build/pmubpf && -s $root/.pmubpf-packages ]] ||
 	{ echo "FAIL arm64: no arm64 build (make arm64 makes $build/ and $root)"; exit 1; }
 failed=0
@@ -33,7 +33,7 @@ boot() {
 	out=$kdir/out/$k.$tag
 	env "${envs[@]}" VM_ARCH=arm64 VM_ROOT="$root" VM_QUIET=1 VM_TIMEOUT=$((($# + 1) * 600)) \
 		tools/kernels/vm.sh "$kdir/$k" "$out" \
-		env PMUBPF_BUILD=$build PMUBPF="$PWD/$build/pmubpf" \
+		env PMUBPF_BUILD=$build PMUBPF="$PWD/$build/pmubpf" PMUBPF_TEST_VERBOSE="${PMUBPF_TEST_VERBOSE:-}" \
 		"$([[ $tag == icount ]] && echo PMUBPF_ICOUNT=1 || echo PMUBPF_ICOUNT=)" \
 		bash tools/kernels/guest.sh "$@" 2>"$kdir/$k.$tag.err"
 	rc=$?

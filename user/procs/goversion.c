@@ -89,6 +89,16 @@ int goversion__buildinfo(const uint8_t *b, size_t n, char *out, size_t outsz, co
 	return 0;
 }
 
+/* The Go binaries whose labels are read: this machine's own (BPF reads g
+ * from TLS on x86-64, from x28 on arm64: labels.bpf.h go_g_base). */
+#if defined(__aarch64__)
+#define GO_MACHINE EM_AARCH64
+#define GO_MACHINE_NAME "arm64"
+#else
+#define GO_MACHINE EM_X86_64
+#define GO_MACHINE_NAME "x86-64"
+#endif
+
 /* x86-64 keeps g in TLS. An internally linked Go binary has no PT_TLS:
  * the runtime sets the fs base to &m.tls[1], so g is at -8. An
  * externally linked one (cgo) places runtime.tlsg in its PT_TLS block,
@@ -176,8 +186,8 @@ int goversion__read(const char *path, struct go_info *out, const char **why, str
 		if (err)
 			goto out;
 		GElf_Ehdr eh;
-		if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64) {
-			*why = "not x86-64";
+		if (!gelf_getehdr(e, &eh) || eh.e_machine != GO_MACHINE) {
+			*why = "not " GO_MACHINE_NAME;
 			err = -EPROTONOSUPPORT;
 			goto out;
 		}

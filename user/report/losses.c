@@ -44,14 +44,9 @@ void note(struct report_notes *out, bool on_stderr, const char *fmt, ...)
 
 double report__scale(const struct loss_scale *sc)
 {
-	uint64_t ran;
-
 	if (!sc || !sc->running)
 		return 1.0;
-	ran = sc->running;
-	if (!sc->member && sc->throttled_ns && sc->throttled_ns < ran)
-		ran -= sc->throttled_ns;
-	return sc->enabled > ran ? (double)sc->enabled / (double)ran : 1.0;
+	return sc->enabled > sc->running ? (double)sc->enabled / (double)sc->running : 1.0;
 }
 
 void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes *sz,
@@ -75,14 +70,9 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 		else
 			note(out, true, r->fmt, (unsigned long long)d[r->drop].count, size);
 	}
-	if (sc && sc->running && sc->enabled > sc->running) {
-		if (throttled)
-			note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled",
-			     100.0 * (double)sc->running / (double)sc->enabled);
-		else
-			note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
-			     100.0 / scale, scale);
-	}
+	if (scale > 1.0)
+		note(out, true, "multiplexed: the counter ran %.1f%% of the time it was enabled; weights scaled by %.3f",
+		     100.0 / scale, scale);
 	if (sc && sc->unwatched)
 		note(out, true, "throttling not watched on %d CPUs (no ring buffer for its records: the locked-memory limit; root or CAP_IPC_LOCK lifts it): samples the kernel's rate limit stopped there are not counted",
 		     sc->unwatched);
@@ -95,11 +85,17 @@ void report__loss_notes(const struct pmubpf_drop_val *d, const struct loss_sizes
 			snprintf(unseen, sizeof(unseen), "; %llu more records lost, their stops untimed",
 				 (unsigned long long)sc->throttles_unseen);
 		if (sc->member)
-			snprintf(how, sizeof(how), "its leader's samples stopped; this member's weights not scaled");
+			snprintf(how, sizeof(how), "its leader's samples then are missing");
 		else
-			snprintf(how, sizeof(how), "no samples then; weights scaled by %.3f", scale);
-		note(out, true, "throttled: the kernel stopped the counter %llu times for %.1f ms in all (more samples a second on a CPU than kernel.perf_event_max_sample_rate%s allows): %s%s",
-		     (unsigned long long)sc->throttles, (double)sc->throttled_ns / 1e6, rate, how, unseen);
+			snprintf(how, sizeof(how), "no samples then, weights not scaled up");
+		/* On stderr from 1% of the time: a frequency-mode event starts at
+		 * a period of 1 and is often stopped once in its first tick
+		 * (10 ms of a 2 s recording here), which the profile keeps. */
+		bool loud = sc->throttled_ns * 100 >= sc->running || sc->throttles_unseen;
+
+		note(out, loud, "throttled: the kernel stopped the counter %llu times for %.1f ms of the %.1f ms it ran (more samples a second on a CPU than kernel.perf_event_max_sample_rate%s allows): %s%s",
+		     (unsigned long long)sc->throttles, (double)sc->throttled_ns / 1e6, (double)sc->running / 1e6,
+		     rate, how, unseen);
 	}
 	if (ps && (ps->label_records || ps->label_bad_records || ps->label_sets ||
 		   ps->label_sets_stale || ps->label_sets_bad)) {

@@ -44,10 +44,13 @@ struct loss_scale {
 	unsigned long max_rate;     /* kernel.perf_event_max_sample_rate, 0: unknown */
 };
 
-/* The factor the weights are multiplied by: enabled / (running -
- * throttled), 1.0 where the counter always ran. A group member's weights
- * are not scaled for its leader's throttling (before Linux 6.16 the
- * kernel stopped the leader only, and the member counted on). */
+/* The factor the weights are multiplied by: enabled / running (the
+ * multiplexed counter's share of its time), 1.0 where it always ran.
+ * The throttle's stops are said, not scaled up: the rate lost in them is
+ * the rate just before each (a CPU over the limit), not the event's mean
+ * over the recording, which time alone would assume (on qemu's PMU a
+ * 0.36 s command so scaled came out 55% short: the recording's quiet
+ * start diluted the mean). */
 double report__scale(const struct loss_scale *sc);
 
 /* The notes of one event: its drop counters d (summed over CPUs), its
