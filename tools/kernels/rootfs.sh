@@ -16,6 +16,7 @@ PKGS=(
 	libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libprotobuf-c-dev
 	libmicrohttpd-dev libcurl4-openssl-dev libpfm4-dev libdebuginfod-dev
 	python3                                    # tests/integration/check.py in the guest
+	golang-go                                  # go tool pprof: the independent reader of the profiles (lib.sh valid_profile)
 	busybox-static                             # the guest's initramfs (tools/kernels/initramfs.sh)
 	procps util-linux gzip binutils            # ps, setpriv, gzip; readelf in the suites
 )

@@ -43,6 +43,11 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 	*attr = ev->attr;
 	attr->size = sizeof(*attr);
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* Throttle records (throttle.h) timed on the clock the session
+	 * keeps; a group's members on their leader's clock, or the kernel
+	 * refuses them (EINVAL). */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
 	if (ev->member) {
 		/* Counts only, scheduled with its leader and enabled with it;
 		 * BPF reads it at the leader's samples. */
@@ -65,9 +70,6 @@ void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *
 		attr->freq = 1;
 	}
 	attr->sample_type = 0;
-	/* Throttle records (throttle.h) timed on the clock the session keeps. */
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
 	/* With precise_ip the kernel hands BPF the sample's own callchain and
 	 * refuses bpf_get_stackid unless the event collects it. */
 	if (attr->precise_ip)
