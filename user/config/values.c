@@ -102,16 +102,26 @@ int values__parse_seconds(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-/* "max": the kernel's perf_event_max_sample_rate, as perf reads it. */
-static int read_max_rate(uint64_t *v)
+int values__kernel_max_rate(uint64_t *v)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
 	unsigned long long r = 0;
 	int ok = f && fscanf(f, "%llu", &r) == 1 && r >= 1;
 
 	if (f)
 		fclose(f);
 	if (!ok)
+		return -EINVAL;
+	*v = r;
+	return 0;
+}
+
+/* "max": the kernel's perf_event_max_sample_rate, as perf reads it. */
+static int read_max_rate(uint64_t *v)
+{
+	uint64_t r;
+
+	if (values__kernel_max_rate(&r))
 		return -EINVAL;
 	*v = r < MAX_FREQ ? r : MAX_FREQ;
 	return 0;

@@ -35,6 +35,9 @@ int values__parse_seconds(const char *s, double lo, double hi, double *out);
  * "-F " gives "bad frequency '-F 0': want 1..100000 Hz or max", "hz=" the
  * HTTP server's. 0 or -EINVAL with that line in err. */
 int values__parse_freq(const char *opt, const char *s, uint64_t *hz, char *err, size_t errlen);
+/* kernel.perf_event_max_sample_rate as it is now (uncapped): 0, or
+ * -EINVAL if unreadable. */
+int values__kernel_max_rate(uint64_t *v);
 
 /* An address to listen on, resolved. */
 struct listen_addr {

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "perfev.h"
+#include "config/values.h"
+#include "lib/clock.h"
 #include "throttle.h"
 
 struct perfev {
@@ -29,13 +31,6 @@ struct perfev {
 	int64_t stopped_at;       /* CLOCK_MONOTONIC ns of perfev__stop, 0 */
 };
 
-static int64_t mono_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 void perfev__sampling_attr(const struct config *cfg, const struct pmubpf_event *ev,
 			   struct perf_event_attr *attr)
@@ -252,7 +247,7 @@ void perfev__stop(struct perfev *p)
 	for (int i = 0; i < p->nevents * p->ncpus; i++)
 		if (p->fds[i] >= 0)
 			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-	p->stopped_at = mono_now(); /* a stop still open ends here */
+	p->stopped_at = mono_ns(); /* a stop still open ends here */
 }
 
 int perfev__times(struct perfev *p, int ev, uint64_t *enabled, uint64_t *running)
@@ -293,7 +288,7 @@ void perfev__throttled(struct perfev *p, int ev, uint64_t *episodes, uint64_t *n
 		return;
 	throttle__poll(p->th);
 	/* A member's samples are its leader's. */
-	throttle__stats(p->th, p->leader[ev], p->stopped_at ? p->stopped_at : mono_now(), &st);
+	throttle__stats(p->th, p->leader[ev], p->stopped_at ? p->stopped_at : mono_ns(), &st);
 	*episodes = st.episodes;
 	*ns = st.stopped_ns;
 	*unseen = st.unseen;
@@ -313,7 +308,9 @@ int perfev__throttle_unwatched(struct perfev *p, int ev)
 
 unsigned long perfev__max_sample_rate(void)
 {
-	return throttle__max_rate();
+	uint64_t r = 0;
+
+	return values__kernel_max_rate(&r) ? 0 : (unsigned long)r;
 }
 
 int perfev__ncpus(const struct perfev *p)

@@ -5,7 +5,6 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -160,17 +159,4 @@ void throttle__free(struct throttle *t)
 	free(t->rings);
 	free(t->st);
 	free(t);
-}
-
-unsigned long throttle__max_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
 }

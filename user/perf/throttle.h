@@ -37,7 +37,4 @@ void throttle__poll(struct throttle *t);
 void throttle__stats(struct throttle *t, int ev, int64_t now_mono, struct throttle_stats *out);
 void throttle__free(struct throttle *t);
 
-/* kernel.perf_event_max_sample_rate now, 0 if unreadable (for the note). */
-unsigned long throttle__max_rate(void);
-
 #endif
